@@ -1,0 +1,39 @@
+# cudb — `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+SNAPSHOTS ?= ../shared/sources
+FUZZTIME ?= 5s
+
+.PHONY: help build test vet race data fuzz bench fmt
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## build ./cudb
+	$(GO) build -o cudb ./cmd/cudb
+
+test: ## run every test (the README's test command)
+	$(GO) test ./...
+
+vet: ## go vet and gofmt check
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+race: ## tests with the race detector
+	$(GO) test -race ./...
+
+data: ## rebuild data/ from the source snapshots ($(SNAPSHOTS))
+	$(GO) run ./cmd/cudb refresh --snapshots $(SNAPSHOTS) --data data
+
+fuzz: ## run every fuzz target for $(FUZZTIME)
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; \
+	done
+
+bench: ## run the benchmarks recorded in docs/benchmarks.md
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fmt: ## format the code
+	gofmt -w $$(git ls-files '*.go')

@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/scraper"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newDBCmd) }
+
+func newDBCmd(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "db",
+		Short: "Inspect, check and build the database",
+		Example: `  cudb db info
+  cudb db check
+  cudb db dump --table gpu
+  cudb db build --data data`,
+	}
+	c.AddCommand(newDBInfoCmd(f), newDBCheckCmd(f), newDBDumpCmd(f), newDBBuildCmd(f))
+	return c
+}
+
+// DBInfo is `cudb db info --json`.
+type DBInfo struct {
+	Origin        string            `json:"origin"`
+	SchemaVersion int               `json:"schema_version"`
+	Meta          map[string]string `json:"meta"`
+	Sources       []db.SourceInfo   `json:"sources"`
+	Tables        map[string]int    `json:"tables"`
+}
+
+// tables lists the fact tables in dump order.
+var tables = []string{"source", "release", "build", "requirement", "cuda_driver", "cudnn_support", "gpu", "cuda_arch", "driver_branch", "attribute", "conflict", "meta"}
+
+func newDBInfoCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "info",
+		Short:   "Show the schema version, sources and row counts",
+		Example: "  cudb db info\n  cudb db info --json\n  cudb db info --db data/cudb.db",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			d, err := f.DB(ctx)
+			if err != nil {
+				return err
+			}
+			info := DBInfo{Origin: d.Origin, SchemaVersion: db.SchemaVersion, Tables: map[string]int{}}
+			if info.Meta, err = d.Meta(ctx); err != nil {
+				return err
+			}
+			if info.Sources, err = d.Sources(ctx); err != nil {
+				return err
+			}
+			if info.Sources == nil {
+				info.Sources = []db.SourceInfo{}
+			}
+			for _, t := range tables {
+				var n int
+				if err := d.SQL.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+					return err
+				}
+				info.Tables[t] = n
+			}
+			return f.Out(info, func() error {
+				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\n\n", info.Origin, info.SchemaVersion)
+				t := &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
+				for _, s := range info.Sources {
+					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
+				}
+				if err := t.Render(f.IO); err != nil {
+					return err
+				}
+				fmt.Fprintln(f.IO.Out)
+				t = &Table{Header: []string{"table", "rows"}}
+				for _, name := range tables {
+					t.Add(name, fmt.Sprint(info.Tables[name]))
+				}
+				return t.Render(f.IO)
+			})
+		},
+	}
+}
+
+func shortHash(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func newDBCheckCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Check integrity and foreign keys; list conflicts between sources",
+		Long: `Runs SQLite's integrity and foreign-key checks and lists every recorded conflict:
+two sources (or two rows of one source, or a curated override) that state the
+same fact differently, with the value kept, the value refused, and both citations.
+Exits 1 when the database is damaged; conflicts alone are not a failure.`,
+		Example: "  cudb db check\n  cudb db check --json --db data/cudb.db",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			d, err := f.DB(c.Context())
+			if err != nil {
+				return err
+			}
+			rep, err := d.Check(c.Context())
+			if err != nil {
+				return err
+			}
+			err = f.Out(rep, func() error {
+				fmt.Fprintf(f.IO.Out, "integrity: %s\n", strings.Join(rep.Integrity, "; "))
+				if len(rep.ForeignKeys) == 0 {
+					fmt.Fprintln(f.IO.Out, "foreign keys: ok")
+				} else {
+					fmt.Fprintf(f.IO.Out, "foreign keys: %s\n", strings.Join(rep.ForeignKeys, "; "))
+				}
+				fmt.Fprintf(f.IO.Out, "conflicts: %d\n", len(rep.Conflicts))
+				if len(rep.Conflicts) == 0 {
+					return nil
+				}
+				t := &Table{Header: []string{"subject", "field", "kept", "kept source", "refused", "refused source", "note"}}
+				for _, k := range rep.Conflicts {
+					t.Add(k.Subject, k.Field, k.Kept, k.KeptSource, k.Other, k.OtherSource, k.Note)
+				}
+				return t.Render(f.IO)
+			})
+			if err != nil {
+				return err
+			}
+			if !rep.OK() {
+				return fmt.Errorf("database check failed")
+			}
+			return nil
+		},
+	}
+}
+
+func newDBDumpCmd(f *Factory) *cobra.Command {
+	var table string
+	c := &cobra.Command{
+		Use:   "dump",
+		Short: "Print the rows of one table (or all tables with --json)",
+		Example: `  cudb db dump --table cuda_driver
+  cudb db dump --json > facts.json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			d, err := f.DB(ctx)
+			if err != nil {
+				return err
+			}
+			names := tables
+			if table != "" {
+				if !contains(tables, table) {
+					return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", table, strings.Join(tables, ", ")))
+				}
+				names = []string{table}
+			} else if !f.JSON {
+				return usageError(c, "name a table with --table, or dump everything with --json")
+			}
+			all := map[string][]map[string]any{}
+			for _, name := range names {
+				cols, rows, err := dumpTable(ctx, d.SQL, name)
+				if err != nil {
+					return err
+				}
+				if f.JSON {
+					list := []map[string]any{}
+					for _, r := range rows {
+						m := map[string]any{}
+						for i, col := range cols {
+							m[col] = r[i]
+						}
+						list = append(list, m)
+					}
+					all[name] = list
+					continue
+				}
+				t := &Table{Header: cols}
+				for _, r := range rows {
+					cells := make([]string, len(r))
+					for i, v := range r {
+						cells[i] = fmt.Sprint(v)
+					}
+					t.Add(cells...)
+				}
+				if err := t.Render(f.IO); err != nil {
+					return err
+				}
+			}
+			if f.JSON {
+				if table != "" {
+					return WriteJSON(f.IO.Out, all[table])
+				}
+				return WriteJSON(f.IO.Out, all)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&table, "table", "", "table to print: "+strings.Join(tables, ", "))
+	return c
+}
+
+func dumpTable(ctx context.Context, conn *sql.DB, name string) ([]string, [][]any, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT * FROM "+name+" ORDER BY rowid")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, vals)
+	}
+	return cols, out, rows.Err()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newDBBuildCmd(f *Factory) *cobra.Command {
+	var dataDir string
+	c := &cobra.Command{
+		Use:   "build",
+		Short: "Build cudb.db and manifest.json from the source snapshots in a data directory",
+		Long: `Normalizes every data/sources/<source>.json in precedence order, applies
+data/overrides.yaml, and writes a fresh data/cudb.db (atomically) and
+data/manifest.json. The same input always gives byte-identical output.`,
+		Example: "  cudb db build --data data",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			m, err := scraper.Build(c.Context(), dataDir, scraper.Sources())
+			if err != nil {
+				return err
+			}
+			return f.Out(m, func() error {
+				names := make([]string, 0, len(m.Sources))
+				for _, s := range m.Sources {
+					names = append(names, fmt.Sprintf("%s (%d rows)", s.Name, s.Rows))
+				}
+				sort.Strings(names)
+				fmt.Fprintf(f.IO.ErrOut, "built %s/cudb.db from %d sources: %s\n", dataDir, len(names), strings.Join(names, ", "))
+				return nil
+			})
+		},
+	}
+	c.Flags().StringVar(&dataDir, "data", "data", "data directory holding sources/ and overrides.yaml")
+	return c
+}

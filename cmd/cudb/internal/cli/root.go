@@ -1,0 +1,155 @@
+// Package cli holds cudb's commands: one file per command, each an
+// Options struct, a newXCmd constructor and a runX function. Commands parse
+// flags, call package query, and render; behaviour lives in query so the
+// HTTP API shares it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/data"
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query"
+	"github.com/spf13/cobra"
+)
+
+// Version is cudb's own version, set at link time (-ldflags -X).
+var Version = "dev"
+
+// ExitError ends the process with Code without printing anything more:
+// the command already explained itself (verify's findings, resolve's
+// conflicts).
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// Factory carries what commands share: streams, global flags and the
+// lazily opened database.
+type Factory struct {
+	IO     *Streams
+	JSON   bool
+	DBPath string
+
+	opened *db.DB
+}
+
+// NewFactory returns a factory over s.
+func NewFactory(s *Streams) *Factory { return &Factory{IO: s} }
+
+// DB opens the database once: the file given by --db, else the image
+// embedded in the binary.
+func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
+	if f.opened != nil {
+		return f.opened, nil
+	}
+	var (
+		d   *db.DB
+		err error
+	)
+	if f.DBPath != "" {
+		d, err = db.OpenFile(ctx, f.DBPath)
+	} else {
+		d, err = db.OpenImage(ctx, data.DB, "embedded database")
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.opened = d
+	return d, nil
+}
+
+// Out writes v as JSON when --json is set, else calls human.
+func (f *Factory) Out(v any, human func() error) error {
+	if f.JSON {
+		return WriteJSON(f.IO.Out, v)
+	}
+	return human()
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cudb",
+		Short: "Which NVIDIA driver, CUDA, cuDNN, framework build and GPU go together",
+		Long: `cudb answers compatibility questions about the NVIDIA driver, the CUDA runtime,
+cuDNN, framework builds (PyTorch, TensorFlow, JAX, ONNX Runtime) and GPU compute
+capability, from a database embedded in the binary (offline; every fact cites its source).`,
+		Example: `  cudb resolve torch==2.1
+  cudb resolve torch==2.1 --cuda 12.1 --json
+  cudb matrix torch
+  cudb db info`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IO.In)
+	root.PersistentFlags().BoolVar(&f.JSON, "json", false, "print JSON (documented in docs/json.md)")
+	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "read this database file instead of the embedded one")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(c, err.Error())
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+	for _, add := range commands {
+		root.AddCommand(add(f))
+	}
+	root.AddCommand(newExitCodesTopic())
+	return root
+}
+
+// commands lists the constructors of the top-level commands; each
+// command's file registers itself in init so adding one touches one file.
+var commands []func(*Factory) *cobra.Command
+
+func register(c func(*Factory) *cobra.Command) { commands = append(commands, c) }
+
+// usageError is a usage error whose hint is the command's help.
+func usageError(c *cobra.Command, msg string) error {
+	return (&query.Error{Code: query.CodeUsage, Message: msg}).WithHint("%s --help", c.CommandPath())
+}
+
+// noArgs rejects positional arguments with a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(c, fmt.Sprintf("unexpected argument %q", args[0]))
+	}
+	return nil
+}
+
+// exactArgs requires n positional arguments.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError(c, fmt.Sprintf("expected %s, got %d argument(s)", what, len(args)))
+		}
+		return nil
+	}
+}
+
+func newExitCodesTopic() *cobra.Command {
+	return &cobra.Command{
+		Use:   "exit-codes",
+		Short: "What cudb's exit statuses mean",
+		Long: strings.TrimSpace(`
+cudb exits with:
+
+  0  ok
+  1  unexpected error (a bug, an unreadable database, a failed probe)
+  2  usage error: bad flag, bad requirement or version syntax
+  3  incompatible: verify found a problem, or resolve found a conflict
+     (for example two frameworks that cannot share one environment)
+  4  no match: the request is well-formed but nothing in the database fits it
+
+Errors go to standard error, once; with --json, standard output carries only JSON.`),
+		Run: func(c *cobra.Command, _ []string) { c.Help() },
+	}
+}
+
+// isQueryError reports whether err is a *query.Error with code.
+func isQueryError(err error, code query.Code) bool {
+	var e *query.Error
+	return errors.As(err, &e) && e.Code == code
+}

@@ -1,0 +1,53 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error for the CLI (exit status) and the HTTP API
+// (status code). One table each maps codes, in cmd/cudb/internal/app and
+// cmd/cudb/internal/httpapi.
+type Code string
+
+const (
+	CodeInternal     Code = "internal"     // exit 1, HTTP 500
+	CodeUsage        Code = "usage"        // exit 2, HTTP 400
+	CodeIncompatible Code = "incompatible" // exit 3, HTTP 409
+	CodeNotFound     Code = "not_found"    // exit 4, HTTP 404
+)
+
+// Error is the one error type that crosses from query to the CLI and the
+// HTTP API. Message is lowercase and says what was wrong; Hint, when set,
+// is a command or input to try instead.
+type Error struct {
+	Code    Code   `json:"code"`
+	Message string `json:"error"`
+	Hint    string `json:"hint,omitempty"`
+	// Detail carries a machine-readable payload (e.g. the variants that
+	// exist) for --json consumers.
+	Detail any `json:"detail,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf builds an *Error.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with a hint attached.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// ErrorCode extracts the code of err; errors that are not *Error are
+// internal.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

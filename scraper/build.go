@@ -1,0 +1,132 @@
+package scraper
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cudb/cudb/db"
+)
+
+// SnapshotPath is where a source's rows live inside a data directory.
+func SnapshotPath(dataDir, name string) string {
+	return filepath.Join(dataDir, "sources", name+".json")
+}
+
+// ReadSnapshot loads data/sources/<name>.json.
+func ReadSnapshot(dataDir, name string) (*Snapshot, error) {
+	b, err := os.ReadFile(SnapshotPath(dataDir, name))
+	if err != nil {
+		return nil, err
+	}
+	var s Snapshot
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("failed to read %s: %w", SnapshotPath(dataDir, name), err)
+	}
+	if s.Source != name {
+		return nil, fmt.Errorf("%s names source %q, expected %q", SnapshotPath(dataDir, name), s.Source, name)
+	}
+	return &s, nil
+}
+
+// WriteFileAtomic writes b to path through a temporary file in the same
+// directory and a rename, so readers see the old or the new content only.
+func WriteFileAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Facts normalizes every source's snapshot under dataDir and merges them
+// in precedence order.
+func Facts(dataDir string, sources []Source) (*db.Facts, []db.SourceInfo, error) {
+	var parts []*db.Facts
+	var infos []db.SourceInfo
+	for _, src := range sources {
+		snap, err := ReadSnapshot(dataDir, src.Name())
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := src.Normalize(snap.Records)
+		if err != nil {
+			return nil, nil, fmt.Errorf("failed to normalize source %s: %w", src.Name(), err)
+		}
+		parts = append(parts, f)
+		infos = append(infos, db.SourceInfo{Name: src.Name(), URL: src.URL(), SHA256: snap.SHA256(), Rows: len(snap.Records)})
+	}
+	merged := db.Merge(parts...)
+	ov, err := LoadOverrides(filepath.Join(dataDir, "overrides.yaml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ov.Apply(merged); err != nil {
+		return nil, nil, err
+	}
+	return merged, infos, nil
+}
+
+// Manifest describes a built database: what went in, and the hash of what
+// came out. It holds no wall-clock values, so rebuilding unchanged input
+// gives an identical file.
+type Manifest struct {
+	SchemaVersion int             `json:"schema_version"`
+	DBSHA256      string          `json:"db_sha256"`
+	Sources       []db.SourceInfo `json:"sources"`
+}
+
+// Build normalizes every snapshot under dataDir and writes dataDir/cudb.db
+// and dataDir/manifest.json.
+func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, error) {
+	facts, infos, err := Facts(dataDir, sources)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	for _, s := range infos {
+		fmt.Fprintf(h, "%s %s\n", s.Name, s.SHA256)
+	}
+	meta := map[string]string{"built_from": hex.EncodeToString(h.Sum(nil))}
+	dbPath := filepath.Join(dataDir, "cudb.db")
+	if err := db.Write(ctx, dbPath, facts, infos, meta); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	m := &Manifest{SchemaVersion: db.SchemaVersion, DBSHA256: hex.EncodeToString(sum[:]), Sources: infos}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return m, WriteFileAtomic(filepath.Join(dataDir, "manifest.json"), append(out, '\n'))
+}
