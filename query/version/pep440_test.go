@@ -172,3 +172,20 @@ func TestReleaseIsCopy(t *testing.T) {
 		t.Errorf("mutating Release() changed the version to %s", v)
 	}
 }
+
+// Every version named in order.txt, compared with every other one: SortKey
+// must order all pairs as Compare does, not only the listed ones.
+func TestSortKeyAllPairs(t *testing.T) {
+	var vs []string
+	for _, l := range readOrder(t) {
+		vs = append(vs, l.a, l.b)
+	}
+	for _, a := range vs {
+		for _, b := range vs {
+			want := MustParse(a).Compare(MustParse(b))
+			if got := cmpStr(SortKey(a), SortKey(b)); got != want {
+				t.Errorf("SortKey order of %s, %s = %d, Compare = %d", a, b, got, want)
+			}
+		}
+	}
+}
