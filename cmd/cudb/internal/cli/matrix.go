@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/query"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newMatrixCmd) }
+
+// matrixTables are constructors of `cudb matrix` subcommands beyond
+// torch; other files append to it in init.
+var matrixTables []func(*Factory) []*cobra.Command
+
+func newMatrixCmd(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "matrix TABLE",
+		Short: "Print a compatibility table",
+		Example: `  cudb matrix torch
+  cudb matrix torch --json
+  cudb matrix torch --channel conda`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				var names []string
+				for _, sc := range c.Commands() {
+					names = append(names, sc.Name())
+				}
+				return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", args[0], strings.Join(names, ", ")))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error {
+			return usageError(c, "name a table")
+		},
+	}
+	c.AddCommand(newMatrixTorchCmd(f))
+	for _, add := range matrixTables {
+		c.AddCommand(add(f)...)
+	}
+	return c
+}
+
+func newMatrixTorchCmd(f *Factory) *cobra.Command {
+	var channel string
+	c := &cobra.Command{
+		Use:     "torch",
+		Short:   "Every torch release × variant: CUDA, cuDNN, NCCL, Python, torchvision, torchaudio, GPU archs",
+		Example: "  cudb matrix torch\n  cudb matrix torch --json | jq '.[] | select(.variant==\"cu121\")'\n  cudb matrix torch --channel conda",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if channel == "pip" {
+				channel = ""
+			}
+			if channel != "" && channel != "conda" {
+				return usageError(c, fmt.Sprintf("invalid --channel %q: expected pip or conda", channel))
+			}
+			d, err := f.DB(c.Context())
+			if err != nil {
+				return err
+			}
+			rows, err := query.MatrixTorch(c.Context(), d, channel)
+			if err != nil {
+				return err
+			}
+			return f.Out(rows, func() error {
+				t := &Table{Header: []string{"torch", "variant", "cuda", "cudnn", "nccl", "python", "torchvision", "torchaudio", "platforms", "archs"}}
+				for _, r := range rows {
+					v := r.Variant
+					if r.Default {
+						v += "*"
+					}
+					py := ""
+					if r.PythonMin != "" || r.PythonMax != "" {
+						py = r.PythonMin + "–" + r.PythonMax
+					}
+					t.Add(r.Torch, v, r.CUDA, r.CUDNN, r.NCCL, py, r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
+				}
+				return t.Render(f.IO)
+			})
+		},
+	}
+	c.Flags().StringVar(&channel, "channel", "", "pip (default) or conda")
+	return c
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/query"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newResolveCmd) }
+
+// ResolveOptions are `cudb resolve`'s flags.
+type ResolveOptions struct {
+	query.ResolveRequest
+	Limit int
+}
+
+func newResolveCmd(f *Factory) *cobra.Command {
+	opts := &ResolveOptions{}
+	c := &cobra.Command{
+		Use:   "resolve REQUIREMENT...",
+		Short: "Find the stacks (framework build, CUDA, cuDNN, driver) that satisfy requirements",
+		Long: `Resolve pip-style requirements (PEP 440: ==2.1 means 2.1.0, ==2.1.* any 2.1.x, ~=, >=, <,
+!=, local labels like 2.1.0+cu121) against the database and print the matching stacks,
+best first: newest release, the variant plain pip installs, newest CUDA.
+
+Native components are constraints: cuda==12.1 (any 12.1.x), cudnn==8.9.*, nccl, python==3.11.
+Several frameworks at once must share one environment, or resolve exits 3 naming the conflict.`,
+		Example: `  cudb resolve torch==2.1
+  cudb resolve torch==2.1 --cuda 12.1 --json
+  cudb resolve 'torch>=2,<2.3' --python 3.11 --platform windows
+  cudb resolve torch==2.3 tensorflow==2.16
+  cudb resolve torch --driver 470.82.01
+  cudb resolve torch --gpu "Tesla K80"
+  cudb resolve cuda==12.4
+  cudb resolve torch==2.1 --explain`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Requirements = args
+			return runResolve(c, f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.CUDA, "cuda", "", "CUDA version or specifier (12.1 = any 12.1.x)")
+	fl.StringVar(&opts.Python, "python", "", "Python version the stack must support (3.11)")
+	fl.StringVar(&opts.Platform, "platform", "", "linux, windows, macos or linux-aarch64")
+	fl.StringVar(&opts.Variant, "variant", "", "build variant (cu121, cpu, rocm6.0); default: CUDA builds")
+	fl.StringVar(&opts.Channel, "channel", "", "pip (default) or conda")
+	fl.StringVar(&opts.Driver, "driver", "", "NVIDIA driver version the stack must run on (535.104.05)")
+	fl.StringVar(&opts.GPU, "gpu", "", "GPU the stack must carry kernels for (\"Tesla T4\", \"RTX 4090\")")
+	fl.StringVar(&opts.SM, "sm", "", "compute capability the stack must carry kernels for (7.5)")
+	fl.BoolVar(&opts.Pre, "pre", false, "include pre-releases")
+	fl.BoolVar(&opts.Explain, "explain", false, "cite the source row behind every fact")
+	fl.IntVar(&opts.Limit, "limit", 0, "print at most this many stacks (0 = all)")
+	return c
+}
+
+func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
+	if opts.Limit < 0 {
+		return usageError(c, "--limit must be 0 or more")
+	}
+	ctx := c.Context()
+	d, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := query.Resolve(ctx, d, opts.ResolveRequest)
+	if err != nil {
+		return err
+	}
+	if opts.Limit > 0 && len(res.Stacks) > opts.Limit {
+		res.Stacks = res.Stacks[:opts.Limit]
+	}
+	if err := f.Out(res, func() error { return printResolution(f, res, opts.Explain) }); err != nil {
+		return err
+	}
+	if len(res.Conflicts) > 0 {
+		return &ExitError{Code: 3}
+	}
+	return nil
+}
+
+func printResolution(f *Factory, res *query.Resolution, explain bool) error {
+	out := f.IO.Out
+	for _, comp := range res.Components {
+		if err := printComponent(f, comp); err != nil {
+			return err
+		}
+	}
+	if len(res.Conflicts) > 0 {
+		for _, k := range res.Conflicts {
+			fmt.Fprintf(out, "conflict (%s): %s\n", k.Kind, k.Message)
+		}
+		for _, s := range res.Suggestions {
+			fmt.Fprintf(out, "would agree: %s (%s)\n", strings.Join(s.Requirements, " "), s.Reason)
+		}
+		return nil
+	}
+	if len(res.Stacks) == 0 {
+		return nil
+	}
+	t := &Table{Header: []string{"packages", "variant", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)", "gpu"}}
+	for _, s := range res.Stacks {
+		drv := ""
+		if s.Driver != nil {
+			drv = s.Driver.LinuxMin
+			if s.Driver.MinorCompatLinuxMin != "" && s.Driver.MinorCompatLinuxMin != drv {
+				drv += " (compat " + s.Driver.MinorCompatLinuxMin + ")"
+			}
+		}
+		gpu := ""
+		if s.GPU != nil {
+			gpu = s.GPU.Support
+		}
+		py := ""
+		if s.Python.Min != "" || s.Python.Max != "" {
+			py = s.Python.Min + "–" + s.Python.Max
+		}
+		variant := s.Variant
+		if s.Default {
+			variant += "*"
+		}
+		t.Add(packagesText(s.Packages), variant, s.CUDA, s.CUDNN, s.NCCL, py, strings.Join(s.Platforms, ","), drv, gpu)
+	}
+	if err := t.Render(f.IO); err != nil {
+		return err
+	}
+	if !f.IO.TTY {
+		return nil
+	}
+	best := res.Stacks[0]
+	fmt.Fprintf(out, "\n* = the variant plain `pip install` gets from PyPI\nbest: %s\n", best.Install.Command)
+	for _, n := range best.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	if explain {
+		for _, s := range res.Stacks {
+			fmt.Fprintf(out, "\n%s (%s):\n", packagesText(s.Packages), s.Variant)
+			for _, ci := range s.Citations {
+				ref := ci.Ref
+				if ref == "" {
+					ref = ci.URL
+				}
+				fmt.Fprintf(out, "  %-12s %-28s %s: %s\n", ci.Fact, ci.Value, ci.Source, ref)
+			}
+		}
+	}
+	return nil
+}
+
+func printComponent(f *Factory, comp query.ComponentAnswer) error {
+	fmt.Fprintf(f.IO.Out, "%s %s:\n", comp.Component, comp.Version)
+	return WriteJSON(f.IO.Out, comp.Facts)
+}
+
+func packagesText(p map[string]string) string {
+	names := make([]string, 0, len(p))
+	for k := range p {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return packageRank(names[i]) < packageRank(names[j]) || (packageRank(names[i]) == packageRank(names[j]) && names[i] < names[j]) })
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "==" + p[n]
+	}
+	return strings.Join(parts, " ")
+}
+
+// packageRank puts frameworks before their companions.
+func packageRank(name string) int {
+	switch name {
+	case "torch", "tensorflow", "tensorflow-gpu", "tensorflow_gpu", "jax", "onnxruntime-gpu":
+		return 0
+	}
+	return 1
+}

@@ -1,0 +1,149 @@
+package db
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func sampleFacts() *Facts {
+	p := Provenance{Source: "a", URL: "https://a.test", Ref: "row 1"}
+	b := Build{Component: "torch", Version: "2.1.0", Variant: "cu121", Platform: "linux", CUDA: "12.1", Provenance: p}
+	return &Facts{
+		Releases:     []Release{{Component: "torch", Version: "2.1.0", Provenance: p}},
+		Builds:       []Build{b},
+		Requirements: []Requirement{{Build: b.Key(), Needs: "cudnn", Spec: "8.9.2.26", Kind: KindBundled, Provenance: p}},
+		CUDADrivers:  []CUDADriver{{CUDA: "12.1.0", OS: "linux", Kind: "toolkit", MinDriver: "530.30.02", Provenance: p}},
+		GPUs:         []GPU{{Name: "Tesla T4", Aliases: []string{"T4"}, ComputeCapability: "7.5", Provenance: p}},
+	}
+}
+
+func write(t *testing.T, f *Facts) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cudb.db")
+	if err := Write(context.Background(), path, f, []SourceInfo{{Name: "a", URL: "https://a.test", SHA256: "s", Rows: 1}}, map[string]string{"built_from": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestWriteOpenFileAndImage(t *testing.T) {
+	ctx := context.Background()
+	path := write(t, sampleFacts())
+	img, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := OpenFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromFile.Close()
+	fromImage, err := OpenImage(ctx, img, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromImage.Close()
+	for _, d := range []*DB{fromFile, fromImage} {
+		var spec string
+		if err := d.SQL.QueryRow("SELECT r.spec FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.version = '2.1.0'").Scan(&spec); err != nil {
+			t.Fatal(err)
+		}
+		if spec != "8.9.2.26" {
+			t.Errorf("%s: spec %q", d.Origin, spec)
+		}
+		rep, err := d.Check(ctx)
+		if err != nil || !rep.OK() {
+			t.Errorf("%s: check %+v %v", d.Origin, rep, err)
+		}
+		// Read-only: a query cannot change the facts.
+		if _, err := d.SQL.Exec("DELETE FROM build"); err == nil {
+			t.Errorf("%s: write succeeded on a read-only database", d.Origin)
+		}
+	}
+	meta, _ := fromImage.Meta(ctx)
+	if meta["schema_version"] != "1" || meta["built_from"] != "x" {
+		t.Errorf("meta %v", meta)
+	}
+}
+
+func TestWriteIsDeterministic(t *testing.T) {
+	a, _ := os.ReadFile(write(t, sampleFacts()))
+	f := sampleFacts()
+	// Input order must not matter.
+	f.GPUs = append([]GPU{{Name: "A100", ComputeCapability: "8.0", Provenance: Provenance{Source: "a"}}}, f.GPUs...)
+	g := sampleFacts()
+	g.GPUs = append(g.GPUs, GPU{Name: "A100", ComputeCapability: "8.0", Provenance: Provenance{Source: "a"}})
+	b, _ := os.ReadFile(write(t, f))
+	c, _ := os.ReadFile(write(t, g))
+	if !bytes.Equal(b, c) {
+		t.Error("same facts in another order gave different files")
+	}
+	if bytes.Equal(a, b) {
+		t.Error("different facts gave the same file")
+	}
+}
+
+func TestOpenRejectsOtherSchema(t *testing.T) {
+	ctx := context.Background()
+	path := write(t, sampleFacts())
+	conn, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	_, err = OpenFile(ctx, path)
+	if !errors.Is(err, ErrSchema) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"schema version 99", "schema version 1", "cudb db build"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if _, err := OpenImage(ctx, []byte("not a database at all, just text"), "junk"); err == nil {
+		t.Error("junk image opened")
+	}
+	if _, err := OpenImage(ctx, nil, "empty"); err == nil || !strings.Contains(err.Error(), "make data") {
+		t.Errorf("empty image: %v", err)
+	}
+}
+
+func TestWriteRejectsDanglingRequirement(t *testing.T) {
+	f := sampleFacts()
+	f.Requirements[0].Build.Variant = "cu999"
+	err := Write(context.Background(), filepath.Join(t.TempDir(), "x.db"), f, []SourceInfo{{Name: "a", SHA256: "s"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "no such build") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMergePrecedenceAndConflicts(t *testing.T) {
+	hi := &Facts{CUDADrivers: []CUDADriver{{CUDA: "12.0.0", OS: "windows", Kind: "minor_compat", MinDriver: "527.41", Provenance: Provenance{Source: "notes-12.0", Ref: "table 2"}}}}
+	lo := &Facts{CUDADrivers: []CUDADriver{
+		{CUDA: "12.0.0", OS: "windows", Kind: "minor_compat", MinDriver: "528.33", Label: "CUDA 12.0 GA", Provenance: Provenance{Source: "notes-12.1"}},
+		{CUDA: "12.1.0", OS: "windows", Kind: "toolkit", MinDriver: "531.14", Provenance: Provenance{Source: "notes-12.1"}},
+	}}
+	m := Merge(hi, lo)
+	if len(m.CUDADrivers) != 2 {
+		t.Fatalf("rows %d", len(m.CUDADrivers))
+	}
+	kept := m.CUDADrivers[0]
+	if kept.MinDriver != "527.41" || kept.Label != "CUDA 12.0 GA" || kept.Source != "notes-12.0" {
+		t.Errorf("kept %+v (the earlier source wins, gaps filled from the later)", kept)
+	}
+	want := []Conflict{{Subject: "cuda_driver 12.0.0 windows minor_compat", Field: "min_driver", Kept: "527.41", KeptSource: "notes-12.0 (table 2)", Other: "528.33", OtherSource: "notes-12.1"}}
+	if diff := cmp.Diff(want, m.Conflicts); diff != "" {
+		t.Error(diff)
+	}
+}

@@ -1,0 +1,327 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query/version"
+)
+
+// maxPairs bounds the combinations tried; stacks arrive best first, so
+// the answers that matter are among the first.
+const maxPairs = 4000
+
+// combine joins one stack per framework into stacks that can share one
+// environment. When none can, it returns the conflicts of the best
+// candidates and suggestions of nearby versions that would agree.
+func combine(ctx context.Context, d *db.DB, p *parsedRequest, per [][]Stack, cs *constraints) ([]Stack, []Conflict, []Suggestion) {
+	var out []Stack
+	var firstConflicts []Conflict
+	tried := 0
+	var walk func(i int, acc []Stack)
+	walk = func(i int, acc []Stack) {
+		if tried >= maxPairs {
+			return
+		}
+		if i == len(per) {
+			tried++
+			merged, conflicts := merge(acc, p.Platform)
+			if len(conflicts) == 0 {
+				out = append(out, merged)
+			} else if firstConflicts == nil {
+				firstConflicts = conflicts
+			}
+			return
+		}
+		for _, s := range per[i] {
+			walk(i+1, append(acc, s))
+		}
+	}
+	walk(0, nil)
+	if len(out) > 0 {
+		return out, []Conflict{}, nil
+	}
+	return []Stack{}, firstConflicts, suggest(ctx, d, p, cs)
+}
+
+// merge checks that stacks can live in one environment and folds them
+// into one stack.
+func merge(parts []Stack, platform string) (Stack, []Conflict) {
+	var conflicts []Conflict
+	label := stackLabel
+	m := Stack{Packages: map[string]string{}, Parts: parts}
+	m.Python = parts[0].Python
+	m.Platforms = append([]string(nil), parts[0].Platforms...)
+	var variants []string
+	for i, s := range parts {
+		for k, v := range s.Packages {
+			m.Packages[k] = v
+		}
+		variants = append(variants, s.Variant)
+		if i == 0 {
+			continue
+		}
+		prev := parts[0]
+		// Platforms: the environment lives on one of them.
+		var both []string
+		for _, pl := range m.Platforms {
+			if containsStr(s.Platforms, pl) {
+				both = append(both, pl)
+			}
+		}
+		if len(both) == 0 || (platform != "" && !containsStr(both, platform)) {
+			conflicts = append(conflicts, Conflict{Kind: "platform", Between: []string{label(prev), label(s)},
+				Message: fmt.Sprintf("%s ships for %s, %s for %s: no common platform", label(prev), strings.Join(prev.Platforms, ", "), label(s), strings.Join(s.Platforms, ", "))})
+		}
+		m.Platforms = both
+		// Python: the ranges must overlap.
+		r, ok := intersect(m.Python, s.Python)
+		if !ok {
+			conflicts = append(conflicts, Conflict{Kind: "python", Between: []string{label(prev), label(s)},
+				Message: fmt.Sprintf("%s supports Python %s–%s, %s supports %s–%s: no common Python", label(prev), m.Python.Min, m.Python.Max, label(s), s.Python.Min, s.Python.Max)})
+		}
+		m.Python = r
+		// CUDA: one process loads one CUDA runtime major.
+		if prev.CUDA != "" && s.CUDA != "" && major(prev.CUDA) != major(s.CUDA) {
+			conflicts = append(conflicts, Conflict{Kind: "cuda_major", Between: []string{label(prev), label(s)},
+				Message: fmt.Sprintf("%s is built for CUDA %s, %s for CUDA %s: no CUDA major in common", label(prev), prev.CUDA, label(s), s.CUDA)})
+		}
+		// Pip pins on the same package must be satisfiable together.
+		for _, a := range prev.pinReqs {
+			for _, b := range s.pinReqs {
+				if version.NormalizeName(a.Needs) != version.NormalizeName(b.Needs) {
+					continue
+				}
+				if !pinsAgree(a.Spec, b.Spec) {
+					conflicts = append(conflicts, Conflict{Kind: "pin", Package: a.Needs, Between: []string{label(prev), label(s)},
+						Specs:   []string{a.Needs + a.Spec, b.Needs + b.Spec},
+						Message: fmt.Sprintf("%s pins %s%s and %s pins %s%s: pip cannot install both", label(prev), a.Needs, a.Spec, label(s), b.Needs, b.Spec)})
+				}
+			}
+		}
+		// cuDNN from system libraries or different pip packages: one
+		// process loads one libcudnn major.
+		if prev.CUDNN != "" && s.CUDNN != "" && major(prev.CUDNN) != major(s.CUDNN) &&
+			prev.cudnnKind != db.KindBundled && s.cudnnKind != db.KindBundled {
+			conflicts = append(conflicts, Conflict{Kind: "cudnn_major", Between: []string{label(prev), label(s)},
+				Message: fmt.Sprintf("%s needs cuDNN %s, %s needs cuDNN %s: one process loads one libcudnn major", label(prev), prev.CUDNN, label(s), s.CUDNN)})
+		}
+	}
+	m.Variant = strings.Join(variants, "+")
+	m.CUDA, m.CUDNN, m.NCCL = parts[0].CUDA, parts[0].CUDNN, parts[0].NCCL
+	for _, s := range parts {
+		if m.CUDNN == "" {
+			m.CUDNN = s.CUDNN
+		}
+		if m.NCCL == "" {
+			m.NCCL = s.NCCL
+		}
+		for _, pin := range s.Pins {
+			if !containsStr(m.Pins, pin) {
+				m.Pins = append(m.Pins, pin)
+			}
+		}
+		m.Sources = append(m.Sources, s.Sources...)
+		m.Citations = append(m.Citations, s.Citations...)
+		m.Notes = append(m.Notes, s.Notes...)
+		if m.Driver == nil {
+			m.Driver = s.Driver
+		}
+		m.Default = m.Default || s.Default
+	}
+	m.Sources = dedupSources(m.Sources)
+	m.Install = Install{Command: combinedInstall(parts)}
+	return m, conflicts
+}
+
+func combinedInstall(parts []Stack) string {
+	var cmds []string
+	for _, s := range parts {
+		cmds = append(cmds, s.Install.Command)
+	}
+	return strings.Join(cmds, " && ")
+}
+
+func dedupSources(in []SourceRef) []SourceRef {
+	var out []SourceRef
+	for _, s := range in {
+		dup := false
+		for _, o := range out {
+			if o == s {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func stackLabel(s Stack) string {
+	var names []string
+	for k := range s.Packages {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if familyOf(k).component == k || aliases[k].component != "" {
+			return k + "==" + s.Packages[k] + " (" + s.Variant + ")"
+		}
+	}
+	return s.Variant
+}
+
+func major(v string) string {
+	m, _, _ := strings.Cut(v, ".")
+	return m
+}
+
+func intersect(a, b Range) (Range, bool) {
+	r := Range{Min: maxStr(a.Min, b.Min), Max: minStr(a.Max, b.Max)}
+	if r.Min != "" && r.Max != "" && version.DottedKey(r.Min) > version.DottedKey(r.Max) {
+		return r, false
+	}
+	return r, true
+}
+
+func maxStr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" || version.DottedKey(a) >= version.DottedKey(b) {
+		return a
+	}
+	return b
+}
+
+func minStr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" || version.DottedKey(a) <= version.DottedKey(b) {
+		return a
+	}
+	return b
+}
+
+// pinsAgree reports whether some version satisfies both pip specifiers.
+// Exact pins agree only when equal; otherwise each spec's boundary
+// versions are tried against the other.
+func pinsAgree(a, b string) bool {
+	sa, errA := version.ParseSpecifiers(a)
+	sb, errB := version.ParseSpecifiers(b)
+	if errA != nil || errB != nil {
+		return strings.TrimSpace(a) == strings.TrimSpace(b)
+	}
+	var probes []version.Version
+	for _, s := range append(append(version.Specifiers{}, sa...), sb...) {
+		probes = append(probes, s.Version())
+	}
+	if len(sa) == 0 || len(sb) == 0 {
+		return true
+	}
+	for _, v := range probes {
+		if sa.Check(v, true) && sb.Check(v, true) {
+			return true
+		}
+	}
+	// Ranges without a shared boundary can still overlap (>=9.1 and <10):
+	// probe just above each lower bound.
+	for _, v := range probes {
+		rel := v.Release()
+		bumped := make([]string, len(rel))
+		for i, n := range rel {
+			bumped[i] = fmt.Sprint(n)
+		}
+		up, err := version.Parse(strings.Join(bumped, ".") + ".post1")
+		if err == nil && sa.Check(up, true) && sb.Check(up, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest looks for the nearest versions that agree: keep one
+// framework's requirement, relax the other's to any release, and report
+// the best combinations found.
+func suggest(ctx context.Context, d *db.DB, p *parsedRequest, cs *constraints) []Suggestion {
+	var out []Suggestion
+	for keep := range p.frameworks {
+		var per [][]Stack
+		ok := true
+		for i, fr := range p.frameworks {
+			f := fr
+			if i != keep {
+				relaxed := *fr
+				relaxed.req = version.Requirement{Name: fr.req.Name}
+				f = &relaxed
+			}
+			stacks, err := frameworkStacks(ctx, d, p, f, cs)
+			if err != nil {
+				ok = false
+				break
+			}
+			per = append(per, stacks)
+		}
+		if !ok {
+			continue
+		}
+		var found []Stack
+		var walk func(i int, acc []Stack)
+		tried := 0
+		walk = func(i int, acc []Stack) {
+			if len(found) >= 1 || tried >= maxPairs {
+				return
+			}
+			if i == len(per) {
+				tried++
+				if m, c := merge(acc, p.Platform); len(c) == 0 {
+					found = append(found, m)
+				}
+				return
+			}
+			for _, s := range per[i] {
+				walk(i+1, append(acc, s))
+			}
+		}
+		walk(0, nil)
+		for _, m := range found {
+			var reqs []string
+			for _, part := range m.Parts {
+				reqs = append(reqs, requirementFor(part))
+			}
+			out = append(out, Suggestion{Requirements: reqs,
+				Reason: fmt.Sprintf("keeps %s and picks the newest %s that agrees", p.frameworks[keep].req.String(), otherNames(p, keep))})
+		}
+	}
+	return out
+}
+
+func requirementFor(s Stack) string {
+	for k, v := range s.Packages {
+		if familyOf(k).component == k || aliases[k].component != "" {
+			pub := v
+			if pv, err := version.Parse(v); err == nil {
+				pub = pv.Public()
+			}
+			return k + "==" + pub
+		}
+	}
+	return ""
+}
+
+func otherNames(p *parsedRequest, keep int) string {
+	var names []string
+	for i, fr := range p.frameworks {
+		if i != keep {
+			names = append(names, fr.fam.component)
+		}
+	}
+	return strings.Join(names, " and ")
+}

@@ -1,0 +1,87 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/cudb/cudb/db"
+)
+
+// BuildRow is a build with the requirements that hang off it.
+type BuildRow struct {
+	ID int64
+	db.Build
+	Reqs []db.Requirement
+}
+
+// Req returns the first requirement on needs, preferring kinds in the
+// order given (what pip installs first, then what documents say).
+func (b *BuildRow) Req(needs string, kinds ...string) (db.Requirement, bool) {
+	for _, k := range kinds {
+		for _, r := range b.Reqs {
+			if r.Needs == needs && r.Kind == k {
+				return r, true
+			}
+		}
+	}
+	return db.Requirement{}, false
+}
+
+// LoadBuilds reads every build of component with its requirements,
+// newest version first.
+func LoadBuilds(ctx context.Context, d *db.DB, component string) ([]*BuildRow, error) {
+	rows, err := d.SQL.QueryContext(ctx, `SELECT id, component, version, variant, platform, package, pip_version, cuda,
+		python_min, python_max, index_url, arch_list, is_default, channel, source, url, ref
+		FROM build WHERE component = ? ORDER BY version_key DESC, cuda_key DESC, variant, platform, channel`, component)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s builds: %w", component, err)
+	}
+	var out []*BuildRow
+	byID := map[int64]*BuildRow{}
+	for rows.Next() {
+		b := &BuildRow{}
+		if err := rows.Scan(&b.ID, &b.Component, &b.Version, &b.Variant, &b.Platform, &b.Package, &b.PipVersion, &b.CUDA,
+			&b.PythonMin, &b.PythonMax, &b.IndexURL, &b.ArchList, &b.IsDefault, &b.Channel, &b.Source, &b.URL, &b.Ref); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, b)
+		byID[b.ID] = b
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rq, err := d.SQL.QueryContext(ctx, `SELECT r.build_id, r.needs, r.spec, r.kind, r.marker, r.source, r.url, r.ref
+		FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.component = ? ORDER BY r.build_id, r.needs, r.kind`, component)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s requirements: %w", component, err)
+	}
+	defer rq.Close()
+	for rq.Next() {
+		var id int64
+		var r db.Requirement
+		if err := rq.Scan(&id, &r.Needs, &r.Spec, &r.Kind, &r.Marker, &r.Source, &r.URL, &r.Ref); err != nil {
+			return nil, err
+		}
+		if b := byID[id]; b != nil {
+			r.Build = b.Key()
+			b.Reqs = append(b.Reqs, r)
+		}
+	}
+	return out, rq.Err()
+}
+
+// Attribute returns the value of a component attribute ("" when absent)
+// and its provenance.
+func Attribute(ctx context.Context, d *db.DB, component, ver, key string) (string, db.Provenance, error) {
+	var v string
+	var p db.Provenance
+	err := d.SQL.QueryRowContext(ctx, "SELECT value, source, url, ref FROM attribute WHERE component = ? AND version = ? AND key = ?",
+		component, ver, key).Scan(&v, &p.Source, &p.URL, &p.Ref)
+	if err == sql.ErrNoRows {
+		return "", p, nil
+	}
+	return v, p, err
+}
