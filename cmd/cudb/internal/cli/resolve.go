@@ -159,7 +159,9 @@ func packagesText(p map[string]string) string {
 	for k := range p {
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool { return packageRank(names[i]) < packageRank(names[j]) || (packageRank(names[i]) == packageRank(names[j]) && names[i] < names[j]) })
+	sort.Slice(names, func(i, j int) bool {
+		return packageRank(names[i]) < packageRank(names[j]) || (packageRank(names[i]) == packageRank(names[j]) && names[i] < names[j])
+	})
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + "==" + p[n]
