@@ -36,7 +36,7 @@ import (
 //  6. moi90: third-party measurements of conda packages.
 func Sources() []scraper.Source {
 	return []scraper.Source{
-		PreviousVersions{},
+		Lockfiles{}, PreviousVersions{}, BuildMatrix{},
 	}
 }
 
