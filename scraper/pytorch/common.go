@@ -21,7 +21,14 @@ import (
 	"github.com/cudb/cudb/scraper"
 )
 
-// Sources lists the PyTorch sources in precedence order (earlier wins):
+func init() {
+	for _, s := range Sources() {
+		scraper.Register(s)
+	}
+}
+
+// Sources lists the PyTorch sources in precedence order (earlier wins; the
+// same order is spelled out in scraper's precedence list):
 //
 //  1. lockfiles: what the published PyPI wheels declare (Requires-Dist as
 //     recorded by lock files and quoted metadata) beats any build script
@@ -36,7 +43,7 @@ import (
 //  6. moi90: third-party measurements of conda packages.
 func Sources() []scraper.Source {
 	return []scraper.Source{
-		Lockfiles{}, PreviousVersions{}, BuildMatrix{},
+		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Moi90{},
 	}
 }
 
