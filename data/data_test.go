@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
+	_ "github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/sourcestest"
 )
 
