@@ -131,6 +131,11 @@ func ReadGrid(t *goquery.Selection) (*Grid, error) {
 		return nil, fmt.Errorf("table not found")
 	}
 	g := &Grid{Caption: CellText(t.Find("caption").First())}
+	// Sphinx footnote references render as a bare digit; keep them
+	// recognisable as "[n]" so they are never read as part of a value.
+	t.Find("a.footnote-reference").Each(func(_ int, a *goquery.Selection) {
+		a.ReplaceWithHtml(" [" + strings.Trim(CellText(a), "[]") + "]")
+	})
 	var headRows, bodyRows []*goquery.Selection
 	t.Find("tr").Each(func(_ int, tr *goquery.Selection) {
 		if tr.ParentsFiltered("table").First().Get(0) != t.Get(0) {
