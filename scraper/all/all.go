@@ -1,0 +1,11 @@
+// Package all links every source package into the binary (each registers
+// itself with scraper.Register); import it for its side effect.
+package all
+
+import (
+	_ "github.com/cudb/cudb/scraper/cudaarch"
+	_ "github.com/cudb/cudb/scraper/cudadriver"
+	_ "github.com/cudb/cudb/scraper/cudnn"
+	_ "github.com/cudb/cudb/scraper/driverbranch"
+	_ "github.com/cudb/cudb/scraper/gpus"
+)
