@@ -137,7 +137,7 @@ func DriverFloors(ctx context.Context, d *db.DB, cuda string) (Floors, error) {
 	}
 	f := Floors{CUDA: v}
 	for _, p := range []struct {
-		dst           *string
+		dst            *string
 		cuda, os, kind string
 	}{
 		{&f.LinuxMin, v, "linux", "toolkit"}, {&f.WindowsMin, v, "windows", "toolkit"},
