@@ -2,23 +2,194 @@ package query
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query/version"
 )
 
 // constraints are the host-side limits of a request (driver, GPU) turned
-// into filter steps over stacks.
-type constraints struct{}
-
-func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constraints, error) {
-	if p.Driver != "" || p.GPU != "" || p.SM != "" {
-		return nil, usage("--driver, --gpu and --sm need the NVIDIA facts, which this database does not hold yet")
-	}
-	return &constraints{}, nil
+// into filter steps over stacks, plus the driver floors every CUDA stack
+// is annotated with. Answers are cached per CUDA version: many stacks
+// share one.
+type constraints struct {
+	ctx     context.Context
+	d       *db.DB
+	driver  string
+	gpuName string
+	cc      string
+	floors  map[string]*Floors
+	verdict map[string]DriverVerdict
 }
 
-func (c *constraints) steps(fr *frameworkReq) []step { return nil }
+func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constraints, error) {
+	c := &constraints{ctx: ctx, d: d, floors: map[string]*Floors{}, verdict: map[string]DriverVerdict{}}
+	if p.Driver != "" {
+		drv, err := ParseDriver(p.Driver)
+		if err != nil {
+			return nil, err
+		}
+		c.driver = drv
+	}
+	if p.GPU != "" && p.SM != "" {
+		return nil, usage("give either --gpu or --sm, not both").WithHint("cudb resolve torch --gpu \"Tesla T4\"")
+	}
+	if p.GPU != "" {
+		g, err := LookupGPU(ctx, d, p.GPU)
+		if err != nil {
+			return nil, err
+		}
+		c.gpuName, c.cc = g.Name, g.ComputeCapability
+	}
+	if p.SM != "" {
+		cc, err := ParseSMKnown(ctx, d, p.SM)
+		if err != nil {
+			return nil, err
+		}
+		c.cc = cc
+	}
+	return c, nil
+}
 
+// floorsFor returns the driver floors of a CUDA version, nil when the
+// database does not know them.
+func (c *constraints) floorsFor(cuda string) *Floors {
+	if cuda == "" {
+		return nil
+	}
+	if f, ok := c.floors[cuda]; ok {
+		return f
+	}
+	var out *Floors
+	if f, err := DriverFloors(c.ctx, c.d, cuda); err == nil {
+		out = &f
+	}
+	c.floors[cuda] = out
+	return out
+}
+
+func (c *constraints) steps(fr *frameworkReq) []step {
+	var steps []step
+	steps = append(steps, step{"floors", func(s *Stack) bool {
+		s.Driver = c.floorsFor(s.CUDA)
+		return true
+	}, nil})
+	if c.driver != "" {
+		steps = append(steps, step{"driver", func(s *Stack) bool {
+			if s.CUDA == "" {
+				return true
+			}
+			v, ok := c.verdict[s.CUDA]
+			if !ok {
+				var err error
+				v, err = CheckDriver(c.ctx, c.d, c.driver, s.CUDA)
+				if err != nil {
+					v = DriverVerdict{Reason: err.Error()}
+				}
+				c.verdict[s.CUDA] = v
+			}
+			if v.OK && v.Note != "" && !containsStr(s.Notes, "driver "+c.driver+": "+v.Note) {
+				s.Notes = append(s.Notes, "driver "+c.driver+": "+v.Note)
+			}
+			return v.OK
+		}, func(before []Stack) string {
+			var reasons []string
+			for _, s := range before {
+				if v, ok := c.verdict[s.CUDA]; ok && v.Reason != "" && !containsStr(reasons, v.Reason) {
+					reasons = append(reasons, v.Reason)
+				}
+			}
+			if len(reasons) > 3 {
+				reasons = reasons[:3]
+			}
+			return strings.Join(reasons, "; ")
+		}})
+	}
+	if c.cc != "" {
+		steps = append(steps, step{"gpu", func(s *Stack) bool {
+			arch := representative(s).ArchList
+			if arch == "" {
+				return false
+			}
+			support, detail := GPUSupport(c.cc, arch)
+			s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: support, Detail: detail}
+			return support != "none"
+		}, func(before []Stack) string {
+			var lists []string
+			for _, s := range before {
+				if len(s.ComputeCapabilities) > 0 {
+					l := s.Variant + ": " + strings.Join(s.ComputeCapabilities, " ")
+					if !containsStr(lists, l) {
+						lists = append(lists, l)
+					}
+				}
+			}
+			if len(lists) == 0 {
+				return "the database records no GPU architecture list for these builds"
+			}
+			if len(lists) > 3 {
+				lists = lists[:3]
+			}
+			return fmt.Sprintf("compute capability %s is not among the kernels these builds carry (%s)", c.cc, strings.Join(lists, "; "))
+		}})
+	}
+	return steps
+}
+
+// componentAnswers answers questions about native components alone:
+// `cuda==12.4` gives its driver floors, `cudnn==9.1.0` the CUDA versions
+// and drivers it supports.
 func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]ComponentAnswer, error) {
-	return nil, Errorf(CodeNotFound, "component questions need the NVIDIA facts, which this database does not hold yet")
+	var out []ComponentAnswer
+	for _, req := range p.native {
+		spec, err := version.ParseDottedSpec(req.SpecText())
+		if err != nil {
+			return nil, usage("invalid %s version %q: %v", req.Name, req.SpecText(), err)
+		}
+		switch req.Name {
+		case "cuda":
+			rows, err := MatrixCUDA(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			var hits []CUDARow
+			for _, r := range rows {
+				if dottedOK(spec, r.CUDA) {
+					hits = append(hits, r)
+				}
+			}
+			if len(hits) == 0 {
+				return nil, Errorf(CodeNotFound, "no CUDA release matches %s", req.String()).WithHint("cudb matrix cuda")
+			}
+			out = append(out, ComponentAnswer{Component: "cuda", Version: req.SpecText(), Facts: hits})
+		case "cudnn":
+			rows, err := MatrixCUDNN(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			var hits []CUDNNRow
+			for _, r := range rows {
+				if dottedOK(spec, r.CUDNN) {
+					hits = append(hits, r)
+				}
+			}
+			if len(hits) == 0 {
+				return nil, Errorf(CodeNotFound, "no cuDNN release matches %s", req.String()).WithHint("cudb matrix cudnn")
+			}
+			out = append(out, ComponentAnswer{Component: "cudnn", Version: req.SpecText(), Facts: hits})
+		case "driver":
+			mx, err := MaxCUDAForDriver(ctx, d, p.Driver)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ComponentAnswer{Component: "driver", Version: p.Driver, Facts: map[string]string{"max_cuda": mx}})
+		default:
+			return nil, usage("%s alone is not a question cudb answers; add a framework", req.Name).WithHint("cudb resolve torch %s", req.String())
+		}
+	}
+	if len(out) == 0 {
+		return nil, usage("name a framework (torch, tensorflow, jax, onnxruntime-gpu) or a component (cuda==12.4, cudnn==9.1.0)").WithHint("cudb resolve torch==2.1")
+	}
+	return out, nil
 }

@@ -90,7 +90,7 @@ type Stack struct {
 	Install             Install           `json:"install"`
 	Default             bool              `json:"default"`
 	Pins                []string          `json:"pins"`
-	Driver              *DriverFloors     `json:"driver,omitempty"`
+	Driver              *Floors           `json:"driver,omitempty"`
 	GPU                 *GPUFit           `json:"gpu,omitempty"`
 	Notes               []string          `json:"notes,omitempty"`
 	Sources             []SourceRef       `json:"sources"`
@@ -104,16 +104,6 @@ type Stack struct {
 	builds    []*BuildRow
 	pinReqs   []db.Requirement
 	cudnnKind string
-}
-
-// DriverFloors are the minimum drivers for a stack's CUDA: the per-release
-// (recommended) floors and the minor-version-compatibility floors of its
-// major.
-type DriverFloors struct {
-	LinuxMin              string `json:"linux_min"`
-	WindowsMin            string `json:"windows_min"`
-	MinorCompatLinuxMin   string `json:"minor_compat_linux_min"`
-	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
 // GPUFit says whether a stack carries kernels for the asked GPU.
@@ -531,7 +521,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 				kept = append(kept, stacks[i])
 			}
 		}
-		if len(kept) == 0 {
+		if len(kept) == 0 && st.explain != nil {
 			return nil, (&Error{Code: CodeNotFound,
 				Message: fmt.Sprintf("no %s build matches %s with %s; %s", fr.fam.component, label, describeStep(p, st.name), st.explain(stacks))}).
 				WithHint("%s", hintFor(p, st.name, label))

@@ -44,6 +44,11 @@ var precedence = []string{
 	"pytorch-release-md",
 	"pytorch-domains",
 	"pytorch-moi90",
+	"cudadriver",
+	"cudnn",
+	"gpus",
+	"cudaarch",
+	"driverbranch",
 }
 
 var registered []Source

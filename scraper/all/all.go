@@ -3,5 +3,10 @@
 package all
 
 import (
+	_ "github.com/cudb/cudb/scraper/cudaarch"
+	_ "github.com/cudb/cudb/scraper/cudadriver"
+	_ "github.com/cudb/cudb/scraper/cudnn"
+	_ "github.com/cudb/cudb/scraper/driverbranch"
+	_ "github.com/cudb/cudb/scraper/gpus"
 	_ "github.com/cudb/cudb/scraper/pytorch"
 )

@@ -8,7 +8,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newMatrixCmd) }
+func init() {
+	register(newMatrixCmd)
+	matrixTables = append(matrixTables, nvidiaMatrixCmds)
+}
 
 // matrixTables are constructors of `cudb matrix` subcommands beyond
 // torch; other files append to it in init.

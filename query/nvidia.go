@@ -1,0 +1,402 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query/version"
+)
+
+// Floors is the minimum driver for a CUDA toolkit: the toolkit's own
+// (recommended) floor and the minor-version-compatibility floor of its major.
+type Floors struct {
+	CUDA                  string `json:"cuda"`
+	LinuxMin              string `json:"linux_min"`
+	WindowsMin            string `json:"windows_min"`
+	MinorCompatLinuxMin   string `json:"minor_compat_linux_min"`
+	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
+}
+
+var dottedRe = regexp.MustCompile(`^\d{1,4}(\.\d{1,6}){0,3}$`)
+
+// ParseDriver validates a driver version ("535.104.05", "470").
+func ParseDriver(s string) (string, error) {
+	t := strings.TrimSpace(s)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "r"), "R")
+	if !dottedRe.MatchString(t) {
+		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a driver version", s)}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
+	}
+	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
+	if major < 100 || major > 999 {
+		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("driver version %q is out of range", s)}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
+	}
+	return t, nil
+}
+
+var smRe = regexp.MustCompile(`^(?:sm_|compute_)?(\d{1,2})(\d)[af]?$`)
+var ccRe = regexp.MustCompile(`^(\d{1,2})\.(\d)$`)
+
+// ParseSM accepts "7.5", "sm_75" or "75" and returns the compute
+// capability "7.5". Values outside 1.0-19.9 are refused.
+func ParseSM(s string) (string, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	var maj, min string
+	if m := ccRe.FindStringSubmatch(t); m != nil {
+		maj, min = m[1], m[2]
+	} else if m := smRe.FindStringSubmatch(t); m != nil {
+		maj, min = m[1], m[2]
+	} else {
+		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a compute capability", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
+	}
+	n, _ := strconv.Atoi(maj)
+	if n < 1 || n > 19 {
+		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("compute capability %q is out of range", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
+	}
+	return strconv.Itoa(n) + "." + min, nil
+}
+
+// ParseSMKnown is ParseSM restricted to capabilities the GPU table knows.
+func ParseSMKnown(ctx context.Context, d *db.DB, s string) (string, error) {
+	cc, err := ParseSM(s)
+	if err != nil {
+		return "", err
+	}
+	var n int
+	if err := d.SQL.QueryRowContext(ctx, "SELECT count(*) FROM gpu WHERE compute_capability = ?", cc).Scan(&n); err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("no known GPU has compute capability %s", cc)}).WithHint("cudb matrix gpu")
+	}
+	return cc, nil
+}
+
+func cmpDotted(a, b string) int { return strings.Compare(version.DottedKey(a), version.DottedKey(b)) }
+
+func majorOf(v string) string { m, _, _ := strings.Cut(v, "."); return m }
+
+func minDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, error) {
+	var v string
+	err := d.SQL.QueryRowContext(ctx, "SELECT min_driver FROM cuda_driver WHERE cuda = ? AND os = ? AND kind = ?", cuda, os, kind).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// resolveToolkit maps "12.1" to the GA row (12.1.0, or the row labelled
+// GA, else the lowest patch) and "12.1.1" to itself.
+func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) {
+	c := strings.TrimSpace(cuda)
+	if !dottedRe.MatchString(c) || strings.Count(c, ".") == 0 {
+		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
+	}
+	rows, err := d.SQL.QueryContext(ctx, "SELECT DISTINCT cuda, label FROM cuda_driver WHERE kind = 'toolkit' AND (cuda = ? OR cuda LIKE ?) ORDER BY cuda_key", c, c+".%")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var all []string
+	ga := ""
+	for rows.Next() {
+		var v, label string
+		if err := rows.Scan(&v, &label); err != nil {
+			return "", err
+		}
+		if v == c {
+			return v, nil
+		}
+		if strings.Count(v, ".") == 2 && strings.Count(c, ".") == 1 {
+			all = append(all, v)
+			if ga == "" && (v == c+".0" || strings.HasSuffix(label, " GA")) {
+				ga = v
+			}
+		}
+	}
+	if ga != "" {
+		return ga, nil
+	}
+	if len(all) > 0 {
+		return all[0], nil
+	}
+	return "", (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no driver floor known for CUDA %s", cuda)}).WithHint("cudb matrix cuda")
+}
+
+// DriverFloors returns the driver floors of a CUDA toolkit.
+func DriverFloors(ctx context.Context, d *db.DB, cuda string) (Floors, error) {
+	v, err := resolveToolkit(ctx, d, cuda)
+	if err != nil {
+		return Floors{}, err
+	}
+	f := Floors{CUDA: v}
+	for _, p := range []struct {
+		dst            *string
+		cuda, os, kind string
+	}{
+		{&f.LinuxMin, v, "linux", "toolkit"}, {&f.WindowsMin, v, "windows", "toolkit"},
+		{&f.MinorCompatLinuxMin, majorOf(v), "linux", "minor_compat"}, {&f.MinorCompatWindowsMin, majorOf(v), "windows", "minor_compat"},
+	} {
+		if *p.dst, err = minDriver(ctx, d, p.cuda, p.os, p.kind); err != nil {
+			return Floors{}, err
+		}
+	}
+	return f, nil
+}
+
+// MaxCUDAForDriver returns the newest CUDA toolkit minor a driver runs
+// natively: the newest toolkit whose Linux floor it meets, else the
+// branch's stated maximum.
+func MaxCUDAForDriver(ctx context.Context, d *db.DB, driver string) (string, error) {
+	drv, err := ParseDriver(driver)
+	if err != nil {
+		return "", err
+	}
+	var best string
+	err = d.SQL.QueryRowContext(ctx, `SELECT cuda FROM cuda_driver WHERE kind = 'toolkit' AND os = 'linux' AND driver_key <= ?
+		ORDER BY cuda_key DESC LIMIT 1`, version.DottedKey(drv)).Scan(&best)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	if best != "" {
+		parts := strings.Split(best, ".")
+		return parts[0] + "." + parts[1], nil
+	}
+	var mc string
+	err = d.SQL.QueryRowContext(ctx, "SELECT max_cuda FROM driver_branch WHERE branch = ?", majorOf(drv)).Scan(&mc)
+	if err == nil && mc != "" {
+		return mc, nil
+	}
+	return "", (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no CUDA toolkit is known to run on driver %s", drv)}).WithHint("cudb matrix driver")
+}
+
+// DriverVerdict is the answer of CheckDriver.
+type DriverVerdict struct {
+	Driver  string `json:"driver"`
+	CUDA    string `json:"cuda"`
+	OK      bool   `json:"ok"`
+	Via     string `json:"via,omitempty"` // "toolkit" or "minor_compat"
+	Floor   string `json:"floor,omitempty"`
+	MaxCUDA string `json:"max_cuda,omitempty"`
+	Note    string `json:"note,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Err is the verdict as an incompatible error, or nil when OK.
+func (v DriverVerdict) Err() error {
+	if v.OK {
+		return nil
+	}
+	return &Error{Code: CodeIncompatible, Message: v.Reason}
+}
+
+// CheckDriver says whether a (Linux) driver runs CUDA cuda: OK at or
+// above the minor-version-compatibility floor of the CUDA major (with a
+// note when below the toolkit's own floor), refused below it, and refused
+// when the driver's newest CUDA is of an older major.
+func CheckDriver(ctx context.Context, d *db.DB, driver, cuda string) (DriverVerdict, error) {
+	drv, err := ParseDriver(driver)
+	if err != nil {
+		return DriverVerdict{}, err
+	}
+	fl, err := DriverFloors(ctx, d, cuda)
+	if err != nil {
+		return DriverVerdict{}, err
+	}
+	v := DriverVerdict{Driver: drv, CUDA: fl.CUDA}
+	if mx, err := MaxCUDAForDriver(ctx, d, drv); err == nil {
+		v.MaxCUDA = mx
+		if a, b := majorOf(mx), majorOf(fl.CUDA); cmpDotted(a, b) < 0 {
+			v.Reason = fmt.Sprintf("driver %s supports CUDA up to %s; CUDA %s needs a CUDA %s-era driver", drv, mx, fl.CUDA, b)
+			if fl.MinorCompatLinuxMin != "" {
+				v.Reason += fmt.Sprintf(" (>= %s)", fl.MinorCompatLinuxMin)
+			} else if fl.LinuxMin != "" {
+				v.Reason += fmt.Sprintf(" (>= %s)", fl.LinuxMin)
+			}
+			v.Floor = fl.MinorCompatLinuxMin
+			return v, nil
+		}
+	}
+	floor := fl.MinorCompatLinuxMin
+	if floor == "" {
+		floor = fl.LinuxMin
+	}
+	v.Floor = floor
+	switch {
+	case floor == "":
+		return v, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no Linux driver floor known for CUDA %s", fl.CUDA)}).WithHint("cudb matrix cuda")
+	case cmpDotted(drv, floor) < 0:
+		v.Reason = fmt.Sprintf("driver %s is below the minimum %s for CUDA %s", drv, floor, fl.CUDA)
+	case fl.LinuxMin != "" && cmpDotted(drv, fl.LinuxMin) < 0:
+		v.OK, v.Via = true, "minor_compat"
+		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", fl.LinuxMin)
+	default:
+		v.OK, v.Via = true, "toolkit"
+	}
+	return v, nil
+}
+
+// GPUSupport says how a build with archList ("sm_50 sm_60 compute_70")
+// runs on compute capability cc: "sass" (exact cubin), "sass_compatible"
+// (a cubin of the same major at or below cc: sm_86 runs sm_80 code, never
+// the reverse), "ptx_jit" (PTX at or below cc), or "none". Arch-specific
+// "a"/"f" cubins (sm_90a) run only on that exact CC.
+func GPUSupport(cc string, archList string) (support string, detail string) {
+	c, err := ParseSM(cc)
+	if err != nil {
+		return "none", err.Error()
+	}
+	ma, mi := splitCC(c)
+	var compat, ptx string
+	compatN, ptxN := -1, -1
+	for _, a := range strings.Fields(archList) {
+		a = strings.ToLower(a)
+		isPTX := strings.HasPrefix(a, "compute_")
+		m := smRe.FindStringSubmatch(a)
+		if m == nil {
+			continue
+		}
+		am, _ := strconv.Atoi(m[1])
+		an, _ := strconv.Atoi(m[2])
+		specific := strings.HasSuffix(a, "a") || strings.HasSuffix(a, "f")
+		if !isPTX {
+			if am == ma && an == mi {
+				return "sass", fmt.Sprintf("%s matches compute capability %s", a, c)
+			}
+			if !specific && am == ma && an < mi && an > compatN {
+				compat, compatN = a, an
+			}
+			continue
+		}
+		if specific {
+			continue
+		}
+		if n := am*10 + an; n <= ma*10+mi && n > ptxN {
+			ptx, ptxN = a, n
+		}
+	}
+	if compat != "" {
+		return "sass_compatible", fmt.Sprintf("%s code runs on compute capability %s (same major, lower minor)", compat, c)
+	}
+	if ptx != "" {
+		return "ptx_jit", fmt.Sprintf("%s PTX is JIT-compiled for compute capability %s at first load", ptx, c)
+	}
+	return "none", fmt.Sprintf("no sm_%d%d-compatible code and no PTX at or below %s in %q", ma, mi, c, archList)
+}
+
+func splitCC(cc string) (int, int) {
+	a, b, _ := strings.Cut(cc, ".")
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
+	return x, y
+}
+
+// GPU is a GPU row.
+type GPU = db.GPU
+
+var brandPrefixes = []string{"nvidia", "tesla", "geforce"}
+
+// normGPU folds case, spaces, dashes and underscores and drops brand
+// prefixes, so "tesla-t4", "NVIDIA T4" and "T4" meet.
+func normGPU(s string) string {
+	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '_' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	for changed := true; changed; {
+		changed = false
+		for _, p := range brandPrefixes {
+			if strings.HasPrefix(s, p) && len(s) > len(p) {
+				s, changed = s[len(p):], true
+			}
+		}
+	}
+	return s
+}
+
+func allGPUs(ctx context.Context, d *db.DB) ([]GPU, error) {
+	rows, err := d.SQL.QueryContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GPU
+	for rows.Next() {
+		var g GPU
+		var aliases string
+		if err := rows.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
+			return nil, err
+		}
+		if aliases != "" {
+			g.Aliases = strings.Split(aliases, ";")
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// LookupGPU finds a GPU by name or alias, forgiving case, spaces, dashes
+// and brand prefixes.
+func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
+	want := normGPU(strings.TrimSpace(name))
+	if want == "" {
+		return GPU{}, (&Error{Code: CodeUsage, Message: "empty GPU name"}).WithHint("a GPU name such as \"RTX 4090\" or \"T4\"")
+	}
+	gs, err := allGPUs(ctx, d)
+	if err != nil {
+		return GPU{}, err
+	}
+	var hits []GPU
+	for _, g := range gs {
+		if normGPU(g.Name) == want {
+			hits = append(hits, g)
+			continue
+		}
+		for _, a := range g.Aliases {
+			if normGPU(a) == want {
+				hits = append(hits, g)
+				break
+			}
+		}
+	}
+	if len(hits) == 1 {
+		return hits[0], nil
+	}
+	if len(hits) > 1 {
+		names := gpuNames(hits)
+		return GPU{}, (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q names several GPUs: %s", name, strings.Join(names, ", ")), Detail: names}).WithHint("cudb matrix gpu")
+	}
+	var close []string
+	for _, g := range gs {
+		n := normGPU(g.Name)
+		if strings.Contains(n, want) || strings.Contains(want, n) {
+			close = append(close, g.Name)
+		}
+	}
+	sort.Strings(close)
+	if len(close) > 8 {
+		close = close[:8]
+	}
+	e := &Error{Code: CodeNotFound, Message: fmt.Sprintf("unknown GPU %q", name), Detail: close}
+	if len(close) > 0 {
+		e.Message += "; did you mean: " + strings.Join(close, ", ")
+	}
+	return GPU{}, e.WithHint("cudb matrix gpu")
+}
+
+func gpuNames(gs []GPU) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.Name)
+	}
+	return out
+}

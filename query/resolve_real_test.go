@@ -1,0 +1,128 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// These tests ask the embedded database (the committed data) the
+// questions the NVIDIA rules must answer end to end.
+
+func resolveReal(t *testing.T, req ResolveRequest) (*Resolution, error) {
+	t.Helper()
+	return Resolve(context.Background(), embeddedT(t), req)
+}
+
+func TestResolveDriverRefusesOldBranch(t *testing.T) {
+	_, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Driver: "470.82.01"})
+	var qe *Error
+	if !errors.As(err, &qe) || qe.Code != CodeNotFound || !strings.Contains(qe.Message, "525.60.13") {
+		t.Fatalf("a 470 driver with cu121 must be refused naming the 12.x floor, got %v", err)
+	}
+}
+
+func TestResolveDriverMinorCompat(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Driver: "525.60.13"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Stacks[0]
+	if s.Driver == nil || s.Driver.MinorCompatLinuxMin != "525.60.13" || s.Driver.LinuxMin == "" {
+		t.Fatalf("driver floors = %+v", s.Driver)
+	}
+	note := strings.Join(s.Notes, "\n")
+	if !strings.Contains(note, "minor-version compatibility") {
+		t.Errorf("no minor-compat note: %q", note)
+	}
+}
+
+func TestResolveNewestTorchForDriver(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch"}, Driver: "470.82.01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Stacks {
+		if major(s.CUDA) != "11" && major(s.CUDA) != "10" && major(s.CUDA) != "9" && major(s.CUDA) != "8" {
+			t.Fatalf("a 470 driver cannot run CUDA %s (%s)", s.CUDA, s.Packages["torch"])
+		}
+	}
+	if got := res.Stacks[0].Packages["torch"]; !strings.HasPrefix(got, "2.") {
+		t.Errorf("newest torch for 470 = %s", got)
+	}
+}
+
+func TestResolveK80(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch"}, GPU: "Tesla K80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Stacks {
+		if s.GPU == nil || s.GPU.Support == "none" || s.GPU.ComputeCapability != "3.7" {
+			t.Fatalf("stack %s %s: gpu %+v", s.Packages["torch"], s.Variant, s.GPU)
+		}
+	}
+	best := res.Stacks[0]
+	if !containsStr(best.ComputeCapabilities, "3.7") {
+		t.Errorf("best K80 stack %s %s lacks sm_37: %v", best.Packages["torch"], best.Variant, best.ComputeCapabilities)
+	}
+}
+
+func TestResolveBlackwellWithoutKernels(t *testing.T) {
+	_, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.5.1"}, GPU: "GeForce RTX 5090"})
+	var qe *Error
+	if !errors.As(err, &qe) || qe.Code != CodeNotFound || !strings.Contains(qe.Message, "12.0") {
+		t.Fatalf("sm_120 on torch 2.5.1: %v", err)
+	}
+}
+
+func TestResolveComponentQuestions(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cuda==12.4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := res.Components[0].Facts.([]CUDARow)
+	if len(rows) < 2 || rows[0].MinorCompatLinuxMinDriver != "525.60.13" {
+		t.Errorf("cuda==12.4 = %+v", rows)
+	}
+	res, err = resolveReal(t, ResolveRequest{Requirements: []string{"cudnn==9.1.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := res.Components[0].Facts.([]CUDNNRow); len(rows) == 0 {
+		t.Error("cudnn==9.1.0 gave nothing")
+	}
+}
+
+func TestResolveConstraintErrors(t *testing.T) {
+	cases := []struct {
+		req  ResolveRequest
+		code Code
+	}{
+		{ResolveRequest{Requirements: []string{"torch"}, Driver: "banana"}, CodeUsage},
+		{ResolveRequest{Requirements: []string{"torch"}, SM: "99.9"}, CodeUsage},
+		{ResolveRequest{Requirements: []string{"torch"}, GPU: "Voodoo 3dfx 9000"}, CodeNotFound},
+		{ResolveRequest{Requirements: []string{"torch"}, GPU: "T4", SM: "7.5"}, CodeUsage},
+		{ResolveRequest{Requirements: []string{"cuda==99.1"}}, CodeNotFound},
+	}
+	for _, tc := range cases {
+		_, err := resolveReal(t, tc.req)
+		if ErrorCode(err) != tc.code {
+			t.Errorf("%+v: %v (code %s, want %s)", tc.req, err, ErrorCode(err), tc.code)
+		}
+	}
+}
+
+func TestGPUNamesForgiving(t *testing.T) {
+	for _, name := range []string{"Tesla T4", "T4", "NVIDIA T4", "tesla-t4", "GeForce RTX 4090", "RTX 4090"} {
+		res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.4.0"}, GPU: name})
+		if err != nil {
+			t.Errorf("%q: %v", name, err)
+			continue
+		}
+		if res.Stacks[0].GPU == nil || res.Stacks[0].GPU.ComputeCapability == "" {
+			t.Errorf("%q: no GPU fit", name)
+		}
+	}
+}
