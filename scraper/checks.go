@@ -183,7 +183,7 @@ var (
 	versionToken  = regexp.MustCompile(`^(?:===|[<>=!~]=?)?v?\d[0-9A-Za-z.+*_-]*$`)
 	parenthetical = regexp.MustCompile(`\([^)]*\)`)
 	opSpace       = regexp.MustCompile(`(===|[<>=!~]=?)\s+`)
-	listSep       = regexp.MustCompile(`[\s,;/|]+|\s+-\s+|–|—`)
+	listSep       = regexp.MustCompile(`\s+-\s+|[\s,;/|]+|–|—`)
 	placeholders  = map[string]bool{"": true, "-": true, "—": true, "–": true, "n/a": true, "na": true, "none": true, "tbd": true, "unknown": true, "?": true}
 )
 

@@ -15,8 +15,10 @@ type RecordID struct {
 
 func (r RecordID) String() string { return r.Table + "/" + r.Key }
 
-// FieldChange is one field whose value differs. Ref and URL changes are
-// reported under the names "(ref)" and "(url)".
+// FieldChange is one field whose value differs. Only Fields are compared:
+// Ref and URL are provenance (a line number shifts whenever a row above
+// it is added), so a change there alone would bury the real changes; the
+// snapshot file still records them.
 type FieldChange struct {
 	Field string `json:"field"`
 	Old   string `json:"old"`
@@ -107,12 +109,6 @@ func fieldChanges(o, n Record) []FieldChange {
 		if o.Fields[k] != n.Fields[k] {
 			out = append(out, FieldChange{k, o.Fields[k], n.Fields[k]})
 		}
-	}
-	if o.Ref != n.Ref {
-		out = append(out, FieldChange{"(ref)", o.Ref, n.Ref})
-	}
-	if o.URL != n.URL {
-		out = append(out, FieldChange{"(url)", o.URL, n.URL})
 	}
 	return out
 }
