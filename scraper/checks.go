@@ -3,7 +3,6 @@ package scraper
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -178,36 +177,24 @@ func contains(list []string, s string) bool {
 }
 
 var (
-	// versionToken is one version or specifier as upstream pages print
-	// them: 2.1.0+cu121, 8.9.2.26, 12.x, >=525.60.13, v0.4.1, 3.8*.
-	versionToken  = regexp.MustCompile(`^(?:===|[<>=!~]=?)?v?\d[0-9A-Za-z.+*_-]*$`)
-	parenthetical = regexp.MustCompile(`\([^)]*\)`)
-	opSpace       = regexp.MustCompile(`(===|[<>=!~]=?)\s+`)
-	listSep       = regexp.MustCompile(`\s+-\s+|[\s,;/|]+|–|—`)
-	placeholders  = map[string]bool{"": true, "-": true, "—": true, "–": true, "n/a": true, "na": true, "none": true, "tbd": true, "unknown": true, "?": true}
+	placeholders = map[string]bool{"": true, "-": true, "—": true, "–": true, "n/a": true, "na": true, "none": true, "tbd": true, "unknown": true, "?": true}
+	// branchWords stand where a version would on real pages ("master
+	// (nightly snapshot)", "main").
+	branchWords = map[string]bool{"master": true, "main": true, "nightly": true, "latest": true, "stable": true, "dev": true, "head": true, "trunk": true}
 )
 
-// VersionLike reports whether v is empty, a placeholder (n/a, -), or a
-// list or range of versions and specifiers. It is deliberately loose:
-// it catches garbage (text where a version belongs), not PEP 440 nits.
+// VersionLike reports whether v could be a version field's value: empty,
+// a placeholder (n/a, -), anything holding a digit (2.1.0+cu121, >=525.60,
+// "1.24 dev (main)", cuda-aarch64), or a branch word (master, nightly). It
+// is deliberately loose: it catches prose where a version belongs (a
+// shifted column, "see notes"), not PEP 440 nits, which Normalize judges.
 func VersionLike(v string) bool {
-	v = strings.TrimSpace(parenthetical.ReplaceAllString(v, " "))
-	v = opSpace.ReplaceAllString(v, "$1")
-	if placeholders[strings.ToLower(v)] {
+	v = strings.TrimSpace(v)
+	if placeholders[strings.ToLower(v)] || strings.ContainsAny(v, "0123456789") {
 		return true
 	}
-	n := 0
-	for _, tok := range listSep.Split(v, -1) {
-		tok = strings.TrimSpace(tok)
-		if tok == "" || strings.EqualFold(tok, "and") || strings.EqualFold(tok, "or") || strings.EqualFold(tok, "to") {
-			continue
-		}
-		if !versionToken.MatchString(tok) {
-			return false
-		}
-		n++
-	}
-	return n > 0
+	first, _, _ := strings.Cut(strings.ToLower(v), " ")
+	return branchWords[strings.Trim(first, "()[],;:")]
 }
 
 var dateLayouts = []string{

@@ -4,8 +4,9 @@ import "testing"
 
 func TestVersionLike(t *testing.T) {
 	good := []string{"", "n/a", "-", "2.1.0", "2.1.0+cu121", "8.9.2.26", ">=525.60.13", ">= 525.60", "12.x", "v0.4.1",
-		"3.8-3.11", "3.8 - 3.11", "11.8, 12.1", "12.0;12.1;12.2", "2.1 (beta)", "1.0rc1", "==2.1.*", "12.1 or 12.2"}
-	bad := []string{"see notes", "banana", "latest", "12.1 maybe"}
+		"3.8-3.11", "3.8 - 3.11", "11.8, 12.1", "12.0;12.1;12.2", "2.1 (beta)", "1.0rc1", "==2.1.*", "12.1 or 12.2",
+		"1.24 dev (main, Nov 2025)", "master (nightly snapshot; not a release)", "cuda-aarch64"}
+	bad := []string{"see notes", "banana", "not yet released", "Linux"}
 	for _, v := range good {
 		if !VersionLike(v) {
 			t.Errorf("VersionLike(%q) = false", v)
