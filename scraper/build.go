@@ -68,12 +68,34 @@ func WriteFileAtomic(path string, b []byte) error {
 // Facts normalizes every source's snapshot under dataDir and merges them
 // in precedence order.
 func Facts(dataDir string, sources []Source) (*db.Facts, []db.SourceInfo, error) {
-	var parts []*db.Facts
-	var infos []db.SourceInfo
+	snaps, err := readSnapshots(dataDir, sources)
+	if err != nil {
+		return nil, nil, err
+	}
+	return factsFrom(filepath.Join(dataDir, "overrides.yaml"), sources, snaps)
+}
+
+func readSnapshots(dataDir string, sources []Source) (map[string]*Snapshot, error) {
+	snaps := map[string]*Snapshot{}
 	for _, src := range sources {
 		snap, err := ReadSnapshot(dataDir, src.Name())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
+		}
+		snaps[src.Name()] = snap
+	}
+	return snaps, nil
+}
+
+// factsFrom normalizes the snapshots of the sources that have one, in
+// precedence order, and applies the overrides file.
+func factsFrom(overridesPath string, sources []Source, snaps map[string]*Snapshot) (*db.Facts, []db.SourceInfo, error) {
+	var parts []*db.Facts
+	var infos []db.SourceInfo
+	for _, src := range sources {
+		snap := snaps[src.Name()]
+		if snap == nil {
+			continue
 		}
 		f, err := src.Normalize(snap.Records)
 		if err != nil {
@@ -83,7 +105,7 @@ func Facts(dataDir string, sources []Source) (*db.Facts, []db.SourceInfo, error)
 		infos = append(infos, db.SourceInfo{Name: src.Name(), URL: src.URL(), SHA256: snap.SHA256(), Rows: len(snap.Records)})
 	}
 	merged := db.Merge(parts...)
-	ov, err := LoadOverrides(filepath.Join(dataDir, "overrides.yaml"))
+	ov, err := LoadOverrides(overridesPath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,7 +127,17 @@ type Manifest struct {
 // Build normalizes every snapshot under dataDir and writes dataDir/cudb.db
 // and dataDir/manifest.json.
 func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, error) {
-	facts, infos, err := Facts(dataDir, sources)
+	snaps, err := readSnapshots(dataDir, sources)
+	if err != nil {
+		return nil, err
+	}
+	return buildTo(ctx, dataDir, filepath.Join(dataDir, "overrides.yaml"), sources, snaps)
+}
+
+// buildTo writes outDir/cudb.db and outDir/manifest.json from snaps (the
+// sources without a snapshot are left out).
+func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source, snaps map[string]*Snapshot) (*Manifest, error) {
+	facts, infos, err := factsFrom(overridesPath, sources, snaps)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +146,7 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 		fmt.Fprintf(h, "%s %s\n", s.Name, s.SHA256)
 	}
 	meta := map[string]string{"built_from": hex.EncodeToString(h.Sum(nil))}
-	dbPath := filepath.Join(dataDir, "cudb.db")
+	dbPath := filepath.Join(outDir, "cudb.db")
 	if err := db.Write(ctx, dbPath, facts, infos, meta); err != nil {
 		return nil, err
 	}
@@ -128,5 +160,5 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 	if err != nil {
 		return nil, err
 	}
-	return m, WriteFileAtomic(filepath.Join(dataDir, "manifest.json"), append(out, '\n'))
+	return m, WriteFileAtomic(filepath.Join(outDir, "manifest.json"), append(out, '\n'))
 }

@@ -1,14 +1,20 @@
 package scraper
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudb/cudb/db"
 )
 
-// Scrape runs one source and applies the checks every source must pass
-// before its rows may replace the previous ones: rows were found, and no
-// two rows share an identity.
+// Scrape runs one source and applies the checks that need no history:
+// rows were found, no two rows share an identity, and the rows normalize.
 func Scrape(ctx context.Context, src Source, in Input) (*Snapshot, error) {
 	recs, err := src.Scrape(ctx, in)
 	if err != nil {
@@ -28,42 +34,384 @@ func Scrape(ctx context.Context, src Source, in Input) (*Snapshot, error) {
 	return s, nil
 }
 
-// SourceResult is the outcome of one source in a refresh.
-type SourceResult struct {
-	Source string `json:"source"`
-	Rows   int    `json:"rows"`
-	Err    error  `json:"-"`
-	Error  string `json:"error,omitempty"`
+// Progress stages reported through RefreshOptions.Progress.
+const (
+	StageFetching = "fetching"
+	StageChecking = "checking"
+	StageDone     = "done"
+	StageFailed   = "failed"
+)
+
+// Event is one progress report.
+type Event struct {
+	Source string
+	Stage  string
+	Result *SourceResult // set for StageDone and StageFailed
 }
 
-// Refresh scrapes every source independently, writes the snapshot of
-// each that passed its checks (a failed source keeps its previous file),
-// and rebuilds the database. It returns per-source results and an error
-// when any source failed.
-func Refresh(ctx context.Context, in Input, dataDir string, sources []Source) ([]SourceResult, error) {
-	var results []SourceResult
-	var failed []string
-	for _, src := range sources {
-		r := SourceResult{Source: src.Name()}
-		snap, err := Scrape(ctx, src, in)
-		if err == nil {
-			var b []byte
-			if b, err = snap.Encode(); err == nil {
-				err = WriteFileAtomic(SnapshotPath(dataDir, src.Name()), b)
+// RefreshOptions say what a refresh reads, checks and writes.
+type RefreshOptions struct {
+	Input   Input
+	DataDir string
+	// Sources are scraped; nil means All.
+	Sources []Source
+	// All are built into the database (a source scraped or not, from its
+	// snapshot file); nil means Sources().
+	All    []Source
+	Checks CheckOptions
+	// DryRun checks and diffs but writes nothing under DataDir.
+	DryRun bool
+	// Progress, when set, hears about each source's stages.
+	Progress func(Event)
+}
+
+// SourceResult is the outcome of one source in a refresh.
+type SourceResult struct {
+	Source   string      `json:"source"`
+	Rows     int         `json:"rows"`
+	PrevRows int         `json:"previous_rows"`
+	Warnings []string    `json:"warnings"`
+	Changed  bool        `json:"changed"`
+	Diff     *SourceDiff `json:"diff,omitempty"`
+	Err      error       `json:"-"`
+	Error    string      `json:"error,omitempty"`
+}
+
+// Report is the outcome of a refresh (the JSON of `cudb refresh --json`).
+type Report struct {
+	DryRun  bool           `json:"dry_run"`
+	Sources []SourceResult `json:"sources"`
+	Failed  []string       `json:"failed"`
+	// Written lists the files (relative to the data directory) replaced,
+	// or that would be with --dry-run; empty when nothing changed.
+	Written []string `json:"written"`
+	// Error is set when the refresh as a whole failed (lock, build, database
+	// checks): nothing was written then.
+	Error string `json:"error,omitempty"`
+}
+
+// Diffs returns the diffs of the sources that produced a snapshot.
+func (r *Report) Diffs() []*SourceDiff {
+	var out []*SourceDiff
+	for _, s := range r.Sources {
+		if s.Diff != nil {
+			out = append(out, s.Diff)
+		}
+	}
+	return out
+}
+
+// FailedReasons maps each failed source to its error.
+func (r *Report) FailedReasons() map[string]string {
+	m := map[string]string{}
+	for _, s := range r.Sources {
+		if s.Err != nil {
+			m[s.Source] = s.Error
+		}
+	}
+	if r.Error != "" {
+		m["(database)"] = r.Error
+	}
+	return m
+}
+
+// TestHook, when set, is called at each step of a refresh that writes; the
+// kill test (a binary built with the cudbtest tag) sleeps there so it can
+// SIGKILL the process between any two steps.
+var TestHook func(step string)
+
+func hook(step string) {
+	if TestHook != nil {
+		TestHook(step)
+	}
+}
+
+const (
+	stagingName = ".refresh-staging"
+	journalName = ".refresh-commit.json"
+)
+
+// journal lists the staged files a commit moves into the data directory.
+type journal struct {
+	Files []string `json:"files"`
+}
+
+// Refresh scrapes each source independently and checks it; the snapshot
+// of each source that passed replaces its previous file, a failed source
+// keeps its previous file. The database is rebuilt from the result and
+// checked (PostBuildChecks) before anything is replaced. Every file is
+// staged first and moved into place under a journal, so a refresh killed
+// at any point leaves the previous data, or (after Recover) the new data,
+// never a mix. The returned error names the failed sources.
+func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
+	if o.All == nil {
+		o.All = Sources()
+	}
+	if o.Sources == nil {
+		o.Sources = o.All
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(Event) {}
+	}
+	rep := &Report{DryRun: o.DryRun, Failed: []string{}, Written: []string{}}
+	fail := func(err error) (*Report, error) {
+		rep.Error = err.Error()
+		return rep, err
+	}
+
+	var stage string
+	if o.DryRun {
+		tmp, err := os.MkdirTemp("", "cudb-refresh-*")
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(tmp)
+		stage = tmp
+	} else {
+		lock, err := AcquireLock(o.DataDir)
+		if err != nil {
+			return fail(err)
+		}
+		defer lock.Release()
+		if err := Recover(o.DataDir); err != nil {
+			return fail(fmt.Errorf("failed to recover an interrupted refresh: %w", err))
+		}
+		stage = filepath.Join(o.DataDir, stagingName)
+		if err := os.MkdirAll(stage, 0o755); err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(stage)
+	}
+
+	snaps := map[string]*Snapshot{}
+	var pending []string
+	for _, src := range o.Sources {
+		r, snap, file := refreshOne(ctx, src, o, progress)
+		hook("scraped " + src.Name())
+		if r.Err == nil && file != nil {
+			rel := filepath.Join("sources", src.Name()+".json")
+			if err := WriteFileAtomic(filepath.Join(stage, rel), file); err != nil {
+				r.Err = fmt.Errorf("failed to stage %s: %w", rel, err)
+			} else {
+				pending = append(pending, rel)
 			}
-			r.Rows = len(snap.Records)
+		}
+		if r.Err != nil {
+			r.Error = r.Err.Error()
+			rep.Failed = append(rep.Failed, src.Name())
+			progress(Event{Source: src.Name(), Stage: StageFailed, Result: &r})
+		} else {
+			snaps[src.Name()] = snap
+			progress(Event{Source: src.Name(), Stage: StageDone, Result: &r})
+		}
+		rep.Sources = append(rep.Sources, r)
+	}
+
+	// The build sees each source's new snapshot when it passed, else its
+	// previous file; sources never scraped successfully are left out.
+	for _, src := range o.All {
+		if snaps[src.Name()] != nil {
+			continue
+		}
+		prev, err := ReadSnapshot(o.DataDir, src.Name())
+		if errors.Is(err, os.ErrNotExist) {
+			continue
 		}
 		if err != nil {
-			r.Err, r.Error = err, err.Error()
-			failed = append(failed, src.Name())
+			return fail(err)
 		}
-		results = append(results, r)
+		snaps[src.Name()] = prev
 	}
-	if _, err := Build(ctx, dataDir, sources); err != nil {
-		return results, fmt.Errorf("failed to build the database: %w", err)
+	if _, err := buildTo(ctx, stage, filepath.Join(o.DataDir, "overrides.yaml"), o.All, snaps); err != nil {
+		return fail(fmt.Errorf("failed to build the database (nothing was written): %w", err))
 	}
-	if len(failed) > 0 {
-		return results, errors.New("sources failed (their previous data was kept): " + fmt.Sprint(failed))
+	hook("built")
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db")); err != nil {
+		return fail(fmt.Errorf("the new database failed its checks (nothing was written): %w", err))
 	}
-	return results, nil
+	for _, rel := range []string{"cudb.db", "manifest.json"} {
+		same, err := sameContent(filepath.Join(stage, rel), filepath.Join(o.DataDir, rel))
+		if err != nil {
+			return fail(err)
+		}
+		if !same {
+			pending = append(pending, rel)
+		}
+	}
+	rep.Written = append(rep.Written, pending...)
+	if !o.DryRun && len(pending) > 0 {
+		if err := commit(o.DataDir, stage, pending); err != nil {
+			return fail(err)
+		}
+	}
+	if len(rep.Failed) > 0 {
+		return rep, fmt.Errorf("sources failed (their previous data was kept): %s", strings.Join(rep.Failed, ", "))
+	}
+	return rep, nil
+}
+
+// refreshOne scrapes and checks one source. file is the encoded snapshot
+// when it differs from the previous file, nil when unchanged.
+func refreshOne(ctx context.Context, src Source, o RefreshOptions, progress func(Event)) (r SourceResult, snap *Snapshot, file []byte) {
+	name := src.Name()
+	r = SourceResult{Source: name, Warnings: []string{}}
+	wrap := func(err error) error { return fmt.Errorf("source %s: %w", name, err) }
+
+	progress(Event{Source: name, Stage: StageFetching})
+	prev, err := ReadSnapshot(o.DataDir, name)
+	if errors.Is(err, os.ErrNotExist) {
+		prev, err = nil, nil
+	}
+	if err != nil {
+		// A damaged previous file must not block fresh data; it only
+		// loses the shrink check and the diff's baseline.
+		prev = nil
+	}
+	if prev != nil {
+		r.PrevRows = len(prev.Records)
+	}
+	recs, err := src.Scrape(ctx, o.Input)
+	if w, ok := src.(Warner); ok {
+		r.Warnings = append(r.Warnings, w.Warnings()...)
+	}
+	if err != nil {
+		r.Err = wrap(err)
+		return r, nil, nil
+	}
+	r.Rows = len(recs)
+	progress(Event{Source: name, Stage: StageChecking})
+	if err := CheckSnapshot(src, recs, r.Warnings, prev, o.Checks); err != nil {
+		r.Err = wrap(err)
+		return r, nil, nil
+	}
+	if _, err := src.Normalize(recs); err != nil {
+		r.Err = wrap(fmt.Errorf("rows do not normalize: %w", err))
+		return r, nil, nil
+	}
+	snap = &Snapshot{Source: name, URL: src.URL(), Records: recs}
+	b, err := snap.Encode()
+	if err != nil {
+		r.Err = wrap(err)
+		return r, nil, nil
+	}
+	r.Diff = Diff(prev, snap)
+	old, err := os.ReadFile(SnapshotPath(o.DataDir, name))
+	if err == nil && bytes.Equal(old, b) {
+		return r, snap, nil
+	}
+	r.Changed = true
+	return r, snap, b
+}
+
+func runPostBuildChecks(ctx context.Context, path string) error {
+	d, err := db.OpenFile(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for _, check := range PostBuildChecks {
+		if err := check(ctx, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameContent(a, b string) (bool, error) {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false, err
+	}
+	y, err := os.ReadFile(b)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(x, y), nil
+}
+
+// commit moves the staged files into dataDir. The journal is written
+// first: once it exists the commit is decided, and Recover finishes it
+// after a crash; before it exists the staged files are discarded.
+func commit(dataDir, stage string, files []string) error {
+	b, err := json.Marshal(journal{Files: files})
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dataDir, journalName), b); err != nil {
+		return fmt.Errorf("failed to write the commit journal: %w", err)
+	}
+	hook("journal")
+	if err := finish(dataDir, stage, files); err != nil {
+		return err
+	}
+	hook("committed")
+	return nil
+}
+
+// finish renames every staged file still present into place, then drops
+// the journal. Renaming is idempotent across crashes: a file already
+// moved is no longer in the staging directory.
+func finish(dataDir, stage string, files []string) error {
+	for _, rel := range files {
+		from, to := filepath.Join(stage, rel), filepath.Join(dataDir, rel)
+		if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(from, to); err != nil {
+			return fmt.Errorf("failed to move %s into place: %w", rel, err)
+		}
+		syncDir(filepath.Dir(to))
+		hook("moved " + filepath.ToSlash(rel))
+	}
+	if err := os.Remove(filepath.Join(dataDir, journalName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	syncDir(dataDir)
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: not every OS syncs directories
+		d.Close()
+	}
+}
+
+// Recover completes or discards a refresh that was killed: with a commit
+// journal it finishes moving the staged files (the new data wins), without
+// one it drops the staging directory (the old data stays). Leftover
+// temporary files are removed. The caller holds the lock.
+func Recover(dataDir string) error {
+	stage := filepath.Join(dataDir, stagingName)
+	b, err := os.ReadFile(filepath.Join(dataDir, journalName))
+	switch {
+	case err == nil:
+		var j journal
+		if err := json.Unmarshal(b, &j); err != nil {
+			// WriteFileAtomic never leaves a partial journal, so this is
+			// damage from outside: keep the old data.
+			os.Remove(filepath.Join(dataDir, journalName))
+		} else if err := finish(dataDir, stage, j.Files); err != nil {
+			return err
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	if err := os.RemoveAll(stage); err != nil {
+		return err
+	}
+	for _, pattern := range []string{".*.tmp-*", ".cudb-build-*.db*", filepath.Join("sources", ".*.tmp-*")} {
+		leftovers, _ := filepath.Glob(filepath.Join(dataDir, pattern))
+		for _, p := range leftovers {
+			os.Remove(p)
+		}
+	}
+	return nil
 }

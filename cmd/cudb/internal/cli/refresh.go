@@ -1,20 +1,33 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
 
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/fetch"
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newRefreshCmd) }
 
+// allSources is the source list refresh works on; a binary built with the
+// cudbtest tag adds fake sources for the kill test.
+var allSources = scraper.Sources
+
 // RefreshOptions are `cudb refresh`'s flags.
 type RefreshOptions struct {
-	Snapshots string
-	DataDir   string
-	Sources   []string
+	Snapshots   string
+	DataDir     string
+	Sources     []string
+	DryRun      bool
+	AllowShrink bool
+	Markdown    string
+	BaseURL     string
 }
 
 func newRefreshCmd(f *Factory) *cobra.Command {
@@ -22,58 +35,167 @@ func newRefreshCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "refresh",
 		Short: "Re-scrape the sources, check them, and rebuild the data",
-		Example: `  cudb refresh --snapshots ../shared/sources --data data
-  cudb refresh --snapshots ../shared/sources --source pytorch`,
+		Long: `Scrapes each source (live over HTTP, or from a snapshot directory with
+--snapshots), checks it (rows found, few malformed rows, versions and dates
+parse, no large drop in rows, canary facts present), and replaces
+data/sources/<source>.json only for the sources that passed; a failed source
+keeps its previous file and makes the exit status 1. The database is then
+rebuilt and checked before it replaces data/cudb.db. Prints what changed per
+source (records added, removed, changed); progress goes to standard error.
+Nothing is written when nothing changed.`,
+		Example: `  cudb refresh
+  cudb refresh --source pytorch --dry-run
+  cudb refresh --snapshots ../shared/sources --data data
+  cudb refresh --markdown pr-body.md --json > report.json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if opts.Snapshots == "" {
-				return usageError(c, "name a snapshot directory with --snapshots")
-			}
-			srcs, err := selectSources(opts.Sources)
-			if err != nil {
-				return err
-			}
-			in := scraper.Input{Snapshots: opts.Snapshots}
-			results, rerr := scraper.Refresh(c.Context(), in, opts.DataDir, srcs)
-			out := f.Out(results, func() error {
-				for _, r := range results {
-					if r.Err != nil {
-						fmt.Fprintf(f.IO.ErrOut, "%s: FAILED: %v\n", r.Source, r.Err)
-						continue
-					}
-					fmt.Fprintf(f.IO.ErrOut, "%s: %d rows\n", r.Source, r.Rows)
-				}
-				return nil
-			})
-			if rerr != nil {
-				return rerr
-			}
-			return out
+			return runRefresh(c, f, opts)
 		},
 	}
 	c.Flags().StringVar(&opts.Snapshots, "snapshots", "", "read sources from this directory (laid out like shared/sources) instead of the network")
 	c.Flags().StringVar(&opts.DataDir, "data", "data", "data directory to update")
 	c.Flags().StringArrayVar(&opts.Sources, "source", nil, "refresh only this source (repeatable)")
+	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and print the diff, write nothing")
+	c.Flags().BoolVar(&opts.AllowShrink, "allow-shrink", false, "accept a source losing more than 10% of its rows")
+	c.Flags().StringVar(&opts.Markdown, "markdown", "", "also write the diff as markdown (a pull-request body) to this file")
+	c.Flags().StringVar(&opts.BaseURL, "base-url", "", "send every live request to this scheme://host instead (a mirror or a test server)")
+	c.Flags().MarkHidden("base-url")
 	return c
 }
 
+func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
+	all := allSources()
+	srcs, err := selectSources(all, opts.Sources)
+	if err != nil {
+		return err
+	}
+	ro := scraper.RefreshOptions{
+		DataDir: opts.DataDir,
+		Sources: srcs,
+		All:     all,
+		Checks:  scraper.CheckOptions{AllowShrink: opts.AllowShrink},
+		DryRun:  opts.DryRun,
+	}
+	var cache *fetch.FileCache
+	if opts.Snapshots != "" {
+		ro.Input.Snapshots = opts.Snapshots
+	} else {
+		cache = fetch.LoadFileCache(filepath.Join(opts.DataDir, ".fetch-cache.json"))
+		ro.Input.Fetcher = &fetch.Client{
+			HTTP:      &http.Client{},
+			BaseURL:   opts.BaseURL,
+			UserAgent: fetch.UserAgent(Version),
+			Cache:     cache,
+			Log: func(format string, args ...any) {
+				fmt.Fprintf(f.IO.ErrOut, "refresh: "+format+"\n", args...)
+			},
+		}
+	}
+	p := &progress{s: f.IO}
+	ro.Progress = p.event
+	rep, rerr := scraper.Refresh(c.Context(), ro)
+	if cache != nil && !opts.DryRun {
+		if err := cache.Save(); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "refresh: warning: %v\n", err)
+		}
+	}
+	if opts.Markdown != "" {
+		var b bytes.Buffer
+		if err := scraper.WriteMarkdown(&b, rep.Diffs(), rep.FailedReasons()); err != nil {
+			return err
+		}
+		if err := scraper.WriteFileAtomic(opts.Markdown, b.Bytes()); err != nil {
+			return fmt.Errorf("failed to write %s: %w", opts.Markdown, err)
+		}
+	}
+	out := f.Out(rep, func() error {
+		if err := scraper.WriteText(f.IO.Out, rep.Diffs()); err != nil {
+			return err
+		}
+		switch {
+		case opts.DryRun && len(rep.Written) > 0:
+			fmt.Fprintf(f.IO.ErrOut, "refresh: dry run: would write %s\n", strings.Join(rep.Written, ", "))
+		case opts.DryRun:
+			fmt.Fprintln(f.IO.ErrOut, "refresh: dry run: nothing would change")
+		case len(rep.Written) > 0:
+			fmt.Fprintf(f.IO.ErrOut, "refresh: wrote %s\n", strings.Join(rep.Written, ", "))
+		case rep.Error == "":
+			fmt.Fprintln(f.IO.ErrOut, "refresh: nothing changed")
+		}
+		return nil
+	})
+	if rerr != nil {
+		return rerr
+	}
+	return out
+}
+
+// progress reports each source on standard error: a line redrawn in place
+// on a terminal, plain log lines otherwise.
+type progress struct {
+	s *Streams
+}
+
+func (p *progress) event(e scraper.Event) {
+	var msg string
+	switch e.Stage {
+	case scraper.StageDone:
+		r := e.Result
+		state := "unchanged"
+		if r.Changed {
+			state = "updated"
+		}
+		msg = fmt.Sprintf("%s: %d rows (was %d), %d warnings, %s", e.Source, r.Rows, r.PrevRows, len(r.Warnings), state)
+		if r.Diff != nil && !r.Diff.Empty() {
+			msg += fmt.Sprintf(": +%d -%d ~%d", len(r.Diff.Added), len(r.Diff.Removed), len(r.Diff.Changed))
+		}
+	case scraper.StageFailed:
+		msg = fmt.Sprintf("%s: FAILED, previous data kept: %v", e.Source, e.Result.Err)
+	default:
+		msg = fmt.Sprintf("%s: %s…", e.Source, e.Stage)
+	}
+	final := e.Stage == scraper.StageDone || e.Stage == scraper.StageFailed
+	if !p.s.ErrTTY {
+		fmt.Fprintf(p.s.ErrOut, "refresh: %s\n", msg)
+		return
+	}
+	// \r and erase-line redraw the source's line until its result is in.
+	fmt.Fprintf(p.s.ErrOut, "\r\x1b[K%s", msg)
+	if final {
+		fmt.Fprintln(p.s.ErrOut)
+	}
+}
+
 // selectSources returns the named sources, or all of them.
-func selectSources(names []string) ([]scraper.Source, error) {
-	all := scraper.Sources()
+func selectSources(all []scraper.Source, names []string) ([]scraper.Source, error) {
 	if len(names) == 0 {
 		return all, nil
 	}
 	var out []scraper.Source
 	for _, n := range names {
-		s, ok := scraper.Lookup(n)
-		if !ok {
-			var known []string
+		var found scraper.Source
+		for _, s := range all {
+			if s.Name() == n {
+				found = s
+			}
+		}
+		if found == nil {
+			known := make([]string, 0, len(all))
 			for _, s := range all {
 				known = append(known, s.Name())
 			}
-			return nil, query.Errorf(query.CodeUsage, "unknown source %q (sources: %v)", n, known).WithHint("cudb refresh --help")
+			return nil, query.Errorf(query.CodeUsage, "unknown source %q (sources: %s)", n, strings.Join(known, ", ")).WithHint("cudb refresh --help")
 		}
-		out = append(out, s)
+		out = append(out, found)
 	}
 	return out, nil
+}
+
+// SetSources replaces the sources refresh knows, for tests that run the
+// real command tree over fake sources; it returns a function restoring
+// the previous list.
+func SetSources(f func() []scraper.Source) (restore func()) {
+	old := allSources
+	allSources = f
+	return func() { allSources = old }
 }

@@ -21,12 +21,16 @@ type Streams struct {
 	// TTY is true when Out is a terminal: tables are aligned for people;
 	// otherwise they are tab-separated for programs.
 	TTY bool
+	// ErrTTY is true when ErrOut is a terminal: progress redraws one line
+	// per task there, and prints plain log lines otherwise.
+	ErrTTY bool
 }
 
 // SystemStreams returns the real standard streams.
 func SystemStreams() *Streams {
 	return &Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		TTY: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd())}
+		TTY:    isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd())}
 }
 
 // TestStreams returns streams backed by buffers.

@@ -1,0 +1,93 @@
+package scraper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LockName is the lock file inside a data directory that keeps two
+// refreshes from writing at once.
+const LockName = ".refresh.lock"
+
+// staleLockAge is how old a lock must be before one whose owner cannot be
+// checked (another OS, unreadable content) is taken over.
+const staleLockAge = 6 * time.Hour
+
+// ErrLocked is returned (wrapped) when another live refresh holds the lock.
+var ErrLocked = errors.New("another refresh is running")
+
+// Lock is a held refresh lock.
+type Lock struct{ path string }
+
+// AcquireLock creates dataDir/.refresh.lock exclusively, holding this
+// process's pid. A lock left by a process that no longer runs (killed) is
+// stale and is taken over.
+func AcquireLock(dataDir string) (*Lock, error) {
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dataDir, LockName)
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, werr := fmt.Fprintf(f, "%d\n", os.Getpid())
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("failed to write %s: %w", path, werr)
+			}
+			return &Lock{path}, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("failed to create %s: %w", path, err)
+		}
+		pid, live := lockOwner(path)
+		if live {
+			return nil, fmt.Errorf("%w (pid %d holds %s)", ErrLocked, pid, path)
+		}
+		// Stale: its owner is gone. Remove and try once more; if another
+		// process wins the race, O_EXCL reports it on the retry.
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("failed to remove the stale lock %s: %w", path, err)
+		}
+	}
+	return nil, fmt.Errorf("%w (%s was re-created while taking over a stale lock)", ErrLocked, path)
+}
+
+// lockOwner reads the pid in a lock file and reports whether it still
+// holds the lock.
+func lockOwner(path string) (int, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, false
+	}
+	b, err := os.ReadFile(path)
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil || pid <= 0 {
+		// Being written right now, or garbage: only age decides.
+		return 0, time.Since(st.ModTime()) < staleLockAge
+	}
+	if pid == os.Getpid() {
+		return pid, true
+	}
+	alive, known := processAlive(pid)
+	if !known {
+		return pid, time.Since(st.ModTime()) < staleLockAge
+	}
+	return pid, alive
+}
+
+// Release removes the lock.
+func (l *Lock) Release() error {
+	if l == nil {
+		return nil
+	}
+	return os.Remove(l.path)
+}
