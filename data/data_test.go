@@ -26,9 +26,9 @@ func TestDataIsFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	results, err := scraper.Refresh(context.Background(), scraper.Input{Snapshots: snapshots}, tmp, scraper.Sources())
+	rep, err := scraper.Refresh(context.Background(), scraper.RefreshOptions{Input: scraper.Input{Snapshots: snapshots}, DataDir: tmp})
 	if err != nil {
-		t.Fatalf("refresh from snapshots failed: %v (%+v)", err, results)
+		t.Fatalf("refresh from snapshots failed: %v (%+v)", err, rep)
 	}
 	want := listFiles(t, tmp)
 	got := listFiles(t, ".")
