@@ -60,8 +60,17 @@ func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts P
 	}
 	res, err := Resolve(ctx, d, r)
 	if err != nil {
-		if format == "conda" && ErrorCode(err) == CodeNotFound {
-			return nil, notOnConda(r, err)
+		if ErrorCode(err) == CodeNotFound {
+			if format == "conda" {
+				return nil, notOnConda(r, err)
+			}
+			// A release published only to conda deserves that answer.
+			cr := r
+			cr.Channel = "conda"
+			if _, cerr := Resolve(ctx, d, cr); cerr == nil {
+				return nil, Errorf(CodeNotFound, "%s was published to the conda channels only, not as pip wheels", strings.Join(r.Requirements, " ")).
+					WithHint("cudb pin %s --format conda", strings.Join(r.Requirements, " "))
+			}
 		}
 		return nil, err
 	}
@@ -185,6 +194,9 @@ func newPinPlan(ctx context.Context, d *db.DB, r ResolveRequest, format string, 
 	}
 	for _, pt := range p.parts {
 		for _, pl := range pt.nonDefaultOn {
+			if !containsStr(s.Platforms, pl) {
+				continue
+			}
 			p.notes = append(p.notes, fmt.Sprintf("on %s, PyPI's %s %s is not the %s build: install there from %s",
 				pl, pt.framework, pt.packages[0].version, pt.stack.Variant, defaultIndex(pt.stack)))
 		}
@@ -382,14 +394,27 @@ func (p *pinPlan) requirementLines(withExtras bool) []string {
 			out = append(out, pk.requirement(withExtras))
 		}
 	}
+	// The same pin from two frameworks goes in once, without a marker
+	// when either states it without one.
+	var pins []string
 	for _, pt := range p.parts {
 		for _, pin := range pt.pins {
-			if !containsStr(out, pin) {
-				out = append(out, pin)
+			req, marker, _ := strings.Cut(pin, ";")
+			dup := -1
+			for i, q := range pins {
+				if qr, _, _ := strings.Cut(q, ";"); strings.TrimSpace(qr) == strings.TrimSpace(req) {
+					dup = i
+				}
+			}
+			switch {
+			case dup < 0:
+				pins = append(pins, pin)
+			case strings.TrimSpace(marker) == "":
+				pins[dup] = strings.TrimSpace(req)
 			}
 		}
 	}
-	return out
+	return append(out, pins...)
 }
 
 func (p *pinPlan) needsSystemLibs() bool {

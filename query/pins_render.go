@@ -435,17 +435,19 @@ func (p *pinPlan) dockerBase() (image string, why []string) {
 		why[0] = "CUDA " + cuda + ": images before CUDA 11 are tagged by minor"
 	}
 	tag := cuda + "-"
-	systemCUDNN := false
+	systemCUDNN := ""
 	for _, pt := range p.parts {
-		systemCUDNN = systemCUDNN || pt.systemCUDNN
+		if pt.systemCUDNN && systemCUDNN == "" {
+			systemCUDNN = pt.stack.CUDNN
+		}
 	}
-	if systemCUDNN {
-		maj := cudnnMajor(s.CUDNN)
+	if systemCUDNN != "" {
+		maj := cudnnMajor(systemCUDNN)
 		if version.DottedKey(minorOf(s.CUDA)) >= version.DottedKey("12.4") {
 			maj = ""
 		}
 		tag += "cudnn" + maj + "-"
-		why = append(why, "cuDNN "+s.CUDNN+" from the system: the cudnn image")
+		why = append(why, "cuDNN "+systemCUDNN+" from the system: the cudnn image")
 	} else {
 		why = append(why, "cuDNN comes from the wheels (or is not needed): the plain image")
 	}
