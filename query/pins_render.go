@@ -468,7 +468,7 @@ func renderDocker(p *pinPlan) (string, error) {
 	if p.stack.CUDA != "" {
 		py = distroPython[ubuntuFor(p.stack.CUDA)]
 	}
-	if py != "" {
+	if py != "" && (p.stack.Python.Min != "" || p.stack.Python.Max != "" || p.req.Python != "") {
 		want := p.req.Python
 		if (want != "" && want != py) || (want == "" && !pyInRange(py, p.stack.Python)) {
 			target := want
