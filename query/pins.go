@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -64,10 +65,14 @@ func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts P
 			if format == "conda" {
 				return nil, notOnConda(r, err)
 			}
-			// A release published only to conda deserves that answer.
+			// A release with no pip build at all but conda builds deserves
+			// that answer (the version-level error is the one that lists
+			// the versions that exist).
+			var qe *Error
+			versionLevel := errors.As(err, &qe) && qe.Detail != nil
 			cr := r
 			cr.Channel = "conda"
-			if _, cerr := Resolve(ctx, d, cr); cerr == nil {
+			if _, cerr := Resolve(ctx, d, cr); versionLevel && cerr == nil {
 				return nil, Errorf(CodeNotFound, "%s was published to the conda channels only, not as pip wheels", strings.Join(r.Requirements, " ")).
 					WithHint("cudb pin %s --format conda", strings.Join(r.Requirements, " "))
 			}

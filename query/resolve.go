@@ -433,11 +433,11 @@ type step struct {
 }
 
 func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *frameworkReq, cs *constraints) ([]Stack, error) {
-	builds, err := LoadBuilds(ctx, d, fr.fam.component)
+	known, err := Versions(ctx, d, fr.fam.component)
 	if err != nil {
 		return nil, err
 	}
-	if len(builds) == 0 {
+	if len(known) == 0 {
 		return nil, Errorf(CodeNotFound, "the database has no %s builds", fr.fam.component).WithHint("cudb db info")
 	}
 	label := fr.req.String()
@@ -445,15 +445,24 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		label = fr.fam.component
 	}
 	// Versions first, so "no such version" is told apart from "no such
-	// variant of that version".
-	var matched []*BuildRow
-	var known []string
-	seen := map[string]bool{}
-	for _, b := range builds {
-		if !seen[b.Version] {
-			seen[b.Version] = true
-			known = append(known, b.Version)
+	// variant of that version", and only the matching rows are read. A
+	// local label (2.1.0+cu121) is checked per build below.
+	public := fr.req
+	public.Specs = nil
+	for _, s := range fr.req.Specs {
+		if s.Version().Local() == "" {
+			public.Specs = append(public.Specs, s)
 		}
+	}
+	builds, err := LoadBuildsWhere(ctx, d, fr.fam.component, func(v string) bool {
+		pv, err := version.Parse(v)
+		return err == nil && public.Specs.Check(pv, p.Pre || hasLocal(fr.req))
+	})
+	if err != nil {
+		return nil, err
+	}
+	var matched []*BuildRow
+	for _, b := range builds {
 		if fr.pkg != "" && b.Package != fr.pkg {
 			continue
 		}
@@ -595,6 +604,15 @@ func familyName(label string) string {
 		}
 	}
 	return label
+}
+
+func hasLocal(req version.Requirement) bool {
+	for _, s := range req.Specs {
+		if s.Version().Local() != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func versionMatches(req version.Requirement, b *BuildRow, pre bool) bool {

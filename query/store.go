@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/cudb/cudb/db"
 )
@@ -31,9 +32,57 @@ func (b *BuildRow) Req(needs string, kinds ...string) (db.Requirement, bool) {
 // LoadBuilds reads every build of component with its requirements,
 // newest version first.
 func LoadBuilds(ctx context.Context, d *db.DB, component string) ([]*BuildRow, error) {
+	return LoadBuildsWhere(ctx, d, component, nil)
+}
+
+// Versions lists the distinct versions of component, newest first.
+func Versions(ctx context.Context, d *db.DB, component string) ([]string, error) {
+	// Walking the covering index in order and skipping repeats is cheaper
+	// than DISTINCT, which sorts through a temporary tree.
+	rows, err := d.SQL.QueryContext(ctx, "SELECT version FROM build WHERE component = ? ORDER BY version_key DESC", component)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s versions: %w", component, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 || out[len(out)-1] != v {
+			out = append(out, v)
+		}
+	}
+	return out, rows.Err()
+}
+
+// LoadBuildsWhere reads the builds of component whose version keep
+// accepts (all when keep is nil), with their requirements. Versions are
+// matched first so that only the rows a question needs are read: reading
+// rows, not finding them, is what costs.
+func LoadBuildsWhere(ctx context.Context, d *db.DB, component string, keep func(version string) bool) ([]*BuildRow, error) {
+	filter, args := "", []any{component}
+	if keep != nil {
+		versions, err := Versions(ctx, d, component)
+		if err != nil {
+			return nil, err
+		}
+		var in []string
+		for _, v := range versions {
+			if keep(v) {
+				in = append(in, "?")
+				args = append(args, v)
+			}
+		}
+		if len(in) == 0 {
+			return nil, nil
+		}
+		filter = " AND version IN (" + strings.Join(in, ",") + ")"
+	}
 	rows, err := d.SQL.QueryContext(ctx, `SELECT id, component, version, variant, platform, package, pip_version, cuda,
 		python_min, python_max, index_url, arch_list, is_default, channel, source, url, ref
-		FROM build WHERE component = ? ORDER BY version_key DESC, cuda_key DESC, variant, platform, channel`, component)
+		FROM build WHERE component = ?`+filter+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read %s builds: %w", component, err)
 	}
@@ -53,8 +102,12 @@ func LoadBuilds(ctx context.Context, d *db.DB, component string) ([]*BuildRow, e
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if len(out) == 0 {
+		return nil, nil
+	}
 	rq, err := d.SQL.QueryContext(ctx, `SELECT r.build_id, r.needs, r.spec, r.kind, r.marker, r.source, r.url, r.ref
-		FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.component = ? ORDER BY r.build_id, r.needs, r.kind`, component)
+		FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.component = ?`+strings.ReplaceAll(filter, "version", "b.version")+
+		` ORDER BY r.build_id, r.needs, r.kind`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read %s requirements: %w", component, err)
 	}

@@ -148,7 +148,7 @@ func TestMatrixTorchAndDB(t *testing.T) {
 		}
 	}
 	code, out, _ = run(t, false, "db", "info", "--json", "--db", dbPath)
-	if code != 0 || !strings.Contains(out, `"schema_version": 1`) || !strings.Contains(out, `"fixture"`) {
+	if code != 0 || !strings.Contains(out, `"schema_version": 2`) || !strings.Contains(out, `"fixture"`) {
 		t.Errorf("db info: %d %s", code, out)
 	}
 	code, out, _ = run(t, true, "db", "check", "--db", dbPath)
@@ -156,7 +156,7 @@ func TestMatrixTorchAndDB(t *testing.T) {
 		t.Errorf("db check: %d %s", code, out)
 	}
 	code, out, _ = run(t, false, "version", "--json")
-	if code != 0 || !strings.Contains(out, `"schema_version": 1`) {
+	if code != 0 || !strings.Contains(out, `"schema_version": 2`) {
 		t.Errorf("version: %d %s", code, out)
 	}
 	code, out, _ = run(t, false, "help", "exit-codes")

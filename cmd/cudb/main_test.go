@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildBinary builds the real cudb binary once for whole-process tests
+// and benchmarks.
+func buildBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "cudb")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+func benchProcess(b *testing.B, args ...string) {
+	bin := buildBinary(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, args...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}
+
+// BenchmarkProcessVersion is the floor: start a cudb process that opens
+// no database.
+func BenchmarkProcessVersion(b *testing.B) { benchProcess(b, "version") }
+
+// BenchmarkProcessResolve is `cudb resolve torch==2.1 --cuda 12.1` as a
+// whole process, piped (TSV output).
+func BenchmarkProcessResolve(b *testing.B) {
+	benchProcess(b, "resolve", "torch==2.1", "--cuda", "12.1")
+}
+
+// TestBinaryResolve runs the README's first command through the real
+// binary on the embedded database.
+func TestBinaryResolve(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "resolve", "torch==2.1").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"torch==2.1.0+cu121", "cu121", "cu118", "8.9.2.26", "8.7.0.84"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package data_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/cudb/cudb/data"
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/scraper"
+	_ "github.com/cudb/cudb/scraper/all"
+	"github.com/cudb/cudb/scraper/sourcestest"
+)
+
+// TestDataIsFresh rebuilds data/ from the source snapshots with the
+// current code and fails when any committed file differs: data/ must
+// never be stale against the scrapers, the schema or the snapshots.
+func TestDataIsFresh(t *testing.T) {
+	snapshots := sourcestest.Dir(t)
+	tmp := t.TempDir()
+	if ov, err := os.ReadFile("overrides.yaml"); err == nil {
+		if err := os.WriteFile(filepath.Join(tmp, "overrides.yaml"), ov, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results, err := scraper.Refresh(context.Background(), scraper.Input{Snapshots: snapshots}, tmp, scraper.Sources())
+	if err != nil {
+		t.Fatalf("refresh from snapshots failed: %v (%+v)", err, results)
+	}
+	want := listFiles(t, tmp)
+	got := listFiles(t, ".")
+	for name := range want {
+		a, _ := os.ReadFile(filepath.Join(tmp, name))
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Errorf("data/%s is missing: run `make data` and commit", name)
+			continue
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("data/%s is stale: run `make data` and commit", name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("data/%s is not produced by any source: remove it or run `make data`", name)
+		}
+	}
+	if b, _ := os.ReadFile("cudb.db"); !bytes.Equal(b, data.DB) {
+		t.Error("the embedded database differs from data/cudb.db")
+	}
+}
+
+// listFiles returns the generated files under dir: cudb.db,
+// manifest.json and sources/*.json.
+func listFiles(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, n := range []string{"cudb.db", "manifest.json"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			out[n] = true
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "sources"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out[filepath.Join("sources", n)] = true
+	}
+	return out
+}
+
+// TestEmbeddedDatabaseOpens checks the shipped image is a database this
+// binary reads and that it is sound.
+func TestEmbeddedDatabaseOpens(t *testing.T) {
+	ctx := context.Background()
+	d, err := db.OpenImage(ctx, data.DB, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rep, err := d.Check(ctx)
+	if err != nil || !rep.OK() {
+		t.Fatalf("check: %+v %v", rep, err)
+	}
+	srcs, err := d.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != len(scraper.Sources()) {
+		t.Errorf("embedded database has %d sources, the code lists %d: run `make data`", len(srcs), len(scraper.Sources()))
+	}
+}

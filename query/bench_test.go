@@ -1,0 +1,57 @@
+package query
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cudb/cudb/data"
+	"github.com/cudb/cudb/db"
+)
+
+func embedded(b *testing.B) *db.DB {
+	b.Helper()
+	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { d.Close() })
+	return d
+}
+
+// BenchmarkOpenEmbedded is the start-up cost every command pays.
+func BenchmarkOpenEmbedded(b *testing.B) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		d, err := db.OpenImage(ctx, data.DB, "embedded")
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.Close()
+	}
+}
+
+func benchResolve(b *testing.B, req ResolveRequest) {
+	d := embedded(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Resolve(ctx, d, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Stacks) == 0 {
+			b.Fatal("no stacks")
+		}
+	}
+}
+
+// BenchmarkResolveTorch is `cudb resolve torch==2.1 --cuda 12.1` in process.
+func BenchmarkResolveTorch(b *testing.B) {
+	benchResolve(b, ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "12.1"})
+}
+
+// BenchmarkResolveTorchAll is the widest torch question: every release.
+func BenchmarkResolveTorchAll(b *testing.B) {
+	benchResolve(b, ResolveRequest{Requirements: []string{"torch"}})
+}

@@ -1,0 +1,7 @@
+// Package all links every source package into the binary (each registers
+// itself with scraper.Register); import it for its side effect.
+package all
+
+import (
+	_ "github.com/cudb/cudb/scraper/pytorch"
+)

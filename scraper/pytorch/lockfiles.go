@@ -1,0 +1,121 @@
+package pytorch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/scraper"
+)
+
+// Lockfiles imports what the published PyPI torch wheels declare
+// (Requires-Dist pins as recorded in public lock files, compiled
+// requirement files, pip logs and quoted metadata) and the torchvision /
+// torchaudio releases locked with each torch release. It is the best
+// evidence of the released wheel, so it comes first in precedence. The
+// live equivalent is PyPI's JSON API (info.requires_dist per release); it
+// is not implemented yet, so live scrapes fail rather than guess.
+type Lockfiles struct{}
+
+func (Lockfiles) Name() string { return "pytorch-lockfiles" }
+func (Lockfiles) URL() string  { return "https://pypi.org/project/torch/" }
+
+func (s Lockfiles) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
+	if in.Fetcher != nil {
+		return nil, fmt.Errorf("%s is snapshot-only: reading https://pypi.org/pypi/torch/<version>/json is not implemented", s.Name())
+	}
+	var all []scraper.Record
+	for _, t := range []csvTable{
+		{"pins", "torch_pins_from_lockfiles.csv", []string{"torch_version", "package", "pinned_version"},
+			[]string{"source_repo", "source_path", "source_commit_or_issue"}},
+		{"domain_pairs", "torch_domain_pairs_from_lockfiles.csv", []string{"torch_version", "torchvision", "torchaudio"},
+			[]string{"source"}},
+	} {
+		b, _, err := doc{snap: "derived/" + t.file}.read(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := readCSV(b, t.table, t.file, t.keyCols, t.ref)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	return all, nil
+}
+
+// lockMarker keeps a declared PEP 508 marker and drops the compilers'
+// placeholders ("(not printed)", "n/a ...").
+func lockMarker(m string) string {
+	if strings.HasPrefix(m, "(") || strings.HasPrefix(m, "n/a") {
+		return ""
+	}
+	return m
+}
+
+func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
+	f := newFacts(s.Name())
+	// The PyPI wheel's CUDA variant is the one its runtime (or, from 2.11,
+	// cuda-toolkit) pin names.
+	variant := map[string]string{}
+	for _, r := range recs {
+		pkg := r.Fields["package"]
+		if r.Table == "pins" && (strings.HasPrefix(pkg, "nvidia-cuda-runtime-") || strings.HasPrefix(pkg, "cuda-toolkit")) {
+			if v := variantOfCUDA(r.Fields["pinned_version"]); v != "" && variant[r.Fields["torch_version"]] == "" {
+				variant[r.Fields["torch_version"]] = v
+			}
+		}
+	}
+	defaultBuild := func(r scraper.Record) (db.BuildKey, db.Provenance, bool) {
+		v := r.Fields["torch_version"]
+		p := f.prov(s.URL(), r.Ref)
+		if !reRelease.MatchString(v) {
+			f.refuse(r, "torch_version is not a release version")
+			return db.BuildKey{}, p, false
+		}
+		vr := variant[v]
+		if vr == "" {
+			f.refuse(r, "no CUDA runtime or cuda-toolkit pin for "+v+": cannot tell the PyPI wheel's variant")
+			return db.BuildKey{}, p, false
+		}
+		b := wheelBuild(v, vr, "linux", true, p)
+		f.release("torch", v, p)
+		f.build(b)
+		return b.Key(), p, true
+	}
+	for _, r := range recs {
+		switch r.Table {
+		case "pins":
+			ver := r.Fields["pinned_version"]
+			if ver == "" {
+				f.refuse(r, "range dependency: the lock records a resolved version, not the specifier")
+				continue
+			}
+			k, p, ok := defaultBuild(r)
+			if !ok {
+				continue
+			}
+			pinRequirements(f, k, r.Fields["package"], "=="+ver, lockMarker(r.Fields["platform_marker"]), p)
+		case "domain_pairs":
+			k, p, ok := defaultBuild(r)
+			if !ok {
+				continue
+			}
+			audio := r.Fields["torchaudio"]
+			// torchaudio 2.11.0 is the last release; later torch rows show the
+			// 2.11.0 installed alongside, which is not a pairing.
+			if audio != "" && minorOf(audio) != minorOf(k.Version) && strings.HasPrefix(k.Version, "2.") {
+				f.refuse(r, "torchaudio "+audio+" is installed alongside, not released with, torch "+k.Version)
+				audio = ""
+			}
+			paired(f, k, r.Fields["torchvision"], audio, p)
+		default:
+			f.refuse(r, "unknown table")
+		}
+	}
+	if len(f.out.Builds) == 0 {
+		return nil, fmt.Errorf("no usable pins among %d records", len(recs))
+	}
+	return f.result(), nil
+}

@@ -1,0 +1,278 @@
+package pytorch
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/scraper"
+)
+
+// BuildMatrix imports the fact tables derived from PyTorch's build
+// scripts and install-matrix generator (shared/sources/pytorch/derived).
+// They exist only as snapshots: the live equivalents are the PEP 503
+// indexes and per-branch build scripts, which this source does not read.
+type BuildMatrix struct{}
+
+type csvTable struct {
+	table, file  string
+	keyCols, ref []string
+}
+
+var matrixTables = []csvTable{
+	{"release_matrix", "torch_release_matrix.csv", []string{"torch_version"}, []string{"sources"}},
+	{"install_matrix", "testinfra_release_install_matrix.csv",
+		[]string{"torch_stable_version", "os", "package_type", "variant", "commit_role"},
+		[]string{"source_repo", "source_path", "source_commit"}},
+	{"arch_list", "torch_cuda_arch_list.csv", []string{"torch_version", "cuda_variant", "platform"},
+		[]string{"source_repo", "source_path", "source_commit"}},
+	{"toolchain", "torch_cuda_build_toolchain.csv", []string{"torch_version", "cuda_variant", "platform"},
+		[]string{"source_repo", "source_path", "source_commit"}},
+	{"cuda_pins", "torch_cuda_pins.csv", []string{"torch_version", "cuda_variant", "package"},
+		[]string{"source_repo", "source_path", "source_commit"}},
+}
+
+func (BuildMatrix) Name() string { return "pytorch-build-matrix" }
+func (BuildMatrix) URL() string {
+	return "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py"
+}
+
+func (s BuildMatrix) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
+	if in.Fetcher != nil {
+		return nil, fmt.Errorf("%s is snapshot-only: its tables were derived from build scripts; a live scrape would read the download.pytorch.org indexes, which is not implemented", s.Name())
+	}
+	var all []scraper.Record
+	for _, t := range matrixTables {
+		d := doc{snap: "derived/" + t.file}
+		b, _, err := d.read(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := readCSV(b, t.table, t.file, t.keyCols, t.ref)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	return all, nil
+}
+
+var reParen = regexp.MustCompile(`\s*\(.*?\)`)
+
+func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
+	f := newFacts(s.Name())
+	byTable := map[string][]scraper.Record{}
+	for _, r := range recs {
+		byTable[r.Table] = append(byTable[r.Table], r)
+	}
+	var releases []string
+	url := s.URL()
+	// Release rows first: they carry the curated default variant and
+	// Python range that the other tables' builds are completed with.
+	for _, r := range byTable["release_matrix"] {
+		v := r.Fields["torch_version"]
+		if !reRelease.MatchString(v) {
+			f.refuse(r, "torch_version is not a release version")
+			continue
+		}
+		releases = append(releases, v)
+		p := f.prov(url, r.Ref)
+		f.release("torch", v, p)
+		pyMin, pyMax := r.Fields["python_min"], r.Fields["python_max"]
+		if i := strings.Index(pyMin, "/"); i >= 0 {
+			pyMin = pyMin[:i] // "2.7/3.5": 2.7 or >=3.5; the floor is 2.7
+		}
+		def := r.Fields["pypi_default_linux_variant"]
+		cudnn := map[string]string{}
+		for _, kv := range splitList(r.Fields["cudnn_by_variant"]) {
+			k, val, ok := strings.Cut(kv, ":")
+			if ok {
+				cudnn[k] = reParen.ReplaceAllString(val, "")
+			}
+		}
+		add := func(variant, channel string, plats []string) {
+			for _, plat := range plats {
+				var b db.Build
+				if channel == "conda" {
+					b = db.Build{Component: "torch", Version: v, Variant: variant, Platform: plat, Channel: "conda",
+						CUDA: cudaOfVariant(variant), Provenance: p}
+				} else {
+					b = wheelBuild(v, variant, plat, plat == "linux" && variant == def, p)
+					if cmpDotted(v, "1.11.0") < 0 {
+						// the find-links page per variant is the previous-versions
+						// page's to state; do not guess it here
+						b.PipVersion, b.IndexURL = "", ""
+					}
+				}
+				b.PythonMin, b.PythonMax = pyMin, pyMax
+				f.build(b)
+				if channel == "" {
+					paired(f, b.Key(), r.Fields["torchvision"], r.Fields["torchaudio"], p)
+					if c := cudnn[variant]; c != "" && reDotted.MatchString(c) {
+						f.require(db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: c, Kind: db.KindBundled, Provenance: p})
+					}
+				}
+			}
+		}
+		for _, variant := range splitList(r.Fields["linux_wheel_cuda_variants"]) {
+			add(variant, "", platformsOf(variant))
+		}
+		for _, variant := range splitList(r.Fields["rocm_wheel_variants"]) {
+			add(variant, "", []string{"linux"})
+		}
+		for _, variant := range splitList(r.Fields["other_wheel_variants"]) {
+			add(variant, "", platformsOf(variant))
+		}
+		for _, variant := range splitList(r.Fields["conda_cuda_variants"]) {
+			add(variant, "conda", platformsOf(variant))
+		}
+	}
+	sort.Slice(releases, func(i, j int) bool { return cmpDotted(releases[i], releases[j]) < 0 })
+	s.installMatrix(f, byTable["install_matrix"], url)
+	for _, r := range byTable["arch_list"] {
+		plat := "linux"
+		if strings.Contains(r.Fields["platform"], "aarch64") {
+			plat = "linux-aarch64"
+		}
+		arch, err := archList(r.Fields["sm_list"])
+		if err != nil || arch == "" {
+			f.refuse(r, fmt.Sprintf("unusable arch list: %v", err))
+			continue
+		}
+		vs := expandVersions(r.Fields["torch_version"], releases)
+		if len(vs) == 0 {
+			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
+		}
+		for _, v := range vs {
+			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
+			if _, ok := f.builds[k]; !ok {
+				continue // the variant did not ship for this patch
+			}
+			f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(url, r.Ref)})
+		}
+	}
+	for _, r := range byTable["toolchain"] {
+		plat := "linux"
+		if strings.Contains(r.Fields["platform"], "windows") {
+			plat = "windows"
+		}
+		vs := expandVersions(r.Fields["torch_version"], releases)
+		if len(vs) == 0 {
+			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
+		}
+		for _, v := range vs {
+			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
+			if _, ok := f.builds[k]; !ok {
+				continue
+			}
+			p := f.prov(url, r.Ref)
+			for needs, col := range map[string]string{"cudnn": "cudnn", "nccl": "nccl", "cuda": "cuda_toolkit_full"} {
+				if val := r.Fields[col]; reDotted.MatchString(val) {
+					f.require(db.Requirement{Build: k, Needs: needs, Spec: val, Kind: db.KindBundled, Provenance: p})
+				}
+			}
+		}
+	}
+	for _, r := range byTable["cuda_pins"] {
+		spec := r.Fields["spec"]
+		ver := r.Fields["pinned_version"]
+		if spec == "unpinned" || ver == "" {
+			f.refuse(r, "no version pinned in this snapshot")
+			continue
+		}
+		vs := expandVersions(r.Fields["torch_version"], releases)
+		if len(vs) == 0 {
+			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
+			continue
+		}
+		for _, v := range vs {
+			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: "linux"}
+			if _, ok := f.builds[k]; !ok {
+				continue
+			}
+			full := spec + ver
+			if strings.ContainsAny(ver[:1], "<>=!~") {
+				full = ver // the range is written out in pinned_version
+			}
+			pinRequirements(f, k, r.Fields["package"], full, r.Fields["environment_marker"], f.prov(url, r.Ref))
+		}
+	}
+	if len(f.out.Builds) == 0 {
+		return nil, fmt.Errorf("no builds among %d records", len(recs))
+	}
+	return f.result(), nil
+}
+
+// installMatrix adds the per-OS builds of the getting-started generator.
+// The Linux x86_64 default comes from the release rows only: at some
+// go-live commits the generator's default rule was stale.
+func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) {
+	for _, r := range rows {
+		v := r.Fields["torch_stable_version"]
+		if !reRelease.MatchString(v) {
+			f.refuse(r, "torch_stable_version is not a release version")
+			continue
+		}
+		plat := map[string]string{"linux": "linux", "windows": "windows", "macos": "macos",
+			"macos-arm64": "macos", "linux-aarch64": "linux-aarch64"}[r.Fields["os"]]
+		if plat == "" {
+			f.refuse(r, "unknown os "+r.Fields["os"])
+			continue
+		}
+		variant := r.Fields["variant"]
+		p := f.prov(url, r.Ref)
+		lo, hi := pythonRange(r.Fields["python_versions"])
+		var b db.Build
+		if r.Fields["package_type"] == "conda" {
+			b = db.Build{Component: "torch", Version: v, Variant: variant, Platform: plat, Channel: "conda",
+				CUDA: cudaOfVariant(variant), Provenance: p}
+		} else {
+			noIndex := r.Fields["install_cmd_has_no_index_url"] == "yes"
+			b = wheelBuild(v, variant, plat, noIndex && plat != "linux", p)
+			if plat == "linux-aarch64" && !noIndex {
+				b.PipVersion, b.IndexURL = v+"+"+variant, indexURL(v, variant)
+			}
+			if plat == "windows" {
+				b.IsDefault = false // PyPI's Windows wheel is the CPU build, not a CUDA default
+			}
+		}
+		b.PythonMin, b.PythonMax = lo, hi
+		if _, known := f.builds[b.Key()]; known {
+			// the release rows already set the curated range
+			b.PythonMin, b.PythonMax = "", ""
+		}
+		f.build(b)
+	}
+}
+
+func paired(f *facts, k db.BuildKey, vision, audio string, p db.Provenance) {
+	if reDotted.MatchString(vision) {
+		f.require(db.Requirement{Build: k, Needs: "torchvision", Spec: vision, Kind: db.KindPaired, Provenance: p})
+		f.release("torchvision", vision, p)
+	}
+	if reDotted.MatchString(audio) {
+		f.require(db.Requirement{Build: k, Needs: "torchaudio", Spec: audio, Kind: db.KindPaired, Provenance: p})
+		f.release("torchaudio", audio, p)
+	}
+}
+
+// pinRequirements records a pip pin and, for the libraries cudb tracks as
+// components, the same version under its canonical name.
+func pinRequirements(f *facts, k db.BuildKey, pkg, spec, marker string, p db.Provenance) {
+	f.require(db.Requirement{Build: k, Needs: pkg, Spec: spec, Kind: db.KindPin, Marker: marker, Provenance: p})
+	ver := strings.TrimPrefix(spec, "==")
+	if ver == spec || !reDotted.MatchString(ver) {
+		return
+	}
+	switch {
+	case strings.HasPrefix(pkg, "nvidia-cudnn-"):
+		f.require(db.Requirement{Build: k, Needs: "cudnn", Spec: ver, Kind: db.KindPin, Marker: marker, Provenance: p})
+	case strings.HasPrefix(pkg, "nvidia-nccl-"):
+		f.require(db.Requirement{Build: k, Needs: "nccl", Spec: ver, Kind: db.KindPin, Marker: marker, Provenance: p})
+	case strings.HasPrefix(pkg, "nvidia-cuda-runtime-"), strings.HasPrefix(pkg, "cuda-toolkit"):
+		f.require(db.Requirement{Build: k, Needs: "cuda", Spec: ver, Kind: db.KindPin, Marker: marker, Provenance: p})
+	}
+}

@@ -1,0 +1,98 @@
+package pytorch
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/sourcestest"
+)
+
+// snapshotFacts scrapes and normalizes src from the shared snapshots.
+func snapshotFacts(t *testing.T, src scraper.Source) ([]scraper.Record, *db.Facts) {
+	t.Helper()
+	dir := sourcestest.Dir(t)
+	recs, err := src.Scrape(context.Background(), scraper.Input{Snapshots: dir})
+	if err != nil {
+		t.Fatalf("%s: scrape: %v", src.Name(), err)
+	}
+	if err := scraper.CheckUnique(recs); err != nil {
+		t.Fatal(err)
+	}
+	f, err := src.Normalize(recs)
+	if err != nil {
+		t.Fatalf("%s: normalize: %v", src.Name(), err)
+	}
+	return recs, f
+}
+
+// TestSnapshots merges the family as the builder does and checks facts
+// against the snapshot lines they come from.
+func TestSnapshots(t *testing.T) {
+	var parts []*db.Facts
+	for _, s := range Sources() {
+		_, f := snapshotFacts(t, s)
+		parts = append(parts, f)
+	}
+	m := db.Merge(parts...)
+	rel := map[string]bool{}
+	for _, r := range m.Releases {
+		rel[r.Component+"=="+r.Version] = true
+	}
+	for _, v := range []string{"1.0.0", "1.0.1", "1.1.0", "1.2.0", "1.3.0", "1.3.1", "1.4.0", "1.5.0", "1.5.1", "1.6.0",
+		"1.7.0", "1.7.1", "1.8.0", "1.8.1", "1.8.2", "1.9.0", "1.9.1", "1.10.0", "1.10.1", "1.10.2", "1.11.0", "1.12.0",
+		"1.12.1", "1.13.0", "1.13.1", "2.0.0", "2.0.1", "2.1.0", "2.1.1", "2.1.2", "2.2.0", "2.2.1", "2.2.2", "2.3.0",
+		"2.3.1", "2.4.0", "2.4.1", "2.5.0", "2.5.1", "2.6.0", "2.7.0", "2.7.1", "2.8.0", "2.9.0", "2.9.1", "2.10.0",
+		"2.11.0", "2.12.0", "2.12.1", "2.13.0", "2.14.0", "2.14.1"} {
+		if !rel["torch=="+v] {
+			t.Errorf("release torch %s missing", v)
+		}
+	}
+	type want struct{ v, variant, plat, ch, needs, kind, spec string }
+	for _, w := range []want{
+		{"2.1.0", "cu121", "linux", "", "cudnn", "pin", "8.9.2.26"},               // lockfiles: pip log / builder#1533
+		{"2.1.0", "cu121", "linux", "", "nvidia-cudnn-cu12", "pin", "==8.9.2.26"}, // same
+		{"2.1.0", "cu121", "linux", "", "nccl", "pin", "2.18.1"},
+		{"2.1.0", "cu118", "linux", "", "cudnn", "bundled", "8.7.0.84"}, // release matrix row 2.1.0
+		{"2.1.0", "cu121", "linux", "", "torchvision", "paired", "0.16.0"},
+		{"2.1.0", "cu121", "linux", "", "torchaudio", "paired", "2.1.0"},
+		{"2.0.0", "cu117", "linux", "conda", "torchvision", "paired", "0.15.0"}, // previous-versions conda line
+		{"2.0.0", "cu117", "linux", "", "torchvision", "paired", "0.15.1"},      // previous-versions pip line
+		{"2.0.0", "cu117", "linux", "", "torchaudio", "paired", "2.0.1"},
+		{"2.0.1", "cu117", "linux", "", "cudnn", "pin", "8.5.0.96"},
+		{"2.5.1", "cu124", "linux", "", "nccl", "pin", "2.21.5"},
+		{"2.7.0", "cu126", "linux", "", "nvidia-nccl-cu12", "pin", "==2.26.2"}, // lock beats the 2.7 dev snapshot
+		{"2.11.0", "cu130", "linux", "", "cudnn", "pin", "9.19.0.56"},
+		{"2.13.0", "cu130", "linux", "", "nccl", "pin", "2.29.7"},
+		{"2.14.0", "cu130", "linux", "", "cudnn", "pin", "9.24.0.43"},
+		{"1.10.1", "cu111", "linux", "", "torchvision", "paired", "0.11.2"},
+		{"1.8.1", "cu111", "windows", "", "torchaudio", "paired", "0.8.1"},
+		{"2.1.0", "cu121", "linux", "conda", "cudnn", "bundled", "8.9.2"}, // moi90 package name
+		{"1.12.1", "cu116", "linux", "conda", "cudnn", "bundled", "8.3.2"},
+		{"2.3.0", "cu121", "windows", "", "cudnn", "bundled", "8.9.2.26"},
+		{"1.13.1", "cu117", "linux", "", "cudnn", "pin", "8.5.0.96"},
+	} {
+		if got := findReq(m, w.v, w.variant, w.plat, w.ch, w.needs, w.kind); got != w.spec {
+			t.Errorf("%s %s %s %q needs %s (%s) = %q, want %q", w.v, w.variant, w.plat, w.ch, w.needs, w.kind, got, w.spec)
+		}
+	}
+	for _, c := range []struct{ v, variant, plat, pip, pyMin, pyMax string }{
+		{"2.1.0", "cu121", "linux", "2.1.0+cu121", "3.8", "3.11"},
+		{"2.5.0", "cu124", "linux", "2.5.0+cu124", "3.9", "3.12"},
+		{"1.9.0", "cu102", "linux", "1.9.0+cu102", "3.6", "3.9"},
+		{"2.13.0", "cu130", "linux", "2.13.0+cu130", "3.10", "3.14"},
+	} {
+		b := findBuild(m, c.v, c.variant, c.plat, "")
+		if b == nil || !b.IsDefault || b.PipVersion != c.pip || b.PythonMin != c.pyMin || b.PythonMax != c.pyMax {
+			t.Errorf("default build %s %s = %+v", c.v, c.variant, b)
+		}
+	}
+	if b := findBuild(m, "2.1.0", "cu121", "linux", ""); b == nil || !strings.Contains(b.ArchList, "sm_90") {
+		t.Errorf("2.1.0 cu121 arch list = %+v", b)
+	}
+	if b := findBuild(m, "1.8.2", "cu111", "linux", ""); b == nil || b.IndexURL != "https://download.pytorch.org/whl/lts/1.8/cu111" {
+		t.Errorf("1.8.2 LTS build = %+v", b)
+	}
+}
