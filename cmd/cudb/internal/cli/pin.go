@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudb/cudb/query"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newPinCmd) }
+
+// PinOptions are `cudb pin`'s flags.
+type PinOptions struct {
+	query.ResolveRequest
+	Format string
+	Devel  bool
+	Output string
+}
+
+func newPinCmd(f *Factory) *cobra.Command {
+	opts := &PinOptions{}
+	c := &cobra.Command{
+		Use:   "pin REQUIREMENT...",
+		Short: "Write pins that install the best stack: requirements, constraints, pip, uv, conda, apt, docker",
+		Long: `Resolve requirements exactly as ` + "`cudb resolve`" + ` does, take the best stack and write it
+in a format an installer reads:
+
+  requirements  requirements.txt: index lines, exact == pins, the nvidia-* wheels the framework pins
+  constraints   the same pins without index lines, for pip install -c
+  pip           one pip install command line
+  uv            a pyproject.toml fragment: an explicit [[tool.uv.index]] per variant and [tool.uv.sources]
+  conda         environment.yml, for releases published to the pytorch conda channel
+  apt           NVIDIA apt repository packages for stacks that load CUDA/cuDNN from the system
+  docker        a Dockerfile: the nvidia/cuda base image for the stack, then pip
+
+Every file starts with a comment naming cudb's version, the data build, the stack's CUDA,
+cuDNN and driver floor, and the sources. Frameworks that cannot share an environment exit 3
+naming the conflicts; a request nothing matches exits 4.`,
+		Example: `  cudb pin torch==2.1 --cuda 12.1 > requirements.txt
+  cudb pin torch==2.1 --cuda 11.8 --format uv
+  cudb pin torch==1.13.1 --format conda -o environment.yml
+  cudb pin tensorflow==2.11 --format apt
+  cudb pin torch==2.1 --format docker --devel -o Dockerfile
+  cudb pin torch==2.1 tensorflow==2.14 --format requirements --json`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Requirements = args
+			return runPin(c, f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(query.PinFormats, ", "))
+	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of standard output")
+	fl.StringVar(&opts.CUDA, "cuda", "", "CUDA version or specifier (12.1 = any 12.1.x)")
+	fl.StringVar(&opts.Python, "python", "", "Python version the stack must support (3.11)")
+	fl.StringVar(&opts.Platform, "platform", "", "linux, windows, macos or linux-aarch64")
+	fl.StringVar(&opts.Variant, "variant", "", "build variant (cu121, cpu, rocm6.0); default: CUDA builds")
+	fl.StringVar(&opts.Channel, "channel", "", "pip (default) or conda (implied by --format conda)")
+	fl.StringVar(&opts.Driver, "driver", "", "NVIDIA driver version the stack must run on (535.104.05)")
+	fl.StringVar(&opts.GPU, "gpu", "", "GPU the stack must carry kernels for (\"Tesla T4\")")
+	fl.StringVar(&opts.SM, "sm", "", "compute capability the stack must carry kernels for (7.5)")
+	fl.BoolVar(&opts.Pre, "pre", false, "include pre-releases")
+	return c
+}
+
+func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
+	if !containsString(query.PinFormats, opts.Format) {
+		return (&query.Error{Code: query.CodeUsage,
+			Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(query.PinFormats, ", "))}).
+			WithHint("cudb pin torch==2.1 --format requirements")
+	}
+	ctx := c.Context()
+	d, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := query.Pins(ctx, d, opts.ResolveRequest, opts.Format, query.PinOptions{CudbVersion: Version, Devel: opts.Devel})
+	if err != nil {
+		if res != nil && f.JSON {
+			// The conflicts are the answer: print them, then exit 3.
+			if werr := WriteJSON(f.IO.Out, res); werr != nil {
+				return werr
+			}
+		}
+		return err
+	}
+	if opts.Output != "" {
+		if err := writeAtomic(opts.Output, []byte(res.Content)); err != nil {
+			return fmt.Errorf("failed to write %s: %w", opts.Output, err)
+		}
+		if !f.JSON {
+			fmt.Fprintf(f.IO.ErrOut, "wrote %s (%s)\n", opts.Output, res.Format)
+		}
+	}
+	if f.JSON {
+		return WriteJSON(f.IO.Out, res)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(f.IO.ErrOut, "note: %s\n", n)
+	}
+	if opts.Output != "" {
+		return nil
+	}
+	_, err = fmt.Fprint(f.IO.Out, res.Content)
+	return err
+}
+
+// writeAtomic writes b to path through a temporary file in the same
+// directory and a rename: readers see the old file or the new one, and a
+// failure leaves the old one as it was. The directory must exist.
+func writeAtomic(path string, b []byte) (err error) {
+	dir := filepath.Dir(path)
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		return errors.New("it is a directory")
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(name)
+		}
+	}()
+	if _, err = tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	// CreateTemp makes the file private; pin files are ordinary files.
+	mode := os.FileMode(0o644)
+	if st, serr := os.Stat(path); serr == nil {
+		mode = st.Mode().Perm()
+	}
+	if err = os.Chmod(name, mode); err != nil {
+		return err
+	}
+	return os.Rename(name, path)
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

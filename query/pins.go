@@ -1,0 +1,527 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query/version"
+)
+
+// PinFormats lists the formats Pins renders, in the order help shows them.
+var PinFormats = []string{"requirements", "constraints", "pip", "uv", "conda", "apt", "docker"}
+
+// PinOptions tune rendering; they never change which stack is chosen.
+type PinOptions struct {
+	// CudbVersion is written into every header so a pasted file says
+	// which cudb made it.
+	CudbVersion string
+	// Devel picks development packages and images (headers, nvcc).
+	Devel bool
+}
+
+// PinResult is what `cudb pin` prints (with --json) or writes.
+type PinResult struct {
+	Format      string       `json:"format"`
+	Content     string       `json:"content"`
+	Stack       *Stack       `json:"stack,omitempty"`
+	Query       Query        `json:"query"`
+	Data        PinData      `json:"data"`
+	Notes       []string     `json:"notes"`
+	Conflicts   []Conflict   `json:"conflicts,omitempty"`
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
+}
+
+// PinData identifies the facts a pin set was made from.
+type PinData struct {
+	BuiltFrom     string `json:"built_from,omitempty"`
+	SchemaVersion string `json:"schema_version,omitempty"`
+}
+
+// Pins resolves r exactly as Resolve does, takes the best stack and
+// renders it in format. Frameworks that cannot share an environment give
+// a CodeIncompatible *Error and a result carrying the conflicts.
+func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts PinOptions) (*PinResult, error) {
+	if format == "" {
+		format = "requirements"
+	}
+	if !containsStr(PinFormats, format) {
+		return nil, usage("unknown format %q: expected one of %s", format, strings.Join(PinFormats, ", ")).
+			WithHint("cudb pin torch==2.1 --format requirements")
+	}
+	switch {
+	case format == "conda":
+		r.Channel = "conda"
+	case r.Channel == "conda":
+		return nil, usage("--channel conda goes with --format conda: %s pins come from pip", format).
+			WithHint("cudb pin %s --format conda", strings.Join(r.Requirements, " "))
+	}
+	res, err := Resolve(ctx, d, r)
+	if err != nil {
+		if ErrorCode(err) == CodeNotFound {
+			if format == "conda" {
+				return nil, notOnConda(r, err)
+			}
+			// A release with no pip build at all but conda builds deserves
+			// that answer (the version-level error is the one that lists
+			// the versions that exist).
+			var qe *Error
+			versionLevel := errors.As(err, &qe) && qe.Detail != nil
+			cr := r
+			cr.Channel = "conda"
+			if _, cerr := Resolve(ctx, d, cr); versionLevel && cerr == nil {
+				return nil, Errorf(CodeNotFound, "%s was published to the conda channels only, not as pip wheels", strings.Join(r.Requirements, " ")).
+					WithHint("cudb pin %s --format conda", strings.Join(r.Requirements, " "))
+			}
+		}
+		return nil, err
+	}
+	meta, err := d.Meta(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the database's build: %w", err)
+	}
+	out := &PinResult{Format: format, Query: res.Query, Notes: []string{},
+		Data: PinData{BuiltFrom: meta["built_from"], SchemaVersion: meta["schema_version"]}}
+	if len(res.Conflicts) > 0 {
+		out.Conflicts, out.Suggestions = res.Conflicts, res.Suggestions
+		var msgs []string
+		for _, c := range res.Conflicts {
+			msgs = append(msgs, c.Message)
+		}
+		e := Errorf(CodeIncompatible, "these frameworks cannot share one environment: %s", strings.Join(msgs, "; "))
+		e.Detail = map[string]any{"conflicts": res.Conflicts, "suggestions": res.Suggestions}
+		if len(res.Suggestions) > 0 {
+			e.WithHint("cudb pin %s --format %s", strings.Join(res.Suggestions[0].Requirements, " "), format)
+		} else {
+			e.WithHint("cudb resolve %s to see what each framework needs", strings.Join(r.Requirements, " "))
+		}
+		return out, e
+	}
+	if len(res.Stacks) == 0 {
+		return nil, Errorf(CodeNotFound, "pins need a framework: %s names only native components", strings.Join(r.Requirements, " ")).
+			WithHint("cudb pin torch==2.1 --cuda 12.1")
+	}
+	best := res.Stacks[0]
+	plan, err := newPinPlan(ctx, d, r, format, opts, &best, out.Data)
+	if err != nil {
+		return nil, err
+	}
+	render := renderers[format]
+	content, err := render(plan)
+	if err != nil {
+		return nil, err
+	}
+	out.Content = content
+	out.Stack = &best
+	out.Notes = append(out.Notes, plan.notes...)
+	return out, nil
+}
+
+func notOnConda(r ResolveRequest, err error) error {
+	msg := err.Error()
+	return (&Error{Code: CodeNotFound,
+		Message: fmt.Sprintf("%s was not published to the conda channels cudb knows (%s)", strings.Join(r.Requirements, " "), msg)}).
+		WithHint("cudb pin %s --format requirements (pip wheels), or --format uv", strings.Join(r.Requirements, " "))
+}
+
+// pinPackage is one `name==version` line.
+type pinPackage struct {
+	name, version string
+	extras        []string
+}
+
+func (p pinPackage) requirement(withExtras bool) string {
+	n := p.name
+	if withExtras && len(p.extras) > 0 {
+		n += "[" + strings.Join(p.extras, ",") + "]"
+	}
+	return n + "==" + p.version
+}
+
+// pinPart is one framework's share of the environment.
+type pinPart struct {
+	stack     *Stack
+	framework string
+	packages  []pinPackage
+	index     string // variant index; "" = PyPI
+	findLinks string
+	pins      []string // runtime wheels the framework pins, markers cleaned
+	// systemCUDNN and systemCUDA mean the framework loads these from the
+	// system: no wheel brings them.
+	systemCUDNN, systemCUDA bool
+	nonDefaultOn            []string // platforms where PyPI's wheel is another variant
+}
+
+type pinPlan struct {
+	req       ResolveRequest
+	format    string
+	opts      PinOptions
+	stack     *Stack
+	parts     []pinPart
+	data      PinData
+	driver    string // driver floor text
+	cudaFull  string // full toolkit version for image tags
+	cudaRule  string // where cudaFull came from
+	notes     []string
+	conda     []string // conda extra dependency, e.g. pytorch-cuda=12.1
+	condaChan []string
+}
+
+func newPinPlan(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts PinOptions, s *Stack, data PinData) (*pinPlan, error) {
+	p := &pinPlan{req: r, format: format, opts: opts, stack: s, data: data}
+	parts := s.Parts
+	if len(parts) == 0 {
+		parts = []Stack{*s}
+	}
+	for i := range parts {
+		p.parts = append(p.parts, newPinPart(&parts[i], r.Platform))
+	}
+	// A label on companions keeps pip from taking PyPI's build of the same
+	// version when PyPI is searched beside the variant index.
+	shared := p.needsPyPI() || len(p.variantIndexes()) > 1
+	for i := range p.parts {
+		pt := &p.parts[i]
+		if pt.findLinks != "" || (pt.index != "" && shared) {
+			labelCompanions(pt)
+		}
+	}
+	var err error
+	if p.driver, err = driverFloor(ctx, d, s, p.parts); err != nil {
+		return nil, err
+	}
+	if s.CUDA != "" {
+		if p.cudaFull, p.cudaRule, err = cudaFull(ctx, d, s.CUDA); err != nil {
+			return nil, err
+		}
+	}
+	for _, pt := range p.parts {
+		for _, pl := range pt.nonDefaultOn {
+			if !containsStr(s.Platforms, pl) {
+				continue
+			}
+			p.notes = append(p.notes, fmt.Sprintf("on %s, PyPI's %s %s is not the %s build: install there from %s",
+				pl, pt.framework, pt.packages[0].version, pt.stack.Variant, defaultIndex(pt.stack)))
+		}
+		if pt.systemCUDNN || pt.systemCUDA {
+			p.notes = append(p.notes, fmt.Sprintf("%s %s loads CUDA %s and cuDNN %s from the system, not from pip: cudb pin %s --format apt",
+				pt.framework, pt.packages[0].version, pt.stack.CUDA, pt.stack.CUDNN, strings.Join(r.Requirements, " ")))
+		}
+	}
+	return p, nil
+}
+
+func newPinPart(s *Stack, platform string) pinPart {
+	pt := pinPart{stack: s, framework: s.framework}
+	rep := representative(s)
+	name := s.framework
+	if rep.Package != "" {
+		name = rep.Package
+	}
+	pypi := isPyPI(rep.IndexURL) || defaultOn(s, platform)
+	switch {
+	case strings.HasSuffix(rep.IndexURL, ".html"):
+		pt.findLinks = rep.IndexURL
+	case !pypi:
+		pt.index = rep.IndexURL
+	}
+	ver := s.Packages[name]
+	if pypi && pt.findLinks == "" {
+		// PyPI serves this variant under the public version.
+		if v, err := version.Parse(ver); err == nil {
+			ver = v.Public()
+		}
+		if platform == "" {
+			for _, b := range s.builds {
+				if !b.IsDefault && b.Platform != "" && !isPyPI(b.IndexURL) && b.IndexURL != "" {
+					pt.nonDefaultOn = append(pt.nonDefaultOn, b.Platform)
+				}
+			}
+		}
+	}
+	pt.packages = append(pt.packages, pinPackage{name: name, version: ver})
+	var comps []string
+	for k := range s.Packages {
+		if k != name {
+			comps = append(comps, k)
+		}
+	}
+	sort.Strings(comps)
+	for _, c := range comps {
+		pt.packages = append(pt.packages, pinPackage{name: c, version: s.Packages[c]})
+	}
+	for _, r := range s.pinReqs {
+		marker, extra := splitExtra(r.Marker)
+		if extra != "" && !containsStr(pt.packages[0].extras, extra) {
+			pt.packages[0].extras = append(pt.packages[0].extras, extra)
+		}
+		line := r.Needs + r.Spec
+		if marker != "" {
+			line += "; " + marker
+		}
+		if !containsStr(pt.pins, line) {
+			pt.pins = append(pt.pins, line)
+		}
+	}
+	sort.Strings(pt.pins)
+	if s.CUDA != "" && rep.Channel == "" {
+		hasPin := func(prefix string) bool {
+			for _, r := range s.pinReqs {
+				if strings.HasPrefix(r.Needs, prefix) {
+					return true
+				}
+			}
+			return false
+		}
+		// A cuDNN the framework only documents (tested, minimum) rather
+		// than ships or pins is one the system must provide.
+		pt.systemCUDNN = s.CUDNN != "" && (s.cudnnKind == db.KindTested || s.cudnnKind == db.KindMinimum) && !hasPin("nvidia-cudnn")
+		_, tested := rep.Req("cuda", db.KindTested)
+		pt.systemCUDA = tested && !hasPin("nvidia-cuda-runtime") && !hasPin("nvidia-cublas")
+	}
+	return pt
+}
+
+// defaultOn reports whether plain pip gets this variant: on the asked
+// platform, or on the representative (Linux) build when none was asked.
+func defaultOn(s *Stack, platform string) bool {
+	if platform == "" {
+		return representative(s).IsDefault
+	}
+	for _, b := range s.builds {
+		if b.Platform == platform || b.Platform == "" {
+			return b.IsDefault
+		}
+	}
+	return false
+}
+
+func defaultIndex(s *Stack) string {
+	for _, b := range s.builds {
+		if b.IndexURL != "" && !isPyPI(b.IndexURL) {
+			return b.IndexURL
+		}
+	}
+	return "the variant index"
+}
+
+func isPyPI(u string) bool {
+	return u == "" || strings.HasPrefix(u, "https://pypi.org/") || strings.HasPrefix(u, "https://pypi.python.org/")
+}
+
+// labelCompanions gives companions the framework's local label
+// (torchvision==0.16.0+cu118): the variant indexes and find-links pages
+// publish them under it.
+func labelCompanions(pt *pinPart) {
+	v, err := version.Parse(pt.packages[0].version)
+	if err != nil || v.Local() == "" {
+		return
+	}
+	for i := 1; i < len(pt.packages); i++ {
+		if cv, err := version.Parse(pt.packages[i].version); err == nil && cv.Local() == "" {
+			pt.packages[i].version += "+" + v.Local()
+		}
+	}
+}
+
+// splitExtra takes an `extra == "and-cuda"` clause out of a marker: in a
+// requirements file it would never hold, so the extra goes on the
+// framework (tensorflow[and-cuda]) and the rest of the marker stays.
+func splitExtra(marker string) (rest, extra string) {
+	var keep []string
+	for _, clause := range strings.Split(marker, " and ") {
+		c := strings.TrimSpace(clause)
+		if name, ok := strings.CutPrefix(strings.ReplaceAll(c, " ", ""), "extra=="); ok {
+			extra = strings.Trim(name, `"'`)
+			continue
+		}
+		if c != "" {
+			keep = append(keep, c)
+		}
+	}
+	return strings.Join(keep, " and "), extra
+}
+
+// needsPyPI reports whether some framework comes from PyPI.
+func (p *pinPlan) needsPyPI() bool {
+	for _, pt := range p.parts {
+		if pt.index == "" && pt.findLinks == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pinPlan) variantIndexes() []string {
+	var out []string
+	for _, pt := range p.parts {
+		if pt.index != "" && !containsStr(out, pt.index) {
+			out = append(out, pt.index)
+		}
+	}
+	return out
+}
+
+func (p *pinPlan) findLinks() []string {
+	var out []string
+	for _, pt := range p.parts {
+		if pt.findLinks != "" && !containsStr(out, pt.findLinks) {
+			out = append(out, pt.findLinks)
+		}
+	}
+	return out
+}
+
+// indexArgs are pip's index options: one variant index replaces PyPI
+// unless some framework needs PyPI, then every variant index is extra.
+func (p *pinPlan) indexArgs() []string {
+	var out []string
+	for i, u := range p.variantIndexes() {
+		if i == 0 && !p.needsPyPI() {
+			out = append(out, "--index-url "+u)
+		} else {
+			out = append(out, "--extra-index-url "+u)
+		}
+	}
+	for _, u := range p.findLinks() {
+		out = append(out, "-f "+u)
+	}
+	return out
+}
+
+// requirementLines are the framework pins then the runtime wheel pins.
+func (p *pinPlan) requirementLines(withExtras bool) []string {
+	var out []string
+	for _, pt := range p.parts {
+		for _, pk := range pt.packages {
+			out = append(out, pk.requirement(withExtras))
+		}
+	}
+	// The same pin from two frameworks goes in once, without a marker
+	// when either states it without one.
+	var pins []string
+	for _, pt := range p.parts {
+		for _, pin := range pt.pins {
+			req, marker, _ := strings.Cut(pin, ";")
+			dup := -1
+			for i, q := range pins {
+				if qr, _, _ := strings.Cut(q, ";"); strings.TrimSpace(qr) == strings.TrimSpace(req) {
+					dup = i
+				}
+			}
+			switch {
+			case dup < 0:
+				pins = append(pins, pin)
+			case strings.TrimSpace(marker) == "":
+				pins[dup] = strings.TrimSpace(req)
+			}
+		}
+	}
+	return append(out, pins...)
+}
+
+func (p *pinPlan) needsSystemLibs() bool {
+	for _, pt := range p.parts {
+		if pt.systemCUDNN || pt.systemCUDA {
+			return true
+		}
+	}
+	return false
+}
+
+// driverFloor is the newest of the stack's driver floors: resolve's when
+// the NVIDIA facts gave one, else the builds' own minimums, else the
+// CUDA toolkit table's floor for the stack's CUDA minor.
+func driverFloor(ctx context.Context, d *db.DB, s *Stack, parts []pinPart) (string, error) {
+	if s.Driver != nil && s.Driver.LinuxMin != "" {
+		t := ">= " + s.Driver.LinuxMin + " (Linux)"
+		if s.Driver.WindowsMin != "" {
+			t += ", >= " + s.Driver.WindowsMin + " (Windows)"
+		}
+		if s.Driver.MinorCompatLinuxMin != "" && s.Driver.MinorCompatLinuxMin != s.Driver.LinuxMin {
+			t += "; >= " + s.Driver.MinorCompatLinuxMin + " under minor-version compatibility"
+		}
+		return t, nil
+	}
+	best := ""
+	for _, pt := range parts {
+		for _, b := range pt.stack.builds {
+			for _, r := range b.Reqs {
+				if r.Needs == "driver" && r.Kind == db.KindMinimum {
+					v := strings.TrimLeft(r.Spec, ">=~ ")
+					if best == "" || version.DottedKey(v) > version.DottedKey(best) {
+						best = v
+					}
+				}
+			}
+		}
+	}
+	if best != "" {
+		return ">= " + best + " (Linux, from the framework's documented minimum)", nil
+	}
+	if s.CUDA == "" {
+		return "none (no CUDA)", nil
+	}
+	rows, err := d.SQL.QueryContext(ctx, `SELECT cuda, min_driver FROM cuda_driver WHERE kind = 'toolkit' AND os = 'linux' AND min_driver != ''`)
+	if err != nil {
+		return "", fmt.Errorf("failed to read CUDA driver floors: %w", err)
+	}
+	defer rows.Close()
+	floor := ""
+	for rows.Next() {
+		var c, m string
+		if err := rows.Scan(&c, &m); err != nil {
+			return "", err
+		}
+		if sameMinor(c, s.CUDA) && (floor == "" || version.DottedKey(m) < version.DottedKey(floor)) {
+			floor = m
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if floor == "" {
+		return "unknown (the database holds no driver floor for CUDA " + s.CUDA + ")", nil
+	}
+	return ">= " + floor + " (Linux, the CUDA " + minorOf(s.CUDA) + " toolkit floor)", nil
+}
+
+// cudaFull is the newest released toolkit of the stack's CUDA minor in
+// the CUDA facts (12.1 → 12.1.1), which is what image tags name.
+func cudaFull(ctx context.Context, d *db.DB, cuda string) (full, rule string, err error) {
+	rows, err := d.SQL.QueryContext(ctx, `SELECT DISTINCT cuda, label FROM cuda_driver WHERE kind = 'toolkit' ORDER BY cuda_key DESC`)
+	if err != nil {
+		return "", "", fmt.Errorf("failed to read CUDA releases: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c, label string
+		if err := rows.Scan(&c, &label); err != nil {
+			return "", "", err
+		}
+		// Previews and releases NVIDIA's table does not list have no
+		// images.
+		if !sameMinor(c, cuda) || label == "" || strings.Contains(strings.ToLower(label), "preview") {
+			continue
+		}
+		if len(strings.Split(c, ".")) >= 3 {
+			return c, "the newest CUDA " + minorOf(cuda) + " release in the CUDA facts (" + label + ")", nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", err
+	}
+	return minorOf(cuda) + ".0", "no CUDA " + minorOf(cuda) + " release in the CUDA facts: assumed the GA release", nil
+}
+
+func minorOf(v string) string {
+	f := strings.Split(v, ".")
+	if len(f) >= 2 {
+		return f[0] + "." + f[1]
+	}
+	return v + ".0"
+}
+
+func sameMinor(a, b string) bool { return minorOf(a) == minorOf(b) }
