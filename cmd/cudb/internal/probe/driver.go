@@ -95,6 +95,9 @@ func (p *prober) loadLD(ctx context.Context) {
 		}
 		p.note("ldconfig", "cannot read /etc/ld.so.cache: %v; asking ldconfig -p", perr)
 	}
+	if p.opts.Runner == nil {
+		return
+	}
 	out, code, ok := p.run(ctx, "ldconfig", "ldconfig", "-p")
 	if !ok {
 		return

@@ -119,7 +119,7 @@ func (p *prober) note(probe, format string, args ...any) {
 // the command could not give an answer; a note then says why.
 func (p *prober) run(ctx context.Context, probe, name string, args ...string) (out []byte, code int, ok bool) {
 	if p.opts.Runner == nil {
-		p.note(probe, "%s not run (no command runner)", name)
+		p.note(probe, "%s not run: commands are disabled", baseName(name))
 		return nil, -1, false
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
@@ -127,7 +127,7 @@ func (p *prober) run(ctx context.Context, probe, name string, args ...string) (o
 	out, code, err := p.opts.Runner.Run(cctx, name, args...)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		p.note(probe, "%s not found", baseName(name))
+		p.note(probe, "%s not found on PATH", baseName(name))
 		return nil, -1, false
 	case errors.Is(err, context.DeadlineExceeded) || cctx.Err() != nil && ctx.Err() == nil:
 		p.note(probe, "%s did not answer within %s (a wedged GPU or driver makes it hang); its facts are missing", baseName(name), p.opts.Timeout)
