@@ -72,7 +72,7 @@ type GPU struct {
 
 // Toolkit is one CUDA toolkit installation.
 type Toolkit struct {
-	Path string `json:"path"`
+	Path string `json:"path,omitempty"`
 	// Version is the toolkit version without date stamps ("11.8",
 	// "12.1.66"); Raw keeps the text it came from when it differs.
 	Version string `json:"version,omitempty"`

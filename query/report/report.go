@@ -198,6 +198,12 @@ func (p *parser) collectEnv() {
 		}
 		key = m[1]
 		val := strings.TrimSpace(m[2])
+		if errLine.MatchString(t) {
+			// "RuntimeError: CUDA error: ..." has the shape of a key
+			// line but is an error to keep.
+			key = ""
+			continue
+		}
 		p.collectEnvKeyLines[i] = true
 		switch key {
 		case "PyTorch version":
@@ -264,7 +270,10 @@ func (p *parser) collectEnvCUDNN(val string) {
 		}
 		return
 	}
-	if v, major, ok := host.NormalizeCUDNN(val); ok && isCollected(val) && !strings.Contains(val, "following") {
+	if strings.Contains(val, "libcudnn") || !bareVersion.MatchString(val) {
+		return
+	}
+	if v, major, ok := host.NormalizeCUDNN(val); ok {
 		c := host.CUDNN{Version: v, Major: major, Source: FormatCollectEnv}
 		if v != val {
 			c.Raw = val
@@ -283,7 +292,7 @@ func (p *parser) collectEnvPackage(kind, rest string) {
 		return
 	}
 	f := strings.Fields(rest)
-	if len(f) >= 2 {
+	if len(f) >= 2 && f[1][0] >= '0' && f[1][0] <= '9' {
 		p.condaLine(f)
 	}
 }
@@ -345,6 +354,9 @@ func (p *parser) smi() {
 		if b.CUDA != "" {
 			p.driverCUDA, p.dcSrc = b.CUDA, FormatSMIBanner
 		}
+		for i := range b.GPUs {
+			b.GPUs[i].Source = FormatSMIBanner
+		}
 		if len(b.GPUs) > 0 {
 			p.gpuSets = append([][]host.GPU{b.GPUs}, p.gpuSets...)
 		}
@@ -354,6 +366,9 @@ func (p *parser) smi() {
 		p.setDriverFirst(q.Driver, FormatSMIQuery)
 		if q.CUDA != "" && p.driverCUDA == "" {
 			p.driverCUDA, p.dcSrc = q.CUDA, FormatSMIQuery
+		}
+		for i := range q.GPUs {
+			q.GPUs[i].Source = FormatSMIQuery
 		}
 		if len(q.GPUs) > 0 {
 			p.gpuSets = append([][]host.GPU{q.GPUs}, p.gpuSets...)
@@ -610,4 +625,7 @@ func mergeGPUs(sets [][]host.GPU) []host.GPU {
 	return out
 }
 
-var dottedRun = regexp.MustCompile(`\d+(?:\.\d+)+`)
+var (
+	dottedRun   = regexp.MustCompile(`\d+(?:\.\d+)+`)
+	bareVersion = regexp.MustCompile(`^\d+(?:\.\d+)*$`)
+)
