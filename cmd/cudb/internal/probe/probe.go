@@ -1,0 +1,234 @@
+// Package probe is the only code in cudb that touches the host: it reads
+// files under a root and runs a few commands through an injected Runner,
+// and returns what it saw as host.Facts. It never imports a framework,
+// never uses cgo and never starts a shell; every command has a timeout
+// because nvidia-smi hangs on a wedged GPU. Tests run it on fake host
+// trees with recorded command outputs (testdata/hosts).
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudb/cudb/query/host"
+)
+
+// Runner runs one command without a shell. It returns the command's
+// standard output (with standard error appended when the exit status is
+// not zero, since nvidia-smi explains failures on either), its exit
+// status, and an error when it could not run or finish: not found
+// (errors.Is(err, exec.ErrNotFound)) or ctx ended.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) (stdout []byte, exitCode int, err error)
+}
+
+// ExecRunner runs real commands.
+type ExecRunner struct{}
+
+// Run implements Runner with exec.CommandContext.
+func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte, int, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	// A killed nvidia-smi may leave a child holding the pipes; do not
+	// wait for it past the deadline.
+	cmd.WaitDelay = 100 * time.Millisecond
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return out.Bytes(), -1, ctx.Err()
+	}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		out.Write(errOut.Bytes())
+		return out.Bytes(), exitErr.ExitCode(), nil
+	}
+	if err != nil {
+		return nil, -1, err
+	}
+	return out.Bytes(), 0, nil
+}
+
+// DefaultTimeout bounds each command.
+const DefaultTimeout = 3 * time.Second
+
+// Options configure a probe.
+type Options struct {
+	// Root is prepended to every path read ("/" or "" for the real host).
+	Root string
+	// Env holds the variables the probe reads: VIRTUAL_ENV, CONDA_PREFIX,
+	// LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, PATH, HOME.
+	Env map[string]string
+	// Runner runs commands; nil runs none (every command is "not found").
+	Runner Runner
+	// Python is an interpreter path whose environment is probed first.
+	Python string
+	// Deep may run the interpreter for runtime truth (not yet used: the
+	// probe reads files only).
+	Deep bool
+	// Timeout bounds each command; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// EnvKeys are the environment variables the probe reads.
+var EnvKeys = []string{"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PATH", "HOME"}
+
+// OSEnv returns EnvKeys from the process environment.
+func OSEnv() map[string]string {
+	env := map[string]string{}
+	for _, k := range EnvKeys {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// prober carries one probe run.
+type prober struct {
+	opts Options
+	fs   fsys
+
+	mu    sync.Mutex
+	notes []host.Note
+
+	ld       []ldEntry
+	ldLoaded bool
+}
+
+func (p *prober) note(probe, format string, args ...any) {
+	n := host.Note{Probe: probe, Message: fmt.Sprintf(format, args...)}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, have := range p.notes {
+		if have == n {
+			return
+		}
+	}
+	p.notes = append(p.notes, n)
+}
+
+// run runs one command under the per-command timeout. ok is false when
+// the command could not give an answer; a note then says why.
+func (p *prober) run(ctx context.Context, probe, name string, args ...string) (out []byte, code int, ok bool) {
+	if p.opts.Runner == nil {
+		p.note(probe, "%s not run: commands are disabled", baseName(name))
+		return nil, -1, false
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	defer cancel()
+	out, code, err := p.opts.Runner.Run(cctx, name, args...)
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		p.note(probe, "%s not found on PATH", baseName(name))
+		return nil, -1, false
+	case errors.Is(err, context.DeadlineExceeded) || cctx.Err() != nil && ctx.Err() == nil:
+		p.note(probe, "%s did not answer within %s (a wedged GPU or driver makes it hang); its facts are missing", baseName(name), p.opts.Timeout)
+		return nil, -1, false
+	case err != nil:
+		p.note(probe, "%s: %v", baseName(name), err)
+		return nil, -1, false
+	}
+	return out, code, true
+}
+
+// Run probes the host described by opts.
+func Run(ctx context.Context, opts Options) (*host.Facts, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Env == nil {
+		opts.Env = map[string]string{}
+	}
+	if opts.Root != "" && opts.Root != "/" {
+		fi, err := os.Stat(opts.Root)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read probe root: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("probe root %s is not a directory", opts.Root)
+		}
+	}
+	p := &prober{opts: opts, fs: fsys{root: opts.Root}}
+	f := &host.Facts{Origin: host.OriginHost}
+
+	// nvidia-smi is the slow and hang-prone part: run its two calls while
+	// the files are read.
+	var (
+		wg     sync.WaitGroup
+		smi    smiResult
+		banner bannerResult
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); smi = p.smiQuery(ctx) }()
+	go func() { defer wg.Done(); banner = p.smiBanner(ctx) }()
+
+	files := p.driverFiles()
+	procGPUs := p.procGPUs()
+	p.loadLD(ctx)
+	libcuda := p.libcudaVersion()
+	f.CUDAHome = opts.Env["CUDA_HOME"]
+	if f.CUDAHome == "" {
+		f.CUDAHome = opts.Env["CUDA_PATH"]
+	}
+	f.LDLibraryPath = splitPath(opts.Env["LD_LIBRARY_PATH"])
+	f.Pythons = p.pythons()
+	f.Toolkits = p.toolkits(ctx)
+	f.CUDNN = p.cudnn(f.LDLibraryPath, f.Toolkits, f.Pythons)
+
+	wg.Wait()
+	f.Driver = p.driver(files, smi, banner, libcuda)
+	if banner.cuda != "" {
+		f.DriverCUDA = &host.DriverCUDA{Version: banner.cuda, Source: "nvidia_smi_banner"}
+	}
+	f.GPUs = mergeProbeGPUs(smi, procGPUs)
+	if len(f.GPUs) == 0 && len(banner.gpus) > 0 {
+		f.GPUs = banner.gpus
+	}
+
+	sort.SliceStable(p.notes, func(i, j int) bool {
+		if p.notes[i].Probe != p.notes[j].Probe {
+			return p.notes[i].Probe < p.notes[j].Probe
+		}
+		return p.notes[i].Message < p.notes[j].Message
+	})
+	f.Notes = p.notes
+	return f, nil
+}
+
+func splitPath(s string) []string {
+	var out []string
+	for _, d := range strings.Split(s, ":") {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// firstLine is the first non-empty line of out, for notes.
+func firstLine(out []byte) string {
+	for _, l := range strings.Split(string(out), "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			if len(t) > 200 {
+				t = t[:200]
+			}
+			return t
+		}
+	}
+	return ""
+}

@@ -1,0 +1,181 @@
+// Package host is the model of what is installed on one machine, as facts
+// read without judging them: the driver, the GPUs, CUDA toolkits, cuDNN
+// copies and Python environments. The probe (cmd/cudb/internal/probe)
+// fills it from a live host, package query/report from a pasted report;
+// query.Verify judges it against the database.
+//
+// Facts is the JSON of `cudb probe --json` and one input of
+// `cudb verify --from`, documented in docs/json.md. Consumers ignore
+// unknown fields, so fields may be added but never renamed.
+package host
+
+// Origin values: a live probe, or a report of the named format(s).
+const (
+	OriginHost         = "host"
+	OriginReportPrefix = "report:"
+)
+
+// Facts is everything seen on one host. Nil and empty fields mean "not
+// seen", never "absent for sure": a report may simply not mention them.
+type Facts struct {
+	// Origin is "host" for a probe, "report:<format>[+<format>...]" for a
+	// parsed report.
+	Origin     string      `json:"origin"`
+	Driver     *Driver     `json:"driver,omitempty"`
+	DriverCUDA *DriverCUDA `json:"driver_cuda,omitempty"`
+	GPUs       []GPU       `json:"gpus,omitempty"`
+	Toolkits   []Toolkit   `json:"toolkits,omitempty"`
+	// CUDAHome is $CUDA_HOME (else $CUDA_PATH) as set in the environment.
+	CUDAHome string `json:"cuda_home,omitempty"`
+	// CUDNN lists every cuDNN copy found, in the order a process would
+	// meet them where that order is known: LD_LIBRARY_PATH directories
+	// first (in order), then the loader cache, then headers and wheels.
+	CUDNN         []CUDNN  `json:"cudnn,omitempty"`
+	LDLibraryPath []string `json:"ld_library_path,omitempty"`
+	// Pythons lists environments, the active one first.
+	Pythons []Python `json:"pythons,omitempty"`
+	// Errors are error lines found in a report, verbatim (trimmed).
+	Errors []string `json:"errors,omitempty"`
+	// Notes say what a probe could not do (timeouts, missing tools,
+	// disagreeing sources).
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Driver is the NVIDIA kernel driver.
+type Driver struct {
+	Version string `json:"version"`
+	// Source names the method that gave Version (see docs/json.md).
+	Source string `json:"source"`
+	// KernelModule is "open" or "proprietary" when the module said so.
+	KernelModule string `json:"kernel_module,omitempty"`
+}
+
+// DriverCUDA is the newest CUDA version the driver supports ("12.4").
+type DriverCUDA struct {
+	Version string `json:"version"`
+	Source  string `json:"source"`
+}
+
+// GPU is one device. UUIDs are deliberately not kept: they identify a
+// machine and say nothing about compatibility.
+type GPU struct {
+	Index int    `json:"index"`
+	Name  string `json:"name"`
+	// ComputeCapability ("8.6") is empty when the source cannot tell
+	// (470-branch nvidia-smi, /proc): map Name through the GPU table.
+	ComputeCapability string `json:"compute_capability,omitempty"`
+	BusID             string `json:"bus_id,omitempty"`
+	MemoryMiB         int    `json:"memory_mib,omitempty"`
+	MIG               bool   `json:"mig,omitempty"`
+	Source            string `json:"source"`
+}
+
+// Toolkit is one CUDA toolkit installation.
+type Toolkit struct {
+	Path string `json:"path,omitempty"`
+	// Version is the toolkit version without date stamps ("11.8",
+	// "12.1.66"); Raw keeps the text it came from when it differs.
+	Version string `json:"version,omitempty"`
+	Raw     string `json:"raw,omitempty"`
+	Source  string `json:"source"`
+	// Nvcc is true when bin/nvcc exists in Path.
+	Nvcc bool `json:"nvcc,omitempty"`
+	// OnPath is true when this toolkit's nvcc is the first one on PATH.
+	OnPath bool `json:"on_path,omitempty"`
+	// Aliases are other paths that resolve here (/usr/local/cuda).
+	Aliases []string `json:"aliases,omitempty"`
+}
+
+// cuDNN sources.
+const (
+	CUDNNHeader        = "header"
+	CUDNNLdconfig      = "ldconfig"
+	CUDNNLDLibraryPath = "ld_library_path"
+	CUDNNPip           = "pip"
+	CUDNNConda         = "conda"
+	CUDNNLib           = "lib"
+)
+
+// CUDNN is one cuDNN copy.
+type CUDNN struct {
+	Path string `json:"path,omitempty"`
+	// Version is "major.minor.patch" when known, else just the major.
+	Version string `json:"version,omitempty"`
+	Major   int    `json:"major,omitempty"`
+	// Raw is the text Version was read from when it differs (a wheel's
+	// "9.1.0.70", a library file name, "8902").
+	Raw    string `json:"raw,omitempty"`
+	Source string `json:"source"`
+	// Env is the Python environment prefix for pip and conda copies.
+	Env string `json:"env,omitempty"`
+}
+
+// Python environment kinds.
+const (
+	KindVenv   = "venv"
+	KindConda  = "conda"
+	KindSystem = "system"
+	KindUser   = "user"
+	KindReport = "report"
+)
+
+// Python is one Python environment and what is installed in it.
+type Python struct {
+	Prefix string `json:"prefix,omitempty"`
+	Kind   string `json:"kind"`
+	// Source says how the environment was found: "--python",
+	// "VIRTUAL_ENV", "CONDA_PREFIX", "default" or a report format.
+	Source  string `json:"source,omitempty"`
+	Version string `json:"python_version,omitempty"`
+	// SitePackages are the directories read, in import order.
+	SitePackages []string `json:"site_packages,omitempty"`
+	// Packages maps PEP 503 normalized names to versions.
+	Packages map[string]string `json:"packages,omitempty"`
+	// CondaPackages maps conda package names to versions (conda-meta).
+	CondaPackages map[string]string `json:"conda_packages,omitempty"`
+	// NvidiaWheels is the nvidia-* subset of Packages.
+	NvidiaWheels map[string]string `json:"nvidia_wheels,omitempty"`
+	Torch        *Torch            `json:"torch,omitempty"`
+	TensorFlow   *TensorFlow       `json:"tensorflow,omitempty"`
+	JAX          *JAX              `json:"jax,omitempty"`
+}
+
+// Torch is an installed PyTorch build.
+type Torch struct {
+	// Version is the full version with its local label ("2.1.0+cu121").
+	Version string `json:"version"`
+	// CUDA is the CUDA it was built with ("12.1"); empty for CPU builds.
+	CUDA string `json:"cuda,omitempty"`
+	// Variant is "cu121", "cpu", "rocm6.0", "xpu"; empty when unknown.
+	Variant string `json:"variant,omitempty"`
+	Source  string `json:"source"`
+	// Requires are the wheel's nvidia-* Requires-Dist lines.
+	Requires []string `json:"requires,omitempty"`
+}
+
+// TensorFlow is an installed TensorFlow build.
+type TensorFlow struct {
+	Version  string   `json:"version,omitempty"`
+	Package  string   `json:"package,omitempty"`
+	CUDA     string   `json:"cuda,omitempty"`
+	CUDNN    string   `json:"cudnn,omitempty"`
+	IsGPU    *bool    `json:"is_gpu,omitempty"`
+	Source   string   `json:"source"`
+	Requires []string `json:"requires,omitempty"`
+}
+
+// JAX is an installed JAX with its jaxlib and CUDA plugins.
+type JAX struct {
+	Version string `json:"version,omitempty"`
+	Jaxlib  string `json:"jaxlib,omitempty"`
+	// Plugins maps plugin package names (jax-cuda12-plugin,
+	// jax-cuda12-pjrt) to versions.
+	Plugins  map[string]string `json:"plugins,omitempty"`
+	Requires []string          `json:"requires,omitempty"`
+}
+
+// Note is something a probe could not do or wants the reader to know.
+type Note struct {
+	Probe   string `json:"probe"`
+	Message string `json:"message"`
+}

@@ -1,0 +1,631 @@
+// Package report reads the host descriptions people paste into issues —
+// `python -m torch.utils.collect_env`, nvidia-smi in its several forms,
+// `pip list`/`pip freeze`, `conda list`, tf.sysconfig.get_build_info(),
+// cudb's own probe JSON, or a mix of them — into host.Facts, so
+// `cudb verify --from` can judge a machine it cannot see. It is pure: it
+// reads only the bytes it is given.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudb/cudb/query/host"
+)
+
+// Format names, in the order Parse reports them.
+const (
+	FormatProbeJSON   = "cudb_probe"
+	FormatCollectEnv  = "collect_env"
+	FormatSMIBanner   = "nvidia_smi"
+	FormatSMIQuery    = "nvidia_smi_q"
+	FormatSMICSV      = "nvidia_smi_csv"
+	FormatSMIList     = "nvidia_smi_l"
+	FormatPipList     = "pip_list"
+	FormatPipFreeze   = "pip_freeze"
+	FormatCondaList   = "conda_list"
+	FormatTFBuildInfo = "tf_build_info"
+	FormatLdconfig    = "ldconfig"
+	FormatErrors      = "errors"
+)
+
+// ErrUnknownFormat is returned when text matches no known format and
+// holds no error lines.
+var ErrUnknownFormat = errors.New("no known report format found (expected collect_env, nvidia-smi, pip list/freeze, conda list, tf build info or cudb probe JSON)")
+
+// MaxSize bounds what Parse reads; reports are a few kilobytes.
+const MaxSize = 4 << 20
+
+// Parse reads a report and returns the facts it states and the formats it
+// recognised. A paste may mix several formats; each contributes what it
+// knows.
+func Parse(text []byte) (*host.Facts, []string, error) {
+	if len(text) > MaxSize {
+		return nil, nil, errors.New("report is larger than 4 MiB")
+	}
+	if f, ok := parseProbeJSON(text); ok {
+		return f, []string{FormatProbeJSON}, nil
+	}
+	p := &parser{lines: lines(text), text: text}
+	p.collectEnv()
+	p.smi()
+	p.packages()
+	p.tfBuildInfo()
+	p.ldconfig()
+	p.errorLines()
+	if len(p.formats) == 0 {
+		return nil, nil, ErrUnknownFormat
+	}
+	return p.facts(), p.formats, nil
+}
+
+func parseProbeJSON(text []byte) (*host.Facts, bool) {
+	t := bytes.TrimSpace(text)
+	if len(t) == 0 || t[0] != '{' {
+		return nil, false
+	}
+	var f host.Facts
+	if err := json.Unmarshal(t, &f); err != nil || f.Origin == "" {
+		return nil, false
+	}
+	return &f, true
+}
+
+// parser accumulates what each recogniser found.
+type parser struct {
+	lines   []string
+	text    []byte
+	formats []string
+
+	driver, driverSrc  string
+	driverCUDA, dcSrc  string
+	gpuSets            [][]host.GPU // in precedence order of arrival
+	toolkits           []host.Toolkit
+	cudnn              []host.CUDNN
+	py                 *host.Python
+	pyTorch            *host.Torch
+	tf                 *host.TensorFlow
+	errors             []string
+	collectEnvKeyLines map[int]bool
+}
+
+func (p *parser) found(format string) {
+	for _, f := range p.formats {
+		if f == format {
+			return
+		}
+	}
+	p.formats = append(p.formats, format)
+}
+
+func (p *parser) python(source string) *host.Python {
+	if p.py == nil {
+		p.py = &host.Python{Kind: host.KindReport, Source: source}
+	}
+	return p.py
+}
+
+func (p *parser) setPackage(name, version string) {
+	py := p.python("")
+	if py.Packages == nil {
+		py.Packages = map[string]string{}
+	}
+	py.Packages[host.NormalizeName(name)] = version
+}
+
+func (p *parser) setDriver(v, src string) {
+	if p.driver == "" && v != "" {
+		p.driver, p.driverSrc = v, src
+	}
+}
+
+func (p *parser) addCUDNN(c host.CUDNN) {
+	for _, have := range p.cudnn {
+		if have.Path == c.Path && have.Version == c.Version && have.Source == c.Source {
+			return
+		}
+	}
+	p.cudnn = append(p.cudnn, c)
+}
+
+var (
+	ceKey      = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9 _./()-]*?):\s*(.*)$`)
+	ceGPU      = regexp.MustCompile(`^\s*GPU (\d+): (.+?)(?:\s+\(UUID: [^)]*\))?\s*$`)
+	ceLibCUDNN = regexp.MustCompile(`(\S*/)?libcudnn\.so\.(\d+(?:\.\d+)*)\b`)
+	cePip      = regexp.MustCompile(`^\[(pip3?|conda)\]\s+(.*)$`)
+	pyVersion  = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)`)
+)
+
+func isCollected(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "n/a", "none", "could not collect", "no cuda", "false":
+		return false
+	}
+	return true
+}
+
+// collectEnv reads `python -m torch.utils.collect_env`, old and new
+// layouts: "Key: value" lines, with GPUs and cuDNN libraries possibly on
+// the lines after their key.
+func (p *parser) collectEnv() {
+	isCE := false
+	for _, l := range p.lines {
+		if strings.HasPrefix(l, "PyTorch version:") || strings.HasPrefix(l, "CUDA used to build PyTorch:") || strings.HasPrefix(l, "Is debug build:") {
+			isCE = true
+			break
+		}
+	}
+	gpus := []host.GPU{}
+	if isCE {
+		p.found(FormatCollectEnv)
+		p.collectEnvKeyLines = map[int]bool{}
+	}
+	var torchV, torchCUDA, rocm string
+	key := ""
+	for i, l := range p.lines {
+		t := strings.TrimSpace(l)
+		if m := ceGPU.FindStringSubmatch(l); m != nil {
+			idx, _ := strconv.Atoi(m[1])
+			src := FormatCollectEnv
+			if !isCE {
+				src = FormatSMIList
+				p.found(FormatSMIList)
+			}
+			gpus = append(gpus, host.GPU{Index: idx, Name: m[2], Source: src})
+			continue
+		}
+		if !isCE {
+			continue
+		}
+		if m := cePip.FindStringSubmatch(t); m != nil {
+			p.collectEnvKeyLines[i] = true
+			p.collectEnvPackage(m[1], m[2])
+			continue
+		}
+		m := ceKey.FindStringSubmatch(t)
+		if m == nil || strings.HasPrefix(t, "/") {
+			// a continuation line: cuDNN candidates after "Probably one
+			// of the following:"
+			if key == "cuDNN version" {
+				p.collectEnvCUDNN(t)
+			}
+			continue
+		}
+		key = m[1]
+		val := strings.TrimSpace(m[2])
+		if errLine.MatchString(t) {
+			// "RuntimeError: CUDA error: ..." has the shape of a key
+			// line but is an error to keep.
+			key = ""
+			continue
+		}
+		p.collectEnvKeyLines[i] = true
+		switch key {
+		case "PyTorch version":
+			if isCollected(val) {
+				torchV = val
+			}
+		case "CUDA used to build PyTorch":
+			if isCollected(val) {
+				torchCUDA = val
+			}
+		case "ROCM used to build PyTorch":
+			if isCollected(val) {
+				rocm = val
+			}
+		case "Python version":
+			if v := pyVersion.FindString(val); v != "" {
+				p.python(FormatCollectEnv).Version = v
+			}
+		case "Nvidia driver version":
+			if isCollected(val) {
+				p.setDriver(val, FormatCollectEnv)
+			}
+		case "CUDA runtime version":
+			if v := dottedRun.FindString(val); isCollected(val) && v != "" {
+				p.toolkits = append(p.toolkits, host.Toolkit{Version: v, Source: FormatCollectEnv})
+			}
+		case "GPU models and configuration":
+			if g := ceGPU.FindStringSubmatch(val); g != nil {
+				idx, _ := strconv.Atoi(g[1])
+				gpus = append(gpus, host.GPU{Index: idx, Name: g[2], Source: FormatCollectEnv})
+			} else if isCollected(val) && !strings.HasPrefix(val, "GPU") {
+				gpus = append(gpus, host.GPU{Index: 0, Name: val, Source: FormatCollectEnv})
+			}
+		case "cuDNN version":
+			p.collectEnvCUDNN(val)
+		}
+	}
+	if len(gpus) > 0 {
+		p.gpuSets = append(p.gpuSets, gpus)
+	}
+	if torchV != "" {
+		t := host.TorchFrom(torchV, torchCUDA, FormatCollectEnv)
+		if rocm != "" && t.Variant == "" {
+			parts := strings.Split(rocm, ".")
+			if len(parts) >= 2 {
+				t.Variant = "rocm" + parts[0] + "." + parts[1]
+			}
+		}
+		if torchCUDA == "" && t.Variant == "" && rocm == "" && host.LocalLabel(torchV) == "" {
+			// collect_env says "CUDA used to build PyTorch: None" for
+			// CPU builds.
+			t.Variant = "cpu"
+		}
+		p.pyTorch = t
+		p.python(FormatCollectEnv)
+	}
+}
+
+func (p *parser) collectEnvCUDNN(val string) {
+	if m := ceLibCUDNN.FindStringSubmatch(val); m != nil {
+		v, major, ok := host.NormalizeCUDNN(m[2])
+		if ok {
+			p.addCUDNN(host.CUDNN{Path: m[0], Version: v, Major: major, Source: host.CUDNNLib})
+		}
+		return
+	}
+	if strings.Contains(val, "libcudnn") || !bareVersion.MatchString(val) {
+		return
+	}
+	if v, major, ok := host.NormalizeCUDNN(val); ok {
+		c := host.CUDNN{Version: v, Major: major, Source: FormatCollectEnv}
+		if v != val {
+			c.Raw = val
+		}
+		p.addCUDNN(c)
+	}
+}
+
+// collectEnvPackage reads "[pip3] torch==2.1.0" and "[conda] pytorch
+// 2.1.0 py3.10_cuda12.1_cudnn8.9.2_0 pytorch".
+func (p *parser) collectEnvPackage(kind, rest string) {
+	if kind != "conda" {
+		if name, v, ok := strings.Cut(rest, "=="); ok {
+			p.setPackage(strings.TrimSpace(name), strings.TrimSpace(v))
+		}
+		return
+	}
+	f := strings.Fields(rest)
+	if len(f) >= 2 && f[1][0] >= '0' && f[1][0] <= '9' {
+		p.condaLine(f)
+	}
+}
+
+var (
+	condaCUDA  = regexp.MustCompile(`cuda(\d+)\.(\d+)`)
+	condaCUDNN = regexp.MustCompile(`cudnn(\d+(?:\.\d+)*)`)
+)
+
+// condaLine reads one `conda list` row: name version [build [channel]].
+func (p *parser) condaLine(f []string) {
+	name, v := f[0], f[1]
+	build, channel := "", ""
+	if len(f) >= 3 {
+		build = f[2]
+	}
+	if len(f) >= 4 {
+		channel = f[3]
+	}
+	if channel == "pypi" || build == "pypi_0" {
+		p.setPackage(name, v)
+		return
+	}
+	py := p.python("")
+	if py.CondaPackages == nil {
+		py.CondaPackages = map[string]string{}
+	}
+	py.CondaPackages[name] = v
+	switch name {
+	case "pytorch":
+		t := &host.Torch{Version: v, Source: FormatCondaList}
+		if m := condaCUDA.FindStringSubmatch(build); m != nil {
+			t.CUDA = m[1] + "." + m[2]
+			t.Variant = host.VariantFromCUDA(t.CUDA)
+		} else if strings.HasPrefix(build, "cpu") || strings.Contains(build, "_cpu_") {
+			t.Variant = "cpu"
+		}
+		if p.pyTorch == nil {
+			p.pyTorch = t
+		}
+	case "cudnn":
+		if ver, major, ok := host.NormalizeCUDNN(v); ok {
+			p.addCUDNN(host.CUDNN{Version: ver, Major: major, Raw: v, Source: host.CUDNNConda})
+		}
+	case "python":
+		if py.Version == "" {
+			py.Version = v
+		}
+	}
+}
+
+// smi reads the nvidia-smi banner, `nvidia-smi -q` and --query-gpu CSV.
+func (p *parser) smi() {
+	if b, ok := ParseBanner(p.text); ok {
+		p.found(FormatSMIBanner)
+		if b.Driver != "" {
+			p.setDriverFirst(b.Driver, FormatSMIBanner)
+		}
+		if b.CUDA != "" {
+			p.driverCUDA, p.dcSrc = b.CUDA, FormatSMIBanner
+		}
+		for i := range b.GPUs {
+			b.GPUs[i].Source = FormatSMIBanner
+		}
+		if len(b.GPUs) > 0 {
+			p.gpuSets = append([][]host.GPU{b.GPUs}, p.gpuSets...)
+		}
+	}
+	if q, ok := ParseSMIQuery(p.text); ok {
+		p.found(FormatSMIQuery)
+		p.setDriverFirst(q.Driver, FormatSMIQuery)
+		if q.CUDA != "" && p.driverCUDA == "" {
+			p.driverCUDA, p.dcSrc = q.CUDA, FormatSMIQuery
+		}
+		for i := range q.GPUs {
+			q.GPUs[i].Source = FormatSMIQuery
+		}
+		if len(q.GPUs) > 0 {
+			p.gpuSets = append([][]host.GPU{q.GPUs}, p.gpuSets...)
+		}
+	}
+	if rows := ParseQueryCSV(p.text, nil); len(rows) > 0 {
+		p.found(FormatSMICSV)
+		gpus := make([]host.GPU, 0, len(rows))
+		for _, r := range rows {
+			if r.Driver != "" {
+				p.setDriverFirst(r.Driver, FormatSMICSV)
+			}
+			if r.GPU.Name != "" {
+				g := r.GPU
+				g.Source = FormatSMICSV
+				gpus = append(gpus, g)
+			}
+		}
+		if len(gpus) > 0 {
+			p.gpuSets = append([][]host.GPU{gpus}, p.gpuSets...)
+		}
+	}
+}
+
+// setDriverFirst lets nvidia-smi's reading win over collect_env's, which
+// is itself read from nvidia-smi but may be older.
+func (p *parser) setDriverFirst(v, src string) {
+	if v == "" {
+		return
+	}
+	if p.driverSrc == FormatCollectEnv || p.driver == "" {
+		p.driver, p.driverSrc = v, src
+	}
+}
+
+var (
+	pipListHdr = regexp.MustCompile(`^Package\s+Version(\s+\S.*)?$`)
+	pipRow     = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\s+(\d\S*)(\s+.*)?$`)
+	freezeRow  = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*===?\s*([^\s;#]+)`)
+	condaHdr   = regexp.MustCompile(`^#\s*packages in environment at\s+(.+?):?\s*$`)
+	condaNames = regexp.MustCompile(`^#\s*Name\s+Version\s+Build`)
+	condaRow   = regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9._-]*)\s+(\d\S*)\s+(\S+)(?:\s+(\S+))?\s*$`)
+)
+
+// packages reads `pip list`, `pip freeze` and `conda list`.
+func (p *parser) packages() {
+	mode := ""
+	for i, l := range p.lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case pipListHdr.MatchString(t):
+			mode = "pip_list"
+			continue
+		case condaHdr.MatchString(t):
+			mode = "conda"
+			p.found(FormatCondaList)
+			p.python(FormatCondaList).Prefix = condaHdr.FindStringSubmatch(t)[1]
+			continue
+		case condaNames.MatchString(t):
+			mode = "conda"
+			p.found(FormatCondaList)
+			continue
+		case t == "" || strings.HasPrefix(t, "---"):
+			if t == "" {
+				mode = ""
+			}
+			continue
+		}
+		if p.collectEnvKeyLines[i] {
+			continue
+		}
+		switch mode {
+		case "pip_list":
+			if m := pipRow.FindStringSubmatch(t); m != nil {
+				p.found(FormatPipList)
+				p.python(FormatPipList)
+				p.setPackage(m[1], m[2])
+				continue
+			}
+			mode = ""
+		case "conda":
+			if m := condaRow.FindStringSubmatch(t); m != nil {
+				p.python(FormatCondaList)
+				p.condaLine([]string{m[1], m[2], m[3], m[4]})
+				continue
+			}
+			if !strings.HasPrefix(t, "#") {
+				mode = ""
+			}
+		}
+		if m := freezeRow.FindStringSubmatch(t); m != nil && !strings.HasPrefix(t, "[") {
+			p.found(FormatPipFreeze)
+			p.python(FormatPipFreeze)
+			p.setPackage(m[1], m[2])
+		}
+	}
+}
+
+var tfMarker = regexp.MustCompile(`OrderedDict\(\[|['"]is_cuda_build['"]|build_info\[`)
+
+// tfBuildInfo reads tf.sysconfig.get_build_info() output.
+func (p *parser) tfBuildInfo() {
+	if !tfMarker.Match(p.text) {
+		return
+	}
+	b, ok := ParseTFBuildInfo(p.text)
+	if !ok {
+		return
+	}
+	p.found(FormatTFBuildInfo)
+	p.tf = &host.TensorFlow{CUDA: b.CUDA, CUDNN: b.CUDNN, IsGPU: b.IsGPU, Source: FormatTFBuildInfo}
+	p.python(FormatTFBuildInfo)
+}
+
+var ldRow = regexp.MustCompile(`^\s*(lib\S+\.so[.\d]*)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$`)
+
+// ldconfig reads `ldconfig -p` lines for cuDNN.
+func (p *parser) ldconfig() {
+	for _, l := range p.lines {
+		m := ldRow.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		p.found(FormatLdconfig)
+		c, ok := CUDNNFromLib(m[1], m[3], host.CUDNNLdconfig)
+		if ok {
+			p.addCUDNN(c)
+		}
+	}
+}
+
+var libCUDNNName = regexp.MustCompile(`^libcudnn\.so\.(\d+(?:\.\d+)*)$`)
+
+// CUDNNFromLib describes the main cuDNN library (libcudnn.so.N...) at
+// path; the version comes from the most specific of name and the base
+// name of path. ok is false for other libraries (libcudnn_ops_infer...).
+func CUDNNFromLib(name, path, source string) (host.CUDNN, bool) {
+	m := libCUDNNName.FindStringSubmatch(name)
+	if m == nil {
+		return host.CUDNN{}, false
+	}
+	ver := m[1]
+	if pm := libCUDNNName.FindStringSubmatch(baseName(path)); pm != nil && len(pm[1]) > len(ver) {
+		ver = pm[1]
+	}
+	v, major, ok := host.NormalizeCUDNN(ver)
+	if !ok {
+		return host.CUDNN{}, false
+	}
+	return host.CUDNN{Path: path, Version: v, Major: major, Source: source}, true
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+var errLine = regexp.MustCompile(`(?i)\b(error|exception)\b|failed|could not load|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error`)
+
+// errorLines keeps lines that report a failure, verbatim, once each.
+func (p *parser) errorLines() {
+	seen := map[string]bool{}
+	for i, l := range p.lines {
+		t := strings.TrimSpace(l)
+		if t == "" || p.collectEnvKeyLines[i] || !errLine.MatchString(t) || seen[t] || len(t) > 2000 {
+			continue
+		}
+		seen[t] = true
+		p.errors = append(p.errors, t)
+	}
+	if len(p.errors) > 0 && len(p.formats) == 0 {
+		p.found(FormatErrors)
+	}
+}
+
+func (p *parser) facts() *host.Facts {
+	f := &host.Facts{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
+	if p.driver != "" {
+		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc}
+	}
+	if p.driverCUDA != "" {
+		f.DriverCUDA = &host.DriverCUDA{Version: p.driverCUDA, Source: p.dcSrc}
+	}
+	f.GPUs = mergeGPUs(p.gpuSets)
+	f.Toolkits = p.toolkits
+	f.CUDNN = p.cudnn
+	if p.py != nil {
+		py := *p.py
+		if py.Source == "" {
+			py.Source = p.formats[0]
+		}
+		py.Torch = p.pyTorch
+		if p.tf != nil {
+			py.TensorFlow = p.tf
+			for _, name := range []string{"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"} {
+				if v, ok := py.Packages[name]; ok {
+					py.TensorFlow.Version, py.TensorFlow.Package = v, name
+					break
+				}
+			}
+		}
+		if py.Torch != nil {
+			if v, ok := py.Packages["torch"]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
+				// conda list shows 2.1.0 where pip shows 2.1.0+cu121.
+				py.Torch = host.TorchFrom(v, py.Torch.CUDA, py.Torch.Source)
+			}
+		}
+		src := py.Source
+		py.Derive(src)
+		for name, v := range py.NvidiaWheels {
+			if strings.HasPrefix(name, "nvidia-cudnn-cu") {
+				if ver, major, ok := host.NormalizeCUDNN(v); ok {
+					f.CUDNN = append(f.CUDNN, host.CUDNN{Version: ver, Major: major, Raw: v, Source: host.CUDNNPip})
+				}
+			}
+		}
+		f.Pythons = []host.Python{py}
+	}
+	return f
+}
+
+// mergeGPUs takes the first (most precise) list and fills what it lacks
+// from the others, matched by index.
+func mergeGPUs(sets [][]host.GPU) []host.GPU {
+	if len(sets) == 0 {
+		return nil
+	}
+	out := append([]host.GPU(nil), sets[0]...)
+	for _, set := range sets[1:] {
+		for _, g := range set {
+			for i := range out {
+				if out[i].Index != g.Index {
+					continue
+				}
+				if out[i].Name == "" || strings.HasSuffix(out[i].Name, "...") {
+					out[i].Name = g.Name
+				}
+				if out[i].BusID == "" {
+					out[i].BusID = g.BusID
+				}
+				if out[i].MemoryMiB == 0 {
+					out[i].MemoryMiB = g.MemoryMiB
+				}
+				if out[i].ComputeCapability == "" {
+					out[i].ComputeCapability = g.ComputeCapability
+				}
+				out[i].MIG = out[i].MIG || g.MIG
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
+
+var (
+	dottedRun   = regexp.MustCompile(`\d+(?:\.\d+)+`)
+	bareVersion = regexp.MustCompile(`^\d+(?:\.\d+)*$`)
+)
