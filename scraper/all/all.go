@@ -1,0 +1,9 @@
+// Package all links every source package into the binary (each registers
+// itself with scraper.Register); import it for its side effect.
+package all
+
+import (
+	// _ "github.com/cudb/cudb/scraper/jax"
+	// _ "github.com/cudb/cudb/scraper/onnxruntime"
+	_ "github.com/cudb/cudb/scraper/tensorflow"
+)
