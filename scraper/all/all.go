@@ -3,7 +3,7 @@
 package all
 
 import (
-	// _ "github.com/cudb/cudb/scraper/jax"
+	_ "github.com/cudb/cudb/scraper/jax"
 	// _ "github.com/cudb/cudb/scraper/onnxruntime"
 	_ "github.com/cudb/cudb/scraper/tensorflow"
 )
