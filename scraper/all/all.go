@@ -4,6 +4,6 @@ package all
 
 import (
 	_ "github.com/cudb/cudb/scraper/jax"
-	// _ "github.com/cudb/cudb/scraper/onnxruntime"
+	_ "github.com/cudb/cudb/scraper/onnxruntime"
 	_ "github.com/cudb/cudb/scraper/tensorflow"
 )

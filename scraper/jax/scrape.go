@@ -217,7 +217,7 @@ func Wheels(src []byte) ([]Wheel, error) {
 	for _, m := range bulletRE.FindAllStringSubmatchIndex(text, -1) {
 		major := text[m[2]:m[3]]
 		out = append(out, Wheel{Wheel: "cuda" + major, Section: "wheel list",
-			Line: strings.Count(text[:m[0]], "\n") + 1,
+			Line:   strings.Count(text[:m[0]], "\n") + 1,
 			Fields: map[string]string{"built_cuda": major + "." + text[m[4]:m[5]], "built_cudnn": text[m[6]:m[7]]}})
 	}
 	if len(out) == 0 {
