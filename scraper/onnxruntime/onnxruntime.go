@@ -299,8 +299,12 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 }
 
 func lineOf(ref string) int {
+	i := strings.LastIndex(ref, "line ")
+	if i < 0 {
+		return 0
+	}
 	var n int
-	fmt.Sscanf(ref[strings.LastIndex(ref, "line ")+5:], "%d", &n)
+	fmt.Sscanf(ref[i+5:], "%d", &n)
 	return n
 }
 

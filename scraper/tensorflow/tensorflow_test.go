@@ -249,16 +249,16 @@ func TestSnapshotTraps(t *testing.T) {
 		reqs[r.Build.String()+"/"+r.Needs+"/"+r.Kind] = r.Spec
 	}
 	for k, want := range map[string]string{
-		"tensorflow==2.15.0 cuda12 linux/nvidia-cudnn-cu12/pin":  "==8.9.4.25",
-		"tensorflow==2.15.0 cuda12 linux/driver/minimum":         ">=525.60.13",
-		"tensorflow==2.10.0 cuda11 linux/driver/minimum":         ">=450.80.02",
-		"tensorflow==2.20.0 cuda12 linux/nvidia-cudnn-cu12/pin":  ">=9.3.0.75,<10.0",
-		"tensorflow==2.14.0 cuda11 linux/nvidia-cudnn-cu11/pin":  "==8.7.0.84",
-		"tensorflow==2.15.1 cuda12 linux/nvidia-cudnn-cu12/pin":  "==8.9.4.25",
-		"tensorflow==1.12.0 cuda9 windows/cudnn/tested":          "7.2",
-		"tensorflow==2.0.0 cuda10 windows/cuda/tested":           "10",
-		"tensorflow==1.13.1 cuda10 linux/cudnn/tested":           "7.4",
-		"tensorflow==2.21.0 cuda12 linux/cudnn/tested":           "9.3",
+		"tensorflow==2.15.0 cuda12 linux/nvidia-cudnn-cu12/pin": "==8.9.4.25",
+		"tensorflow==2.15.0 cuda12 linux/driver/minimum":        ">=525.60.13",
+		"tensorflow==2.10.0 cuda11 linux/driver/minimum":        ">=450.80.02",
+		"tensorflow==2.20.0 cuda12 linux/nvidia-cudnn-cu12/pin": ">=9.3.0.75,<10.0",
+		"tensorflow==2.14.0 cuda11 linux/nvidia-cudnn-cu11/pin": "==8.7.0.84",
+		"tensorflow==2.15.1 cuda12 linux/nvidia-cudnn-cu12/pin": "==8.9.4.25",
+		"tensorflow==1.12.0 cuda9 windows/cudnn/tested":         "7.2",
+		"tensorflow==2.0.0 cuda10 windows/cuda/tested":          "10",
+		"tensorflow==1.13.1 cuda10 linux/cudnn/tested":          "7.4",
+		"tensorflow==2.21.0 cuda12 linux/cudnn/tested":          "9.3",
 	} {
 		if reqs[k] != want {
 			t.Errorf("%s = %q, want %q", k, reqs[k], want)
