@@ -8,5 +8,8 @@ import (
 	_ "github.com/cudb/cudb/scraper/cudnn"
 	_ "github.com/cudb/cudb/scraper/driverbranch"
 	_ "github.com/cudb/cudb/scraper/gpus"
+	_ "github.com/cudb/cudb/scraper/jax"
+	_ "github.com/cudb/cudb/scraper/onnxruntime"
 	_ "github.com/cudb/cudb/scraper/pytorch"
+	_ "github.com/cudb/cudb/scraper/tensorflow"
 )

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(newMatrixCmd)
-	matrixTables = append(matrixTables, nvidiaMatrixCmds)
+	matrixTables = append(matrixTables, nvidiaMatrixCmds, frameworkMatrixCmds)
 }
 
 // matrixTables are constructors of `cudb matrix` subcommands beyond

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/cudb/cudb/query"
+	"github.com/spf13/cobra"
+)
+
+// frameworkMatrixCmds returns `matrix tensorflow|jax|onnxruntime`; the
+// matrix command adds them as subcommands.
+func frameworkMatrixCmds(f *Factory) []*cobra.Command {
+	return []*cobra.Command{
+		matrixCmd(f, "tensorflow", "TensorFlow GPU builds: tested Python, compiler, build tool, CUDA and cuDNN",
+			[]string{"tensorflow", "package", "platform", "python", "compiler", "build tools", "cuda", "cudnn"},
+			func(ctx context.Context, c *sql.DB) (any, [][]string, error) {
+				rows, err := query.TensorFlowMatrix(ctx, c)
+				var cells [][]string
+				for _, r := range rows {
+					cells = append(cells, []string{r.TensorFlow, r.Package, r.Platform, pyRange(r.PythonMin, r.PythonMax), r.Compiler, r.BuildTools, r.CUDA, r.CUDNN})
+				}
+				return rows, cells, err
+			}),
+		matrixCmd(f, "jax", "JAX CUDA variants: paired jaxlib, CUDA, cuDNN, pip extra and driver floor",
+			[]string{"jax", "jaxlib", "cuda", "cudnn", "extra", "driver min"},
+			func(ctx context.Context, c *sql.DB) (any, [][]string, error) {
+				rows, err := query.JAXMatrix(ctx, c)
+				var cells [][]string
+				for _, r := range rows {
+					cells = append(cells, []string{r.JAX, r.JAXLib, r.CUDA, r.CUDNN, r.Extra, r.DriverMin})
+				}
+				return rows, cells, err
+			}),
+		matrixCmd(f, "onnxruntime", "onnxruntime-gpu builds: CUDA, cuDNN and notes",
+			[]string{"onnxruntime", "cuda", "cudnn", "notes"},
+			func(ctx context.Context, c *sql.DB) (any, [][]string, error) {
+				rows, err := query.ONNXRuntimeMatrix(ctx, c)
+				var cells [][]string
+				for _, r := range rows {
+					cells = append(cells, []string{r.ONNXRuntime, r.CUDA, r.CUDNN, r.Notes})
+				}
+				return rows, cells, err
+			}),
+	}
+}
+
+func pyRange(lo, hi string) string {
+	if lo == hi {
+		return lo
+	}
+	return lo + "-" + hi
+}
+
+func matrixCmd(f *Factory, name, short string, header []string, load func(context.Context, *sql.DB) (any, [][]string, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:     name,
+		Short:   short,
+		Example: "  cudb matrix " + name + "\n  cudb matrix " + name + " --json",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			d, err := f.DB(c.Context())
+			if err != nil {
+				return err
+			}
+			rows, cells, err := load(c.Context(), d.SQL)
+			if err != nil {
+				return err
+			}
+			return f.Out(rows, func() error {
+				t := &Table{Header: header, Rows: cells}
+				return t.Render(f.IO)
+			})
+		},
+	}
+}
