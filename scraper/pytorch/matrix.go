@@ -206,14 +206,41 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	return f.result(), nil
 }
 
+// isLastCommitRow says whether an install-matrix row was generated at the
+// last commit before the next release went live (rather than at the
+// commit where its version became stable).
+func isLastCommitRow(r scraper.Record) bool {
+	return strings.HasPrefix(r.Fields["commit_role"], "last commit")
+}
+
 // installMatrix adds the per-OS builds of the getting-started generator.
 // The Linux x86_64 default comes from the release rows only: at some
 // go-live commits the generator's default rule was stale.
+//
+// A row of the last commit before the next go-live is only believed for
+// an (OS, package type, variant) that the version's go-live commit lists
+// too: by then the release lists were being prepared for the next release
+// (the go-live skill in test-infra describes this), so a variant that
+// first appears there (2.3.1 aarch64 cu124, 2.8.0 aarch64 cu130, ...) is
+// the next release's build, not one of this version.
 func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) {
+	atGoLive := map[string]bool{}
+	hasGoLive := map[string]bool{}
+	for _, r := range rows {
+		if !isLastCommitRow(r) {
+			v := r.Fields["torch_stable_version"]
+			hasGoLive[v] = true
+			atGoLive[v+"|"+r.Fields["os"]+"|"+r.Fields["package_type"]+"|"+r.Fields["variant"]] = true
+		}
+	}
 	for _, r := range rows {
 		v := r.Fields["torch_stable_version"]
 		if !reRelease.MatchString(v) {
 			f.refuse(r, "torch_stable_version is not a release version")
+			continue
+		}
+		if isLastCommitRow(r) && hasGoLive[v] && !atGoLive[v+"|"+r.Fields["os"]+"|"+r.Fields["package_type"]+"|"+r.Fields["variant"]] {
+			f.refuse(r, "variant listed only at the last commit before the next go-live, not at "+v+"'s own go-live: it belongs to the next release")
 			continue
 		}
 		plat := map[string]string{"linux": "linux", "windows": "windows", "macos": "macos",
@@ -262,6 +289,7 @@ func paired(f *facts, k db.BuildKey, vision, audio string, p db.Provenance) {
 // pinRequirements records a pip pin and, for the libraries cudb tracks as
 // components, the same version under its canonical name.
 func pinRequirements(f *facts, k db.BuildKey, pkg, spec, marker string, p db.Provenance) {
+	marker = normMarker(marker)
 	f.require(db.Requirement{Build: k, Needs: pkg, Spec: spec, Kind: db.KindPin, Marker: marker, Provenance: p})
 	ver := strings.TrimPrefix(spec, "==")
 	if ver == spec || !reDotted.MatchString(ver) {

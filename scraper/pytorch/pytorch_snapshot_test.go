@@ -95,4 +95,26 @@ func TestSnapshots(t *testing.T) {
 	if b := findBuild(m, "1.8.2", "cu111", "linux", ""); b == nil || b.IndexURL != "https://download.pytorch.org/whl/lts/1.8/cu111" {
 		t.Errorf("1.8.2 LTS build = %+v", b)
 	}
+	// Variants that appear only at the last commit before the next go-live
+	// are the next release's (test-infra moves its lists ahead of time).
+	for _, c := range []struct{ v, variant string }{
+		{"2.3.1", "cu124"}, {"2.5.1", "cu126"}, {"2.6.0", "cu128"}, {"2.7.1", "cu129"}, {"2.8.0", "cu130"}, {"2.13.0", "cu134"},
+	} {
+		for _, b := range m.Builds {
+			if b.Component == "torch" && b.Version == c.v && b.Variant == c.variant {
+				t.Errorf("%s has a %s build (%s, %s): a leak from the next release's lists", c.v, c.variant, b.Platform, b.Provenance.Ref)
+			}
+		}
+	}
+	if findBuild(m, "2.4.0", "xpu", "linux", "") != nil {
+		t.Error("2.4.0 xpu is listed only at the last commit before 2.4.1's go-live")
+	}
+	if findBuild(m, "2.4.1", "xpu", "linux", "") == nil || findBuild(m, "2.8.0", "cu129", "linux-aarch64", "") == nil {
+		t.Error("go-live variants must stay")
+	}
+	for _, c := range m.Conflicts {
+		if c.Field == "marker" && normMarker(c.Kept) == normMarker(c.Other) {
+			t.Errorf("marker conflict that differs only in spelling: %+v", c)
+		}
+	}
 }
