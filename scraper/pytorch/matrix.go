@@ -110,13 +110,15 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				b.PythonMin, b.PythonMax = pyMin, pyMax
 				f.build(b)
 				if channel == "" {
-					paired(f, b.Key(), r.Fields["torchvision"], r.Fields["torchaudio"], p)
 					if c := cudnn[variant]; c != "" && reDotted.MatchString(c) {
 						f.require(db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: c, Kind: db.KindBundled, Provenance: p})
 					}
 				}
 			}
 		}
+		// The row's pairing is the release's: every pip build of it,
+		// including the per-OS builds the install matrix adds.
+		paired(f, releaseKey(v), r.Fields["torchvision"], r.Fields["torchaudio"], p)
 		for _, variant := range splitList(r.Fields["linux_wheel_cuda_variants"]) {
 			add(variant, "", platformsOf(variant))
 		}
@@ -125,6 +127,11 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		}
 		for _, variant := range splitList(r.Fields["other_wheel_variants"]) {
 			add(variant, "", platformsOf(variant))
+		}
+		// The row names the PyPI default even where the wheel list is
+		// unknown (1.10.2): that one wheel is stated, so it is a build.
+		if def != "" && !strings.Contains(";"+r.Fields["linux_wheel_cuda_variants"]+";"+r.Fields["other_wheel_variants"]+";", ";"+def+";") {
+			add(def, "", []string{"linux"})
 		}
 		for _, variant := range splitList(r.Fields["conda_cuda_variants"]) {
 			add(variant, "conda", platformsOf(variant))
@@ -273,6 +280,11 @@ func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) 
 		}
 		f.build(b)
 	}
+}
+
+// releaseKey names every pip build of torch v (see db.AnyBuild).
+func releaseKey(v string) db.BuildKey {
+	return db.BuildKey{Component: "torch", Version: v, Variant: db.AnyBuild, Platform: db.AnyBuild}
 }
 
 func paired(f *facts, k db.BuildKey, vision, audio string, p db.Provenance) {

@@ -73,6 +73,15 @@ func TestSnapshots(t *testing.T) {
 		{"1.12.1", "cu116", "linux", "conda", "cudnn", "bundled", "8.3.2"},
 		{"2.3.0", "cu121", "windows", "", "cudnn", "bundled", "8.9.2.26"},
 		{"1.13.1", "cu117", "linux", "", "cudnn", "pin", "8.5.0.96"},
+		// pairings are the release's: every pip build gets them
+		{"2.7.1", "cu118", "linux", "", "torchvision", "paired", "0.22.1"},
+		{"2.7.1", "cu118", "windows", "", "torchaudio", "paired", "2.7.1"},
+		{"2.8.0", "cu126", "linux", "", "torchvision", "paired", "0.23.0"},
+		{"2.9.1", "cu130", "linux", "", "torchvision", "paired", "0.24.1"},
+		{"2.9.1", "cpu", "macos", "", "torchvision", "paired", "0.24.1"},
+		{"2.12.0", "cu126", "linux", "", "torchaudio", "paired", ""}, // 2.11.0 is installed alongside, not paired
+		{"2.0.0", "cu117", "linux", "conda", "torchaudio", "paired", "2.0.0"},
+		{"1.10.2", "cu102", "linux", "", "torchvision", "paired", "0.11.3"},
 	} {
 		if got := findReq(m, w.v, w.variant, w.plat, w.ch, w.needs, w.kind); got != w.spec {
 			t.Errorf("%s %s %s %q needs %s (%s) = %q, want %q", w.v, w.variant, w.plat, w.ch, w.needs, w.kind, got, w.spec)
