@@ -43,7 +43,7 @@ func init() {
 //  6. moi90: third-party measurements of conda packages.
 func Sources() []scraper.Source {
 	return []scraper.Source{
-		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Moi90{},
+		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Domains{}, Moi90{},
 	}
 }
 

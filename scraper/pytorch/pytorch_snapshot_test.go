@@ -126,4 +126,19 @@ func TestSnapshots(t *testing.T) {
 			t.Errorf("marker conflict that differs only in spelling: %+v", c)
 		}
 	}
+	// the torchvision README pairs 1.2 with 0.4.1; the install commands
+	// (higher precedence) say 0.4.0: kept, and the disagreement listed
+	found := false
+	for _, c := range m.Conflicts {
+		if c.Subject == "requirement torch==1.2.0 cu100 linux needs torchvision (paired)" && c.Kept == "0.4.0" && c.Other == "0.4.1" &&
+			strings.HasPrefix(c.OtherSource, "pytorch-domains") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no conflict recorded for 1.2.0 torchvision 0.4.0 (previous-versions) vs 0.4.1 (vision README)")
+	}
+	if got := findReq(m, "1.9.1", "cu111", "linux", "", "torchaudio", "paired"); got != "0.9.1" {
+		t.Errorf("1.9.1 torchaudio = %q", got)
+	}
 }
