@@ -100,7 +100,7 @@ func readListTables(src []byte) ([]rstTable, error) {
 
 func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 
-// rstCell drops inline literal markup (``x``) from a cell.
+// rstCell drops inline literal markup (“x“) from a cell.
 func rstCell(s string) string {
 	return strings.TrimSpace(strings.ReplaceAll(s, "``", ""))
 }
