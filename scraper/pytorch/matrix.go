@@ -177,6 +177,9 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			}
 			p := f.prov(url, r.Ref)
 			for needs, col := range map[string]string{"cudnn": "cudnn", "nccl": "nccl", "cuda": "cuda_toolkit_full"} {
+				if plat == "linux" && !bundlesLibs(v, f.out.Builds[f.builds[k]].IsDefault) {
+					continue // the wheel pins nvidia-* packages: what it was built against is not what it ships
+				}
 				if val := r.Fields[col]; reDotted.MatchString(val) {
 					f.require(db.Requirement{Build: k, Needs: needs, Spec: val, Kind: db.KindBundled, Provenance: p})
 				}
@@ -280,6 +283,19 @@ func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) 
 		}
 		f.build(b)
 	}
+}
+
+// bundlesLibs says whether a Linux wheel of torch v ships its CUDA
+// libraries (so the build image's cuDNN/NCCL are the ones it carries).
+// Per the lock-file notes of the snapshots: from 1.13 the PyPI default
+// wheel pins nvidia-* packages instead, and the download.pytorch.org
+// wheels bundled theirs until 2.2; from 2.2 on (every CUDA wheel from the
+// 2.5 era) they carry pins, so no bundled version is claimed for them.
+func bundlesLibs(v string, isDefault bool) bool {
+	if cmpDotted(v, "1.13.0") < 0 {
+		return true
+	}
+	return !isDefault && cmpDotted(v, "2.2.0") < 0
 }
 
 // releaseKey names every pip build of torch v (see db.AnyBuild).

@@ -73,6 +73,11 @@ func TestSnapshots(t *testing.T) {
 		{"1.12.1", "cu116", "linux", "conda", "cudnn", "bundled", "8.3.2"},
 		{"2.3.0", "cu121", "windows", "", "cudnn", "bundled", "8.9.2.26"},
 		{"1.13.1", "cu117", "linux", "", "cudnn", "pin", "8.5.0.96"},
+		// wheels that bundle their libraries carry the build image's cuDNN
+		{"1.10.1", "cu111", "linux", "", "cudnn", "bundled", "8.0.5.39"},
+		{"1.12.1", "cu113", "windows", "", "cudnn", "bundled", "8.3.2.44"},
+		{"1.8.1", "cu111", "linux", "", "cudnn", "bundled", ""}, // no source before 1.9; conda's is not copied
+		{"1.9.0", "cu102", "linux", "", "cudnn", "bundled", ""}, // the image installs no cuDNN for CUDA 10.2
 		// pairings are the release's: every pip build gets them
 		{"2.7.1", "cu118", "linux", "", "torchvision", "paired", "0.22.1"},
 		{"2.7.1", "cu118", "windows", "", "torchaudio", "paired", "2.7.1"},
@@ -140,5 +145,15 @@ func TestSnapshots(t *testing.T) {
 	}
 	if got := findReq(m, "1.9.1", "cu111", "linux", "", "torchaudio", "paired"); got != "0.9.1" {
 		t.Errorf("1.9.1 torchaudio = %q", got)
+	}
+	for _, r := range m.Requirements {
+		if r.Build.Version == "1.10.1" && r.Build.Variant == "cu111" && r.Build.Platform == "linux" && r.Build.Channel == "" && r.Needs == "cudnn" &&
+			!strings.Contains(r.Ref, "torch_cuda_build_toolchain.csv") {
+			t.Errorf("1.10.1 cu111 cuDNN cites %q, want the toolchain row", r.Ref)
+		}
+	}
+	// conda 1.3.x exist (the matrix lists them with their channel)
+	if findBuild(m, "1.3.0", "cu101", "linux", "conda") == nil {
+		t.Error("1.3.0 conda cu101 build missing")
 	}
 }
