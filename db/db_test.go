@@ -147,3 +147,37 @@ func TestMergePrecedenceAndConflicts(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+func TestMergeReleaseWideRequirement(t *testing.T) {
+	build := func(variant, plat, ch string) Build {
+		return Build{Component: "torch", Version: "2.7.1", Variant: variant, Platform: plat, Channel: ch, Provenance: Provenance{Source: "b"}}
+	}
+	wide := BuildKey{Component: "torch", Version: "2.7.1", Variant: AnyBuild, Platform: AnyBuild}
+	hi := &Facts{Requirements: []Requirement{
+		{Build: wide, Needs: "torchvision", Spec: "0.22.1", Kind: KindPaired, Provenance: Provenance{Source: "locks", Ref: "row 7"}},
+		{Build: BuildKey{Component: "torch", Version: "9.9.9", Variant: AnyBuild, Platform: AnyBuild}, Needs: "torchvision", Spec: "1.0", Kind: KindPaired, Provenance: Provenance{Source: "locks"}},
+	}}
+	lo := &Facts{
+		Builds: []Build{build("cu126", "linux", ""), build("cu118", "windows", ""), build("cu118", "linux", "conda")},
+		Requirements: []Requirement{{Build: BuildKey{Component: "torch", Version: "2.7.1", Variant: "cu118", Platform: "windows"},
+			Needs: "torchvision", Spec: "0.22.0", Kind: KindPaired, Provenance: Provenance{Source: "b"}}},
+	}
+	m := Merge(hi, lo)
+	got := map[string]string{}
+	for _, r := range m.Requirements {
+		got[r.Build.String()] = r.Spec + " " + r.Source
+	}
+	want := map[string]string{"torch==2.7.1 cu126 linux": "0.22.1 locks", "torch==2.7.1 cu118 windows": "0.22.1 locks"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (conda builds are another channel; the earlier source still wins): %s", diff)
+	}
+	var fields []string
+	for _, c := range m.Conflicts {
+		fields = append(fields, c.Subject+" "+c.Field)
+	}
+	wantC := []string{"requirement torch==2.7.1 cu118 windows needs torchvision (paired) spec",
+		"requirement torch==9.9.9 * * needs torchvision (paired) refused"}
+	if diff := cmp.Diff(wantC, fields); diff != "" {
+		t.Error(diff)
+	}
+}

@@ -25,7 +25,8 @@ func Merge(parts ...*Facts) *Facts {
 		func(r Release) string { return "release " + r.Component + "==" + r.Version })
 	mergeSlice(&m, &out.Builds, parts, func(f *Facts) []Build { return f.Builds },
 		func(b Build) string { return "build " + b.Key().String() })
-	mergeSlice(&m, &out.Requirements, parts, func(f *Facts) []Requirement { return f.Requirements },
+	reqParts := expandRelease(parts, out.Builds, &out.Conflicts)
+	mergeSlice(&m, &out.Requirements, reqParts, func(f *Facts) []Requirement { return f.Requirements },
 		func(r Requirement) string {
 			return "requirement " + r.Build.String() + " needs " + r.Needs + " (" + r.Kind + ")"
 		})

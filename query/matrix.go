@@ -2,14 +2,17 @@ package query
 
 import (
 	"context"
+	"sort"
 
 	"github.com/cudb/cudb/db"
 )
 
-// TorchRow is one row of `cudb matrix torch`: a torch release × variant.
+// TorchRow is one row of `cudb matrix torch`: a torch release × variant
+// × channel.
 type TorchRow struct {
 	Torch               string   `json:"torch"`
 	Variant             string   `json:"variant"`
+	Channel             string   `json:"channel"` // "pip" or "conda"
 	CUDA                string   `json:"cuda"`
 	CUDNN               string   `json:"cudnn"`
 	NCCL                string   `json:"nccl"`
@@ -20,32 +23,60 @@ type TorchRow struct {
 	Platforms           []string `json:"platforms"`
 	ComputeCapabilities []string `json:"compute_capabilities"`
 	Default             bool     `json:"default"`
-	Channel             string   `json:"channel,omitempty"`
 }
 
-// MatrixTorch lists every torch build, newest first, pip wheels or (with
-// channel "conda") conda packages.
+// MatrixTorch lists every torch build, newest first: pip wheels and conda
+// packages, or only one of them with channel "pip" or "conda" (some
+// releases exist only as conda packages, so the default shows both).
 func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, error) {
+	var channels []string
+	switch channel {
+	case "":
+		channels = []string{"pip", "conda"}
+	case "pip", "conda":
+		channels = []string{channel}
+	default:
+		return nil, usage("invalid channel %q: expected pip or conda", channel).WithHint("cudb matrix torch --channel conda")
+	}
 	builds, err := LoadBuilds(ctx, d, "torch")
 	if err != nil {
 		return nil, err
 	}
 	fr := &frameworkReq{fam: familyOf("torch")}
-	var keep []*BuildRow
-	for _, b := range builds {
-		if b.Channel == channel {
-			keep = append(keep, b)
+	type ranked struct {
+		row   TorchRow
+		stack Stack
+	}
+	var all []ranked
+	for _, ch := range channels {
+		want := ch
+		if ch == "pip" {
+			want = ""
+		}
+		var keep []*BuildRow
+		for _, b := range builds {
+			if b.Channel == want {
+				keep = append(keep, b)
+			}
+		}
+		for _, s := range groupStacks(fr, keep) {
+			finish(&s, false)
+			all = append(all, ranked{stack: s, row: TorchRow{
+				Torch: s.version.String(), Variant: s.Variant, Channel: ch, CUDA: s.CUDA, CUDNN: s.CUDNN, NCCL: s.NCCL,
+				PythonMin: s.Python.Min, PythonMax: s.Python.Max,
+				Torchvision: s.Packages["torchvision"], Torchaudio: s.Packages["torchaudio"],
+				Platforms: s.Platforms, ComputeCapabilities: s.ComputeCapabilities, Default: s.Default,
+			}})
 		}
 	}
-	rows := []TorchRow{}
-	for _, s := range groupStacks(fr, keep) {
-		finish(&s, false)
-		rows = append(rows, TorchRow{
-			Torch: s.version.String(), Variant: s.Variant, CUDA: s.CUDA, CUDNN: s.CUDNN, NCCL: s.NCCL,
-			PythonMin: s.Python.Min, PythonMax: s.Python.Max,
-			Torchvision: s.Packages["torchvision"], Torchaudio: s.Packages["torchaudio"],
-			Platforms: s.Platforms, ComputeCapabilities: s.ComputeCapabilities, Default: s.Default, Channel: channel,
-		})
+	// Each channel is already best first; interleave them by release so a
+	// release's pip rows come before its conda rows.
+	sort.SliceStable(all, func(i, j int) bool {
+		return all[i].stack.version.Compare(all[j].stack.version) > 0
+	})
+	rows := make([]TorchRow, 0, len(all))
+	for _, r := range all {
+		rows = append(rows, r.row)
 	}
 	return rows, nil
 }

@@ -216,13 +216,40 @@ func TestMatrixTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 8 {
+	if len(rows) != 9 {
 		t.Fatalf("rows = %d", len(rows))
 	}
 	first := rows[0]
-	want := TorchRow{Torch: "2.4.0", Variant: "cu124", CUDA: "12.4", CUDNN: "9.1.0.70", PythonMin: "3.8", PythonMax: "3.12", Torchvision: "0.19.0",
+	want := TorchRow{Torch: "2.4.0", Variant: "cu124", Channel: "pip", CUDA: "12.4", CUDNN: "9.1.0.70", PythonMin: "3.8", PythonMax: "3.12", Torchvision: "0.19.0",
 		Platforms: []string{"linux", "windows"}, ComputeCapabilities: []string{"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0", "9.0+PTX"}, Default: true}
 	if diff := cmp.Diff(want, first); diff != "" {
 		t.Error(diff)
+	}
+	// the conda-only release is listed, in release order, with its channel
+	var conda []TorchRow
+	for i, r := range rows {
+		if r.Channel == "conda" {
+			conda = append(conda, r)
+			if i != len(rows)-1 {
+				t.Errorf("conda 1.10.2 at row %d, want last (oldest release)", i)
+			}
+		}
+	}
+	if len(conda) != 1 || conda[0].Torch != "1.10.2" || conda[0].CUDNN != "8.2.0" {
+		t.Errorf("conda rows = %+v", conda)
+	}
+	for ch, n := range map[string]int{"pip": 8, "conda": 1} {
+		rows, err := MatrixTorch(context.Background(), d, ch)
+		if err != nil || len(rows) != n {
+			t.Errorf("channel %s: %d rows, err %v", ch, len(rows), err)
+		}
+		for _, r := range rows {
+			if r.Channel != ch {
+				t.Errorf("channel %s: row %+v", ch, r)
+			}
+		}
+	}
+	if _, err := MatrixTorch(context.Background(), d, "apt"); err == nil {
+		t.Error("unknown channel accepted")
 	}
 }

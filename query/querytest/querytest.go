@@ -44,6 +44,11 @@ func Facts() *db.Facts {
 	addTorch("2.3.1", "cu121", "12.1", "3.8", "3.12", true, "8.9.2.26", db.KindPin, "0.18.1", map[string]string{"nvidia-cudnn-cu12": "==8.9.2.26"}, "linux", "windows")
 	addTorch("2.4.0", "cu124", "12.4", "3.8", "3.12", true, "9.1.0.70", db.KindPin, "0.19.0", map[string]string{"nvidia-cudnn-cu12": "==9.1.0.70"}, "linux", "windows")
 	addTorch("1.13.1", "cu117", "11.7", "3.7", "3.10", true, "8.5.0.96", db.KindBundled, "0.14.1", nil, "linux")
+	// a conda-only release, as 1.3.x and 1.10.2 are in the real data
+	conda := db.Build{Component: "torch", Version: "1.10.2", Variant: "cu113", Platform: "linux", Channel: "conda", CUDA: "11.3",
+		PythonMin: "3.6", PythonMax: "3.9", ArchList: "sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 compute_86", Provenance: pv("1.10.2 conda cu113")}
+	f.Builds = append(f.Builds, conda)
+	f.Requirements = append(f.Requirements, db.Requirement{Build: conda.Key(), Needs: "cudnn", Spec: "8.2.0", Kind: db.KindBundled, Provenance: pv("conda package name")})
 	tf := func(ver, cuda, cudnn, pyMin, pyMax string, pins map[string]string) {
 		b := db.Build{Component: "tensorflow", Version: ver, Variant: "cuda" + cuda[:2], Platform: "linux", Package: "tensorflow", CUDA: cuda,
 			PythonMin: pyMin, PythonMax: pyMax, Provenance: db.Provenance{Source: "fixture-tf", Ref: "tested " + ver}}

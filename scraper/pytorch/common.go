@@ -43,7 +43,7 @@ func init() {
 //  6. moi90: third-party measurements of conda packages.
 func Sources() []scraper.Source {
 	return []scraper.Source{
-		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Moi90{},
+		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Domains{}, Moi90{},
 	}
 }
 
@@ -359,4 +359,56 @@ func archList(s string) (string, error) {
 		}
 	}
 	return strings.Join(out, " "), nil
+}
+
+// normMarker writes a PEP 508 environment marker in one canonical form
+// (double-quoted strings, single spaces between tokens, none inside
+// parentheses) so that sources quoting the same marker differently do not
+// raise conflicts; real differences in the marker survive.
+func normMarker(m string) string {
+	var toks []string
+	for i := 0; i < len(m); {
+		c := m[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '"' || c == '\'':
+			j := strings.IndexByte(m[i+1:], c)
+			if j < 0 {
+				return strings.Join(strings.Fields(m), " ") // unbalanced: leave it be
+			}
+			s := m[i+1 : i+1+j]
+			if strings.ContainsRune(s, '"') {
+				toks = append(toks, m[i:i+2+j])
+			} else {
+				toks = append(toks, `"`+s+`"`)
+			}
+			i += j + 2
+		case c == '(' || c == ')':
+			toks = append(toks, string(c))
+			i++
+		case strings.ContainsRune("=!<>~", rune(c)):
+			j := i
+			for j < len(m) && strings.ContainsRune("=!<>~", rune(m[j])) {
+				j++
+			}
+			toks = append(toks, m[i:j])
+			i = j
+		default:
+			j := i
+			for j < len(m) && !strings.ContainsRune(" \t\r\n\"'()=!<>~", rune(m[j])) {
+				j++
+			}
+			toks = append(toks, m[i:j])
+			i = j
+		}
+	}
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 && t != ")" && toks[i-1] != "(" {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
 }

@@ -98,15 +98,22 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			}
 			pinRequirements(f, k, r.Fields["package"], "=="+ver, lockMarker(r.Fields["platform_marker"]), p)
 		case "domain_pairs":
-			k, p, ok := defaultBuild(r)
-			if !ok {
+			v := r.Fields["torch_version"]
+			if !reRelease.MatchString(v) {
+				f.refuse(r, "torch_version is not a release version")
 				continue
 			}
+			p := f.prov(s.URL(), r.Ref)
+			f.release("torch", v, p)
+			// A pairing belongs to the torch release: every pip build of it.
+			k := releaseKey(v)
 			audio := r.Fields["torchaudio"]
 			// torchaudio 2.11.0 is the last release; later torch rows show the
 			// 2.11.0 installed alongside, which is not a pairing.
-			if audio != "" && minorOf(audio) != minorOf(k.Version) && strings.HasPrefix(k.Version, "2.") {
-				f.refuse(r, "torchaudio "+audio+" is installed alongside, not released with, torch "+k.Version)
+			if audio != "" && minorOf(audio) != minorOf(v) && strings.HasPrefix(v, "2.") {
+				f.refuse(r, "torchaudio "+audio+" is installed alongside, not released with, torch "+v)
+				f.attr(db.Attribute{Component: "torch", Version: v, Key: "torchaudio_installed_alongside",
+					Value: audio + " (no torchaudio release matches this torch; " + audio + " is installed next to it)", Provenance: p})
 				audio = ""
 			}
 			paired(f, k, r.Fields["torchvision"], audio, p)

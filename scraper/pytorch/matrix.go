@@ -110,13 +110,15 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				b.PythonMin, b.PythonMax = pyMin, pyMax
 				f.build(b)
 				if channel == "" {
-					paired(f, b.Key(), r.Fields["torchvision"], r.Fields["torchaudio"], p)
 					if c := cudnn[variant]; c != "" && reDotted.MatchString(c) {
 						f.require(db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: c, Kind: db.KindBundled, Provenance: p})
 					}
 				}
 			}
 		}
+		// The row's pairing is the release's: every pip build of it,
+		// including the per-OS builds the install matrix adds.
+		paired(f, releaseKey(v), r.Fields["torchvision"], r.Fields["torchaudio"], p)
 		for _, variant := range splitList(r.Fields["linux_wheel_cuda_variants"]) {
 			add(variant, "", platformsOf(variant))
 		}
@@ -125,6 +127,11 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		}
 		for _, variant := range splitList(r.Fields["other_wheel_variants"]) {
 			add(variant, "", platformsOf(variant))
+		}
+		// The row names the PyPI default even where the wheel list is
+		// unknown (1.10.2): that one wheel is stated, so it is a build.
+		if def != "" && !strings.Contains(";"+r.Fields["linux_wheel_cuda_variants"]+";"+r.Fields["other_wheel_variants"]+";", ";"+def+";") {
+			add(def, "", []string{"linux"})
 		}
 		for _, variant := range splitList(r.Fields["conda_cuda_variants"]) {
 			add(variant, "conda", platformsOf(variant))
@@ -170,6 +177,9 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			}
 			p := f.prov(url, r.Ref)
 			for needs, col := range map[string]string{"cudnn": "cudnn", "nccl": "nccl", "cuda": "cuda_toolkit_full"} {
+				if plat == "linux" && !bundlesLibs(v, f.out.Builds[f.builds[k]].IsDefault) {
+					continue // the wheel pins nvidia-* packages: what it was built against is not what it ships
+				}
 				if val := r.Fields[col]; reDotted.MatchString(val) {
 					f.require(db.Requirement{Build: k, Needs: needs, Spec: val, Kind: db.KindBundled, Provenance: p})
 				}
@@ -206,14 +216,41 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	return f.result(), nil
 }
 
+// isLastCommitRow says whether an install-matrix row was generated at the
+// last commit before the next release went live (rather than at the
+// commit where its version became stable).
+func isLastCommitRow(r scraper.Record) bool {
+	return strings.HasPrefix(r.Fields["commit_role"], "last commit")
+}
+
 // installMatrix adds the per-OS builds of the getting-started generator.
 // The Linux x86_64 default comes from the release rows only: at some
 // go-live commits the generator's default rule was stale.
+//
+// A row of the last commit before the next go-live is only believed for
+// an (OS, package type, variant) that the version's go-live commit lists
+// too: by then the release lists were being prepared for the next release
+// (the go-live skill in test-infra describes this), so a variant that
+// first appears there (2.3.1 aarch64 cu124, 2.8.0 aarch64 cu130, ...) is
+// the next release's build, not one of this version.
 func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) {
+	atGoLive := map[string]bool{}
+	hasGoLive := map[string]bool{}
+	for _, r := range rows {
+		if !isLastCommitRow(r) {
+			v := r.Fields["torch_stable_version"]
+			hasGoLive[v] = true
+			atGoLive[v+"|"+r.Fields["os"]+"|"+r.Fields["package_type"]+"|"+r.Fields["variant"]] = true
+		}
+	}
 	for _, r := range rows {
 		v := r.Fields["torch_stable_version"]
 		if !reRelease.MatchString(v) {
 			f.refuse(r, "torch_stable_version is not a release version")
+			continue
+		}
+		if isLastCommitRow(r) && hasGoLive[v] && !atGoLive[v+"|"+r.Fields["os"]+"|"+r.Fields["package_type"]+"|"+r.Fields["variant"]] {
+			f.refuse(r, "variant listed only at the last commit before the next go-live, not at "+v+"'s own go-live: it belongs to the next release")
 			continue
 		}
 		plat := map[string]string{"linux": "linux", "windows": "windows", "macos": "macos",
@@ -248,6 +285,24 @@ func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) 
 	}
 }
 
+// bundlesLibs says whether a Linux wheel of torch v ships its CUDA
+// libraries (so the build image's cuDNN/NCCL are the ones it carries).
+// Per the lock-file notes of the snapshots: from 1.13 the PyPI default
+// wheel pins nvidia-* packages instead, and the download.pytorch.org
+// wheels bundled theirs until 2.2; from 2.2 on (every CUDA wheel from the
+// 2.5 era) they carry pins, so no bundled version is claimed for them.
+func bundlesLibs(v string, isDefault bool) bool {
+	if cmpDotted(v, "1.13.0") < 0 {
+		return true
+	}
+	return !isDefault && cmpDotted(v, "2.2.0") < 0
+}
+
+// releaseKey names every pip build of torch v (see db.AnyBuild).
+func releaseKey(v string) db.BuildKey {
+	return db.BuildKey{Component: "torch", Version: v, Variant: db.AnyBuild, Platform: db.AnyBuild}
+}
+
 func paired(f *facts, k db.BuildKey, vision, audio string, p db.Provenance) {
 	if reDotted.MatchString(vision) {
 		f.require(db.Requirement{Build: k, Needs: "torchvision", Spec: vision, Kind: db.KindPaired, Provenance: p})
@@ -262,6 +317,7 @@ func paired(f *facts, k db.BuildKey, vision, audio string, p db.Provenance) {
 // pinRequirements records a pip pin and, for the libraries cudb tracks as
 // components, the same version under its canonical name.
 func pinRequirements(f *facts, k db.BuildKey, pkg, spec, marker string, p db.Provenance) {
+	marker = normMarker(marker)
 	f.require(db.Requirement{Build: k, Needs: pkg, Spec: spec, Kind: db.KindPin, Marker: marker, Provenance: p})
 	ver := strings.TrimPrefix(spec, "==")
 	if ver == spec || !reDotted.MatchString(ver) {

@@ -73,6 +73,20 @@ func TestSnapshots(t *testing.T) {
 		{"1.12.1", "cu116", "linux", "conda", "cudnn", "bundled", "8.3.2"},
 		{"2.3.0", "cu121", "windows", "", "cudnn", "bundled", "8.9.2.26"},
 		{"1.13.1", "cu117", "linux", "", "cudnn", "pin", "8.5.0.96"},
+		// wheels that bundle their libraries carry the build image's cuDNN
+		{"1.10.1", "cu111", "linux", "", "cudnn", "bundled", "8.0.5.39"},
+		{"1.12.1", "cu113", "windows", "", "cudnn", "bundled", "8.3.2.44"},
+		{"1.8.1", "cu111", "linux", "", "cudnn", "bundled", ""}, // no source before 1.9; conda's is not copied
+		{"1.9.0", "cu102", "linux", "", "cudnn", "bundled", ""}, // the image installs no cuDNN for CUDA 10.2
+		// pairings are the release's: every pip build gets them
+		{"2.7.1", "cu118", "linux", "", "torchvision", "paired", "0.22.1"},
+		{"2.7.1", "cu118", "windows", "", "torchaudio", "paired", "2.7.1"},
+		{"2.8.0", "cu126", "linux", "", "torchvision", "paired", "0.23.0"},
+		{"2.9.1", "cu130", "linux", "", "torchvision", "paired", "0.24.1"},
+		{"2.9.1", "cpu", "macos", "", "torchvision", "paired", "0.24.1"},
+		{"2.12.0", "cu126", "linux", "", "torchaudio", "paired", ""}, // 2.11.0 is installed alongside, not paired
+		{"2.0.0", "cu117", "linux", "conda", "torchaudio", "paired", "2.0.0"},
+		{"1.10.2", "cu102", "linux", "", "torchvision", "paired", "0.11.3"},
 	} {
 		if got := findReq(m, w.v, w.variant, w.plat, w.ch, w.needs, w.kind); got != w.spec {
 			t.Errorf("%s %s %s %q needs %s (%s) = %q, want %q", w.v, w.variant, w.plat, w.ch, w.needs, w.kind, got, w.spec)
@@ -94,5 +108,52 @@ func TestSnapshots(t *testing.T) {
 	}
 	if b := findBuild(m, "1.8.2", "cu111", "linux", ""); b == nil || b.IndexURL != "https://download.pytorch.org/whl/lts/1.8/cu111" {
 		t.Errorf("1.8.2 LTS build = %+v", b)
+	}
+	// Variants that appear only at the last commit before the next go-live
+	// are the next release's (test-infra moves its lists ahead of time).
+	for _, c := range []struct{ v, variant string }{
+		{"2.3.1", "cu124"}, {"2.5.1", "cu126"}, {"2.6.0", "cu128"}, {"2.7.1", "cu129"}, {"2.8.0", "cu130"}, {"2.13.0", "cu134"},
+	} {
+		for _, b := range m.Builds {
+			if b.Component == "torch" && b.Version == c.v && b.Variant == c.variant {
+				t.Errorf("%s has a %s build (%s, %s): a leak from the next release's lists", c.v, c.variant, b.Platform, b.Provenance.Ref)
+			}
+		}
+	}
+	if findBuild(m, "2.4.0", "xpu", "linux", "") != nil {
+		t.Error("2.4.0 xpu is listed only at the last commit before 2.4.1's go-live")
+	}
+	if findBuild(m, "2.4.1", "xpu", "linux", "") == nil || findBuild(m, "2.8.0", "cu129", "linux-aarch64", "") == nil {
+		t.Error("go-live variants must stay")
+	}
+	for _, c := range m.Conflicts {
+		if c.Field == "marker" && normMarker(c.Kept) == normMarker(c.Other) {
+			t.Errorf("marker conflict that differs only in spelling: %+v", c)
+		}
+	}
+	// the torchvision README pairs 1.2 with 0.4.1; the install commands
+	// (higher precedence) say 0.4.0: kept, and the disagreement listed
+	found := false
+	for _, c := range m.Conflicts {
+		if c.Subject == "requirement torch==1.2.0 cu100 linux needs torchvision (paired)" && c.Kept == "0.4.0" && c.Other == "0.4.1" &&
+			strings.HasPrefix(c.OtherSource, "pytorch-domains") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no conflict recorded for 1.2.0 torchvision 0.4.0 (previous-versions) vs 0.4.1 (vision README)")
+	}
+	if got := findReq(m, "1.9.1", "cu111", "linux", "", "torchaudio", "paired"); got != "0.9.1" {
+		t.Errorf("1.9.1 torchaudio = %q", got)
+	}
+	for _, r := range m.Requirements {
+		if r.Build.Version == "1.10.1" && r.Build.Variant == "cu111" && r.Build.Platform == "linux" && r.Build.Channel == "" && r.Needs == "cudnn" &&
+			!strings.Contains(r.Ref, "torch_cuda_build_toolchain.csv") {
+			t.Errorf("1.10.1 cu111 cuDNN cites %q, want the toolchain row", r.Ref)
+		}
+	}
+	// conda 1.3.x exist (the matrix lists them with their channel)
+	if findBuild(m, "1.3.0", "cu101", "linux", "conda") == nil {
+		t.Error("1.3.0 conda cu101 build missing")
 	}
 }

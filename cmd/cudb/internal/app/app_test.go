@@ -139,10 +139,21 @@ func TestMatrixTorchAndDB(t *testing.T) {
 	dbPath := querytest.Path(t)
 	code, out, _ := run(t, false, "matrix", "torch", "--json", "--db", dbPath)
 	var rows []map[string]any
-	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 8 {
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 9 {
 		t.Fatalf("exit %d rows %d: %s", code, len(rows), out)
 	}
-	for _, k := range []string{"torch", "variant", "cuda", "cudnn", "nccl", "python_min", "python_max", "torchvision", "torchaudio", "platforms", "compute_capabilities", "default"} {
+	if ch := rows[len(rows)-1]["channel"]; ch != "conda" {
+		t.Errorf("last row channel = %v, want the conda-only release", ch)
+	}
+	code, out, _ = run(t, false, "matrix", "torch", "--channel", "pip", "--json", "--db", dbPath)
+	rows = nil
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 8 {
+		t.Errorf("--channel pip: exit %d rows %d", code, len(rows))
+	}
+	if code, _, _ = run(t, false, "matrix", "torch", "--channel", "apt", "--db", dbPath); code != ExitUsage {
+		t.Errorf("--channel apt: exit %d, want usage", code)
+	}
+	for _, k := range []string{"torch", "variant", "channel", "cuda", "cudnn", "nccl", "python_min", "python_max", "torchvision", "torchaudio", "platforms", "compute_capabilities", "default"} {
 		if _, ok := rows[0][k]; !ok {
 			t.Errorf("matrix row lacks %q", k)
 		}

@@ -49,14 +49,11 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 	var channel string
 	c := &cobra.Command{
 		Use:     "torch",
-		Short:   "Every torch release × variant: CUDA, cuDNN, NCCL, Python, torchvision, torchaudio, GPU archs",
+		Short:   "Every torch release × variant × channel: CUDA, cuDNN, NCCL, Python, torchvision, torchaudio, GPU archs",
 		Example: "  cudb matrix torch\n  cudb matrix torch --json | jq '.[] | select(.variant==\"cu121\")'\n  cudb matrix torch --channel conda",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if channel == "pip" {
-				channel = ""
-			}
-			if channel != "" && channel != "conda" {
+			if channel != "" && channel != "pip" && channel != "conda" {
 				return usageError(c, fmt.Sprintf("invalid --channel %q: expected pip or conda", channel))
 			}
 			d, err := f.DB(c.Context())
@@ -68,7 +65,7 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			return f.Out(rows, func() error {
-				t := &Table{Header: []string{"torch", "variant", "cuda", "cudnn", "nccl", "python", "torchvision", "torchaudio", "platforms", "archs"}}
+				t := &Table{Header: []string{"torch", "variant", "channel", "cuda", "cudnn", "nccl", "python", "torchvision", "torchaudio", "platforms", "archs"}}
 				for _, r := range rows {
 					v := r.Variant
 					if r.Default {
@@ -78,12 +75,12 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 					if r.PythonMin != "" || r.PythonMax != "" {
 						py = r.PythonMin + "–" + r.PythonMax
 					}
-					t.Add(r.Torch, v, r.CUDA, r.CUDNN, r.NCCL, py, r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
+					t.Add(r.Torch, v, r.Channel, r.CUDA, r.CUDNN, r.NCCL, py, r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
 				}
 				return t.Render(f.IO)
 			})
 		},
 	}
-	c.Flags().StringVar(&channel, "channel", "", "pip (default) or conda")
+	c.Flags().StringVar(&channel, "channel", "", "only pip wheels or only conda packages (default: both)")
 	return c
 }
