@@ -65,14 +65,23 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 			continue
 		}
 		prev := parts[0]
-		// Platforms: the environment lives on one of them.
+		// Platforms: the environment lives on one of them. A stack that
+		// names none ships for every platform.
 		var both []string
-		for _, pl := range m.Platforms {
-			if containsStr(s.Platforms, pl) {
-				both = append(both, pl)
+		switch {
+		case len(m.Platforms) == 0:
+			both = append(both, s.Platforms...)
+		case len(s.Platforms) == 0:
+			both = m.Platforms
+		default:
+			for _, pl := range m.Platforms {
+				if containsStr(s.Platforms, pl) {
+					both = append(both, pl)
+				}
 			}
 		}
-		if len(both) == 0 || (platform != "" && !containsStr(both, platform)) {
+		anywhere := len(m.Platforms) == 0 && len(s.Platforms) == 0
+		if !anywhere && (len(both) == 0 || (platform != "" && !containsStr(both, platform))) {
 			conflicts = append(conflicts, Conflict{Kind: "platform", Between: []string{label(prev), label(s)},
 				Message: fmt.Sprintf("%s ships for %s, %s for %s: no common platform", label(prev), strings.Join(prev.Platforms, ", "), label(s), strings.Join(s.Platforms, ", "))})
 		}
@@ -85,9 +94,9 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 		}
 		m.Python = r
 		// CUDA: one process loads one CUDA runtime major.
-		if prev.CUDA != "" && s.CUDA != "" && major(prev.CUDA) != major(s.CUDA) {
+		if a, b := cudaMajor(prev), cudaMajor(s); a != "" && b != "" && a != b {
 			conflicts = append(conflicts, Conflict{Kind: "cuda_major", Between: []string{label(prev), label(s)},
-				Message: fmt.Sprintf("%s is built for CUDA %s, %s for CUDA %s: no CUDA major in common", label(prev), prev.CUDA, label(s), s.CUDA)})
+				Message: fmt.Sprintf("%s is built for CUDA %s, %s for CUDA %s: no CUDA major in common", label(prev), cudaText(prev), label(s), cudaText(s))})
 		}
 		// Pip pins on the same package must be satisfiable together.
 		for _, a := range prev.pinReqs {
@@ -175,6 +184,29 @@ func stackLabel(s Stack) string {
 		}
 	}
 	return s.Variant
+}
+
+// cudaMajor is the CUDA major of a stack, from its CUDA version or, when
+// the source names only the line, from its variant (cuda12, cu118).
+func cudaMajor(s Stack) string {
+	if s.CUDA != "" {
+		return major(s.CUDA)
+	}
+	v := strings.TrimPrefix(strings.TrimPrefix(s.Variant, "cuda"), "cu")
+	if v == s.Variant || v == "" {
+		return ""
+	}
+	if strings.HasPrefix(s.Variant, "cuda") || len(v) <= 2 {
+		return major(v)
+	}
+	return v[:len(v)-1] // cu118 → 11
+}
+
+func cudaText(s Stack) string {
+	if s.CUDA != "" {
+		return s.CUDA
+	}
+	return cudaMajor(s) + ".x"
 }
 
 func major(v string) string {

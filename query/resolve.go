@@ -475,14 +475,19 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			if p.Variant != "" {
 				return strings.EqualFold(s.Variant, p.Variant)
 			}
-			return s.CUDA != ""
+			return isCUDAVariant(s)
 		}, func(before []Stack) string {
 			return "variants: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant }), ", ")
 		}},
-		{"platform", func(s *Stack) bool { return p.Platform == "" || containsStr(s.Platforms, p.Platform) },
-			func(before []Stack) string {
-				return "platforms: " + strings.Join(distinctMany(before, func(s Stack) []string { return s.Platforms }), ", ")
-			}},
+		{"platform", func(s *Stack) bool {
+			return p.Platform == "" || len(s.Platforms) == 0 || containsStr(s.Platforms, p.Platform)
+		}, func(before []Stack) string {
+			msg := "platforms: " + strings.Join(distinctMany(before, func(s Stack) []string { return s.Platforms }), ", ")
+			if note := platformNote(ctx, d, fr.fam.component, p.Platform); note != "" {
+				msg += "; " + note
+			}
+			return msg
+		}},
 		{"cuda", func(s *Stack) bool { return p.cuda == nil || (s.CUDA != "" && dottedOK(*p.cuda, s.CUDA)) },
 			func(before []Stack) string {
 				return "variants that exist: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant + cudaSuffix(s.CUDA) }), ", ")
@@ -529,6 +534,29 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		stacks = kept
 	}
 	return stacks, nil
+}
+
+// platformNote explains a platform a framework left, from the facts:
+// TensorFlow's last native-Windows GPU release points to WSL2.
+func platformNote(ctx context.Context, d *db.DB, component, platform string) string {
+	if component != "tensorflow" || platform != "windows" {
+		return ""
+	}
+	last, prov, err := Attribute(ctx, d, "tensorflow", "", "windows_native_gpu_last")
+	if err != nil || last == "" {
+		return ""
+	}
+	cite := prov.Source
+	if prov.URL != "" {
+		cite += " " + prov.URL
+	}
+	return fmt.Sprintf("TensorFlow %s was the last release with GPU support on native Windows; newer releases run on the GPU under WSL2 with the Linux build (cudb resolve tensorflow --platform linux) [%s]", last, cite)
+}
+
+// isCUDAVariant tells CUDA builds from CPU/ROCm/XPU ones, also when the
+// source names the CUDA line (cuda12) but not its minor.
+func isCUDAVariant(s *Stack) bool {
+	return s.CUDA != "" || strings.HasPrefix(s.Variant, "cu")
 }
 
 func channelNote(ch string) string {
@@ -623,32 +651,29 @@ func versionMatches(req version.Requirement, b *BuildRow, pre bool) bool {
 	return req.Specs.Check(v, pre)
 }
 
-// nearest returns up to n known versions, those matching the release
-// prefix of the requirement first.
+// nearest returns up to n known versions, those sharing the longest
+// release prefix with the requirement first (2.16 → 2.16.1, 2.16.2, then
+// other 2.x), newest first within a rank.
 func nearest(known []string, req version.Requirement, n int) []string {
-	if len(known) <= n {
-		return known
-	}
-	var prefix string
+	var want []int
 	if len(req.Specs) > 0 {
-		rel := req.Specs[0].Version().Release()
-		if len(rel) > 0 {
-			prefix = fmt.Sprint(rel[0]) + "."
-		}
+		want = req.Specs[0].Version().Release()
 	}
-	var out []string
-	for _, k := range known {
-		if prefix != "" && strings.HasPrefix(k, prefix) && len(out) < n {
-			out = append(out, k)
+	shared := func(v string) int {
+		pv, err := version.Parse(v)
+		if err != nil {
+			return 0
 		}
+		rel, k := pv.Release(), 0
+		for k < len(rel) && k < len(want) && rel[k] == want[k] {
+			k++
+		}
+		return k
 	}
-	for _, k := range known {
-		if len(out) >= n {
-			break
-		}
-		if !containsStr(out, k) {
-			out = append(out, k)
-		}
+	out := append([]string(nil), known...)
+	sort.SliceStable(out, func(i, j int) bool { return shared(out[i]) > shared(out[j]) })
+	if len(out) > n {
+		out = out[:n]
 	}
 	return out
 }
@@ -728,7 +753,9 @@ func fill(s *Stack, fam family) {
 		s.cite("python", s.Python.Min+"–"+s.Python.Max, rep.Provenance)
 	}
 	for _, c := range fam.companions {
-		if r, ok := rep.Req(c, db.KindPaired, db.KindPin, db.KindTested); ok {
+		// A pin names the exact wheel pip must install (jaxlib's
+		// +cuda12.cudnn89 flavour); a pairing names the release.
+		if r, ok := rep.Req(c, db.KindPin, db.KindPaired, db.KindTested); ok {
 			s.Packages[c] = strings.TrimLeft(r.Spec, "=")
 			s.cite(c, s.Packages[c], r.Provenance)
 		}

@@ -189,8 +189,10 @@ func (n *normalizer) extras(recs []scraper.Record) {
 		n.req(db.Requirement{Build: k, Needs: needs, Kind: db.KindPaired, Spec: spec, Provenance: p})
 		if m := localCUDARE.FindStringSubmatch(spec); m != nil && needs == "jaxlib" {
 			n.req(db.Requirement{Build: k, Needs: "cudnn", Kind: db.KindMinimum, Spec: ">=" + m[2] + "." + m[3], Provenance: p})
+			// jax itself carries no local label: the CUDA flavour is
+			// jaxlib's, so the exact jaxlib is what pip must install.
+			n.req(db.Requirement{Build: k, Needs: "jaxlib", Kind: db.KindPin, Spec: spec, Provenance: p})
 			b := &n.f.Builds[n.builds[k]]
-			b.PipVersion = strings.TrimPrefix(strings.TrimPrefix(spec, "=="), "===")
 			b.IndexURL = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
 		}
 		key := "extra@" + variant

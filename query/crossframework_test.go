@@ -1,0 +1,82 @@
+package query
+
+import (
+	"strings"
+	"testing"
+)
+
+// One compatible and one conflicting pair per framework combination, on
+// the embedded data. A conflict must name both sides' pins or versions.
+func TestCrossFrameworkPairs(t *testing.T) {
+	cases := []struct {
+		name     string
+		reqs     []string
+		ok       bool
+		conflict []string // substrings the first conflicts must contain
+	}{
+		{"torch+tf agree", []string{"torch==2.3.1", "tensorflow==2.14.1"}, true, nil},
+		{"torch+tf cuDNN pins", []string{"torch==2.3.1", "tensorflow==2.16.1"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}},
+		{"torch+jax agree", []string{"torch==2.4.0", "jax==0.4.30"}, true, nil},
+		{"torch+jax cuDNN major", []string{"torch==2.1.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12>=9.0,<10.0"}},
+		{"tf+jax agree", []string{"tensorflow==2.16.1", "jax==0.4.26"}, true, nil},
+		{"tf+jax cuDNN", []string{"tensorflow==2.15.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.4.25", "nvidia-cudnn-cu12>=9.0,<10.0"}},
+		{"tf+jax CUDA major", []string{"tensorflow==2.14.0", "jax==0.4.30"}, false, []string{"CUDA 11.8", "CUDA 12.3"}},
+		{"torch+ort agree", []string{"torch==2.6.0", "onnxruntime-gpu==1.21.0"}, true, nil},
+		{"torch+tf+jax agree", []string{"torch==2.3.1", "tensorflow==2.14.1", "jax==0.4.20"}, true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := resolveReal(t, ResolveRequest{Requirements: tc.reqs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.ok {
+				if len(res.Stacks) == 0 || len(res.Conflicts) != 0 {
+					t.Fatalf("want a shared stack, got conflicts %v", res.Conflicts)
+				}
+				s := res.Stacks[0]
+				if len(s.Parts) != len(tc.reqs) {
+					t.Errorf("stack has %d parts", len(s.Parts))
+				}
+				majors := map[string]bool{}
+				for _, p := range s.Parts {
+					majors[cudaMajor(p)] = true
+				}
+				if len(majors) != 1 {
+					t.Errorf("parts span CUDA majors %v", majors)
+				}
+				return
+			}
+			if len(res.Stacks) != 0 || len(res.Conflicts) == 0 {
+				t.Fatalf("want a conflict, got %d stacks", len(res.Stacks))
+			}
+			var all []string
+			for _, c := range res.Conflicts {
+				all = append(all, c.Message)
+				if len(c.Between) != 2 {
+					t.Errorf("conflict names %v", c.Between)
+				}
+			}
+			text := strings.Join(all, "\n")
+			for _, w := range tc.conflict {
+				if !strings.Contains(text, w) {
+					t.Errorf("conflicts lack %q:\n%s", w, text)
+				}
+			}
+			if len(res.Suggestions) == 0 {
+				t.Error("no nearby versions suggested")
+			}
+		})
+	}
+}
+
+func TestWindowsTensorFlowPointsToWSL2(t *testing.T) {
+	_, err := resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.12.0"}, Platform: "windows"})
+	if err == nil || !strings.Contains(err.Error(), "WSL2") || !strings.Contains(err.Error(), "2.10.0") || !strings.Contains(err.Error(), "pip.md") {
+		t.Fatalf("err = %v", err)
+	}
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.10.0"}, Platform: "windows"})
+	if err != nil || len(res.Stacks) == 0 {
+		t.Fatalf("2.10.0 on windows: %v", err)
+	}
+}
