@@ -21,6 +21,8 @@ type TorchRow struct {
 	ComputeCapabilities []string `json:"compute_capabilities"`
 	Default             bool     `json:"default"`
 	Channel             string   `json:"channel,omitempty"`
+	// Sources cite the rows behind the row, the build's own first.
+	Sources []SourceRef `json:"sources"`
 }
 
 // MatrixTorch lists every torch build, newest first, pip wheels or (with
@@ -45,6 +47,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 			PythonMin: s.Python.Min, PythonMax: s.Python.Max,
 			Torchvision: s.Packages["torchvision"], Torchaudio: s.Packages["torchaudio"],
 			Platforms: s.Platforms, ComputeCapabilities: s.ComputeCapabilities, Default: s.Default, Channel: channel,
+			Sources: s.Sources,
 		})
 	}
 	return rows, nil

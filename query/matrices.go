@@ -1,0 +1,37 @@
+package query
+
+import (
+	"context"
+	"sort"
+
+	"github.com/cudb/cudb/db"
+)
+
+// MatrixFunc builds one compatibility table. The value is what
+// `GET /v1/matrix/{name}` returns and what `cudb gen site` writes to
+// data/{name}.json and renders: a slice of flat JSON objects renders as a
+// table (a "sources" field of [{name, url}] links each row's cells to its
+// citation).
+type MatrixFunc func(ctx context.Context, d *db.DB) (any, error)
+
+// Matrices is the registry of tables served over HTTP and rendered by the
+// site generator. A new table is one line, here or in an init function
+// beside its query:
+//
+//	Matrices["cuda"] = func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) }
+var Matrices = map[string]MatrixFunc{
+	"torch": func(ctx context.Context, d *db.DB) (any, error) { return MatrixTorch(ctx, d, "") },
+	"torch-gpu": func(ctx context.Context, d *db.DB) (any, error) {
+		return TorchGPUGrid(ctx, d)
+	},
+}
+
+// MatrixNames lists the registered tables in a stable order.
+func MatrixNames() []string {
+	names := make([]string, 0, len(Matrices))
+	for n := range Matrices {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
