@@ -248,4 +248,3 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
-
