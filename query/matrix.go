@@ -23,6 +23,8 @@ type TorchRow struct {
 	Platforms           []string `json:"platforms"`
 	ComputeCapabilities []string `json:"compute_capabilities"`
 	Default             bool     `json:"default"`
+	// Sources cite the rows behind the row, the build's own first.
+	Sources []SourceRef `json:"sources"`
 }
 
 // MatrixTorch lists every torch build, newest first: pip wheels and conda
@@ -66,6 +68,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 				PythonMin: s.Python.Min, PythonMax: s.Python.Max,
 				Torchvision: s.Packages["torchvision"], Torchaudio: s.Packages["torchaudio"],
 				Platforms: s.Platforms, ComputeCapabilities: s.ComputeCapabilities, Default: s.Default,
+				Sources: s.Sources,
 			}})
 		}
 	}

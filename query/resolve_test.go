@@ -221,7 +221,8 @@ func TestMatrixTorch(t *testing.T) {
 	}
 	first := rows[0]
 	want := TorchRow{Torch: "2.4.0", Variant: "cu124", Channel: "pip", CUDA: "12.4", CUDNN: "9.1.0.70", PythonMin: "3.8", PythonMax: "3.12", Torchvision: "0.19.0",
-		Platforms: []string{"linux", "windows"}, ComputeCapabilities: []string{"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0", "9.0+PTX"}, Default: true}
+		Platforms: []string{"linux", "windows"}, ComputeCapabilities: []string{"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0", "9.0+PTX"}, Default: true,
+		Sources: []SourceRef{{Name: "fixture", URL: "https://example.test/torch"}}}
 	if diff := cmp.Diff(want, first); diff != "" {
 		t.Error(diff)
 	}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cudb/cudb/query/querytest"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestServeCommand(t *testing.T) {
+	path := querytest.Path(t)
+	errOut := &lockedBuffer{}
+	s := &Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
+	root := NewRootCmd(NewFactory(s))
+	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--handles", "2"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+
+	addr := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`)
+	var base string
+	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(errOut.String()); m != nil {
+			base = "http://" + m[1]
+		}
+	}
+	if base == "" {
+		cancel()
+		t.Fatalf("no listening line: %s", errOut)
+	}
+	resp, err := http.Get(base + "/v1/resolve?req=torch==2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"torch": "2.1.0+cu121"`) {
+		t.Errorf("resolve: %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop on cancel")
+	}
+	if !strings.Contains(errOut.String(), "GET /v1/resolve?req=torch==2.1 200 ") {
+		t.Errorf("no request log line on stderr:\n%s", errOut)
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	s, _, _ := TestStreams("")
+	root := NewRootCmd(NewFactory(s))
+	root.SetArgs([]string{"serve", "--handles", "-1"})
+	if err := root.Execute(); !isQueryError(err, "usage") {
+		t.Errorf("--handles -1: %v", err)
+	}
+	root = NewRootCmd(NewFactory(s))
+	root.SetArgs([]string{"--db", querytest.Path(t), "serve", "--addr", "256.0.0.1:1"})
+	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "failed to listen") {
+		t.Errorf("bad addr: %v", err)
+	}
+}
+
+func TestGenSiteCommand(t *testing.T) {
+	s, out, _ := TestStreams("")
+	dir := filepath.Join(t.TempDir(), "site")
+	root := NewRootCmd(NewFactory(s))
+	root.SetArgs([]string{"--db", querytest.Path(t), "--json", "gen", "site", "--out", dir})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var res GenSiteResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res.Files) == 0 {
+		t.Fatalf("%v %s", err, out)
+	}
+	for _, f := range res.Files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	root = NewRootCmd(NewFactory(s))
+	root.SetArgs([]string{"gen", "site"})
+	if err := root.Execute(); !isQueryError(err, "usage") {
+		t.Errorf("without --out: %v", err)
+	}
+}

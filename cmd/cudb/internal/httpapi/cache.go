@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"container/list"
+	"sync"
+)
+
+// response is a finished answer: what the cache keeps.
+type response struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+// lru keeps finished answers keyed by the normalized request. The
+// database is read-only, so an answer never goes stale while the process
+// lives; the bounds only cap memory.
+type lru struct {
+	mu         sync.Mutex
+	maxEntries int
+	maxBytes   int
+	bytes      int
+	order      *list.List // front = most recently used
+	items      map[string]*list.Element
+}
+
+type lruItem struct {
+	key  string
+	resp *response
+}
+
+func newLRU(maxEntries, maxBytes int) *lru {
+	return &lru{maxEntries: maxEntries, maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
+}
+
+func (c *lru) get(key string) (*response, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*lruItem).resp, true
+}
+
+func (c *lru) add(key string, r *response) {
+	if c == nil {
+		return
+	}
+	size := len(key) + len(r.body)
+	if size > c.maxBytes/4 {
+		return // one huge answer must not flush everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.order.MoveToFront(el)
+		return
+	}
+	c.items[key] = c.order.PushFront(&lruItem{key, r})
+	c.bytes += size
+	for c.order.Len() > c.maxEntries || c.bytes > c.maxBytes {
+		el := c.order.Back()
+		it := el.Value.(*lruItem)
+		c.order.Remove(el)
+		delete(c.items, it.key)
+		c.bytes -= len(it.key) + len(it.resp.body)
+	}
+}
+
+func (c *lru) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}

@@ -1,0 +1,458 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/app"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/cmd/cudb/internal/httpapi"
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query"
+)
+
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func do(t *testing.T, method, u, contentType string, body io.Reader) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{resp.StatusCode, resp.Header, string(b)}
+}
+
+func get(t *testing.T, u string) reply { return do(t, http.MethodGet, u, "", nil) }
+
+// cliJSON runs the real command line with --json on the same database.
+func cliJSON(t *testing.T, path string, args ...string) (string, int) {
+	t.Helper()
+	s, out, errOut := cli.TestStreams("")
+	code := app.Main(append([]string{"--db", path, "--json"}, args...), s)
+	if code != 0 && code != 3 {
+		t.Fatalf("cudb %v: exit %d: %s", args, code, errOut)
+	}
+	return out.String(), code
+}
+
+func errorBody(t *testing.T, r reply) query.Error {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Errorf("error content type %q", ct)
+	}
+	var e query.Error
+	if err := json.Unmarshal([]byte(r.body), &e); err != nil {
+		t.Fatalf("error body is not JSON: %v: %s", err, r.body)
+	}
+	if e.Message == "" || e.Code == "" {
+		t.Errorf("error body lacks error or code: %s", r.body)
+	}
+	return e
+}
+
+func TestBodiesMatchCLI(t *testing.T) {
+	path := testDBPath(t)
+	base := start(t, &httpapi.Server{DB: openDB(t, path)})
+	for _, tc := range []struct {
+		url    string
+		args   []string
+		status int
+	}{
+		{"/v1/resolve?req=torch==2.1", []string{"resolve", "torch==2.1"}, 200},
+		{"/v1/resolve?req=torch==2.1&cuda=12.1&explain=true", []string{"resolve", "torch==2.1", "--cuda", "12.1", "--explain"}, 200},
+		{"/v1/resolve?req=" + url.QueryEscape("torch>=2,<2.3") + "&python=3.11&platform=windows&limit=2", []string{"resolve", "torch>=2,<2.3", "--python", "3.11", "--platform", "windows", "--limit", "2"}, 200},
+		{"/v1/resolve?req=torch==2.3.1&req=tensorflow==2.17.0", []string{"resolve", "torch==2.3.1", "tensorflow==2.17.0"}, 200},
+		// Frameworks that cannot share an environment: 409 with the
+		// resolution (conflicts, suggestions) as the body.
+		{"/v1/resolve?req=torch==2.3.1&req=tensorflow==2.14.0", []string{"resolve", "torch==2.3.1", "tensorflow==2.14.0"}, 409},
+		{"/v1/resolve?req=torch==1.13.1&variant=cu117&pre", []string{"resolve", "torch==1.13.1", "--variant", "cu117", "--pre"}, 200},
+		{"/v1/matrix/torch", []string{"matrix", "torch"}, 200},
+	} {
+		r := get(t, base+tc.url)
+		want, _ := cliJSON(t, path, tc.args...)
+		if r.status != tc.status {
+			t.Errorf("%s: status %d, want %d: %s", tc.url, r.status, tc.status, r.body)
+		}
+		if r.body != want {
+			t.Errorf("%s: body differs from `cudb %s --json`:\n%s\nwant:\n%s", tc.url, strings.Join(tc.args, " "), r.body, want)
+		}
+		if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+			t.Errorf("%s: content type %q", tc.url, ct)
+		}
+		if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Content-Length") == "" {
+			t.Errorf("%s: headers %v", tc.url, r.header)
+		}
+	}
+}
+
+func TestConflictBody(t *testing.T) {
+	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t))})
+	r := get(t, base+"/v1/resolve?req=torch==2.3.1&req=tensorflow==2.14.0")
+	var res query.Resolution
+	if err := json.Unmarshal([]byte(r.body), &res); err != nil {
+		t.Fatal(err)
+	}
+	if r.status != http.StatusConflict || len(res.Conflicts) == 0 || res.Conflicts[0].Kind != "cuda_major" {
+		t.Fatalf("status %d, conflicts %+v", r.status, res.Conflicts)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t))})
+	for _, tc := range []struct {
+		method, url string
+		status      int
+		code        query.Code
+		inMessage   string
+		wantHint    bool
+	}{
+		{"GET", "/v1/resolve?req=" + url.QueryEscape("torch=>2"), 400, "usage", "invalid requirement", true},
+		{"GET", "/v1/resolve?req=" + url.QueryEscape("numpy==1"), 400, "usage", "unknown component", true},
+		{"GET", "/v1/resolve", 400, "usage", "at least one requirement", true},
+		{"GET", "/v1/resolve?req=torch&cuda=twelve", 400, "usage", "invalid --cuda", true},
+		{"GET", "/v1/resolve?req=torch&python=9", 400, "usage", "--python", true},
+		{"GET", "/v1/resolve?req=torch&platform=amiga", 400, "usage", "--platform", true},
+		{"GET", "/v1/resolve?req=torch&channel=apt", 400, "usage", "--channel", true},
+		{"GET", "/v1/resolve?req=torch&pre=maybe", 400, "usage", "invalid pre", true},
+		{"GET", "/v1/resolve?req=torch&limit=-1", 400, "usage", "invalid limit", true},
+		{"GET", "/v1/resolve?req=torch&cuda=12.1&cuda=11.8", 400, "usage", "given 2 times", true},
+		{"GET", "/v1/resolve?req=torch&cdua=12.1", 400, "usage", `unknown parameter "cdua"`, true},
+		{"GET", "/v1/resolve?req=torch&driver=banana", 400, "usage", "driver", false},
+		{"GET", "/v1/resolve?req=torch==9.9", 404, "not_found", "no torch release matches", true},
+		{"GET", "/v1/resolve?req=torch==2.1&cuda=10.2", 404, "not_found", "no torch build", true},
+		{"GET", "/v1/matrix/nope", 404, "not_found", `unknown table "nope"`, true},
+		{"GET", "/v1/matrix/torch?channel=conda", 400, "usage", "unknown parameter", true},
+		{"GET", "/v2/resolve", 404, "not_found", "no endpoint", true},
+		{"GET", "/", 404, "not_found", "no endpoint", true},
+		{"POST", "/v1/resolve?req=torch", 405, "method_not_allowed", "POST /v1/resolve", true},
+		{"DELETE", "/v1/matrix/torch", 405, "method_not_allowed", "DELETE", true},
+		{"GET", "/v1/verify", 405, "method_not_allowed", "GET /v1/verify", true},
+		{"PUT", "/healthz", 405, "method_not_allowed", "PUT", true},
+		{"GET", "/v1/pin?req=torch==2.1", 501, "unimplemented", "pin is not available", true},
+		{"POST", "/v1/verify", 501, "unimplemented", "verify is not available", true},
+		{"POST", "/v1/explain", 501, "unimplemented", "explain is not available", true},
+	} {
+		r := do(t, tc.method, base+tc.url, "", nil)
+		if r.status != tc.status {
+			t.Errorf("%s %s: status %d, want %d: %s", tc.method, tc.url, r.status, tc.status, r.body)
+			continue
+		}
+		e := errorBody(t, r)
+		if e.Code != tc.code || !strings.Contains(e.Message, tc.inMessage) {
+			t.Errorf("%s %s: %+v, want code %s and %q in the message", tc.method, tc.url, e, tc.code, tc.inMessage)
+		}
+		if tc.wantHint && e.Hint == "" {
+			t.Errorf("%s %s: no hint: %s", tc.method, tc.url, r.body)
+		}
+		if tc.status == 405 && r.header.Get("Allow") == "" {
+			t.Errorf("%s %s: 405 without Allow", tc.method, tc.url)
+		}
+	}
+}
+
+func TestMetaHealthAndIndex(t *testing.T) {
+	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Version: "1.2.3"})
+	r := get(t, base+"/v1/meta")
+	var m httpapi.Meta
+	if err := json.Unmarshal([]byte(r.body), &m); err != nil || r.status != 200 {
+		t.Fatalf("meta: %d %v %s", r.status, err, r.body)
+	}
+	if m.SchemaVersion != db.SchemaVersion || m.BuiltFrom != "feedface" || m.Version != "1.2.3" ||
+		len(m.Sources) != 2 || m.Sources[0].Rows != 42 || m.Sources[0].SHA256 != "abc123" || len(m.Tables) == 0 {
+		t.Errorf("meta = %+v", m)
+	}
+	if r := get(t, base+"/healthz"); r.status != 200 || strings.TrimSpace(r.body) != `{
+  "status": "ok"
+}` {
+		t.Errorf("healthz: %d %s", r.status, r.body)
+	}
+	r = get(t, base+"/v1/matrix/")
+	if r.status != 200 || !strings.Contains(r.body, `"torch"`) || !strings.Contains(r.body, `"torch-gpu"`) {
+		t.Errorf("matrix index: %d %s", r.status, r.body)
+	}
+	r = get(t, base+"/v1/matrix/torch-gpu")
+	var g query.GPUGrid
+	if err := json.Unmarshal([]byte(r.body), &g); err != nil || r.status != 200 {
+		t.Fatalf("torch-gpu: %d %v", r.status, err)
+	}
+	for _, row := range g.Rows {
+		if row.GPU == "Tesla K80" && row.Support[0] != query.SupportNone || row.GPU == "Tesla T4" && row.Support[0] != query.SupportSASS {
+			t.Errorf("grid row %+v", row)
+		}
+	}
+	head := do(t, http.MethodHead, base+"/v1/meta", "", nil)
+	if head.status != 200 || head.body != "" {
+		t.Errorf("HEAD: %d %q", head.status, head.body)
+	}
+}
+
+type report struct {
+	Bytes int  `json:"bytes"`
+	Bad   bool `json:"bad"`
+}
+
+func (r report) Incompatible() bool { return r.Bad }
+
+func TestWiredEndpoints(t *testing.T) {
+	var gotReq query.ResolveRequest
+	srv := &httpapi.Server{
+		DB: openDB(t, testDBPath(t)),
+		Pin: func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error) {
+			gotReq = r
+			if r.Requirements[0] == "nope" {
+				return nil, query.Errorf(query.CodeNotFound, "no such thing").WithHint("try another")
+			}
+			if format == "requirements" {
+				return "torch==2.1.0+cu121\n", nil
+			}
+			return map[string]string{"torch": "2.1.0+cu121"}, nil
+		},
+		Verify: func(ctx context.Context, d *db.DB, body []byte) (any, error) {
+			if string(body) == "boom" {
+				panic("verify exploded")
+			}
+			return report{Bytes: len(body), Bad: strings.Contains(string(body), "bad")}, nil
+		},
+		Explain: func(ctx context.Context, d *db.DB, text string) (any, error) {
+			return map[string]string{"explained": text}, nil
+		},
+	}
+	logs := &syncBuffer{}
+	srv.Log = logs
+	base := start(t, srv)
+
+	r := get(t, base+"/v1/pin?req=torch==2.1&cuda=12.1&format=requirements")
+	if r.status != 200 || r.body != "torch==2.1.0+cu121\n" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		t.Errorf("pin requirements: %d %q %v", r.status, r.body, r.header)
+	}
+	if gotReq.CUDA != "12.1" || gotReq.Requirements[0] != "torch==2.1" {
+		t.Errorf("pin got %+v", gotReq)
+	}
+	if r := get(t, base+"/v1/pin?req=torch==2.1"); r.status != 200 || !strings.Contains(r.body, `"torch": "2.1.0+cu121"`) {
+		t.Errorf("pin json: %d %s", r.status, r.body)
+	}
+	if r := get(t, base+"/v1/pin?req=torch&format=yaml"); r.status != 400 || errorBody(t, r).Hint == "" {
+		t.Errorf("pin bad format: %d %s", r.status, r.body)
+	}
+	if r := get(t, base+"/v1/pin?req=nope"); r.status != 404 || errorBody(t, r).Hint != "try another" {
+		t.Errorf("pin not found: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader("NVIDIA-SMI 535.104.05")); r.status != 200 || !strings.Contains(r.body, `"bytes": 21`) {
+		t.Errorf("verify: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/verify", "application/json", strings.NewReader(`{"bad": true}`)); r.status != 409 {
+		t.Errorf("verify incompatible: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "text/plain", strings.NewReader("CUDNN_STATUS_NOT_INITIALIZED")); r.status != 200 || !strings.Contains(r.body, "CUDNN_STATUS_NOT_INITIALIZED") {
+		t.Errorf("explain text: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "application/json", strings.NewReader(`{"text": "no kernel image"}`)); r.status != 200 || !strings.Contains(r.body, `"explained": "no kernel image"`) {
+		t.Errorf("explain json: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "application/json", strings.NewReader(`{"text": `)); r.status != 400 {
+		t.Errorf("explain bad json: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "text/plain", strings.NewReader("  ")); r.status != 400 {
+		t.Errorf("explain empty: %d %s", r.status, r.body)
+	}
+
+	// Oversized bodies: declared (Content-Length) and streamed (chunked).
+	big := strings.Repeat("x", httpapi.MaxBody+1)
+	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(big)); r.status != 413 || errorBody(t, r).Code != "too_large" {
+		t.Errorf("verify 1 MiB + 1: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "text/plain", io.MultiReader(strings.NewReader(big))); r.status != 413 {
+		t.Errorf("explain chunked 1 MiB + 1: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(big[:httpapi.MaxBody])); r.status != 200 {
+		t.Errorf("verify exactly 1 MiB: %d", r.status)
+	}
+
+	// A panic is a logged 500 with a JSON body, and the server lives on.
+	r = do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader("boom"))
+	if r.status != 500 || errorBody(t, r).Code != "internal" || strings.Contains(r.body, "exploded") {
+		t.Errorf("panic: %d %s", r.status, r.body)
+	}
+	if r := get(t, base+"/healthz"); r.status != 200 {
+		t.Errorf("after panic: %d", r.status)
+	}
+	log := logs.String()
+	for _, want := range []string{"panic: POST /v1/verify: verify exploded", "POST /v1/verify 500 ", "GET /healthz 200 ", "GET /v1/pin?req=torch==2.1&cuda=12.1&format=requirements 200 ", "POST /v1/verify 413 "} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+func TestRequestLogLine(t *testing.T) {
+	logs := &syncBuffer{}
+	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Log: logs})
+	get(t, base+"/v1/resolve?req=torch==2.1")
+	get(t, base+"/v1/matrix/nope")
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one line per request, got %q", lines)
+	}
+	f := strings.Fields(lines[1])
+	if len(f) != 5 || f[0] != "GET" || f[1] != "/v1/matrix/nope" || f[2] != "404" {
+		t.Errorf("log line %q: want method, path, status, duration, size", lines[1])
+	}
+	if _, err := time.ParseDuration(f[3]); err != nil {
+		t.Errorf("duration %q: %v", f[3], err)
+	}
+}
+
+// A client that sends part of its headers and stalls is cut off by the
+// server's ReadHeaderTimeout; one that stalls in its body by ReadTimeout.
+func TestSlowClients(t *testing.T) {
+	srv := &httpapi.Server{DB: openDB(t, testDBPath(t)), ReadHeaderTimeout: 200 * time.Millisecond, ReadTimeout: 400 * time.Millisecond,
+		Explain: func(ctx context.Context, d *db.DB, text string) (any, error) { return text, nil }}
+	base := start(t, srv)
+	addr := strings.TrimPrefix(base, "http://")
+	for _, tc := range []struct{ name, send string }{
+		{"headers", "GET /healthz HTTP/1.1\r\nHost: x\r\n"},
+		{"body", "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, tc.send); err != nil {
+				t.Fatal(err)
+			}
+			began := time.Now()
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			rest, err := io.ReadAll(conn) // returns when the server closes
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the server kept a stalled connection open for 5 s")
+			}
+			if d := time.Since(began); d > 3*time.Second {
+				t.Errorf("closed after %s", d)
+			}
+			if len(rest) > 0 && !strings.HasPrefix(string(rest), "HTTP/1.1 4") {
+				t.Errorf("unexpected reply %q", rest)
+			}
+		})
+	}
+}
+
+// Cancelling the serve context lets a request in flight finish, then
+// Serve returns nil and the port is closed.
+func TestGracefulShutdown(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	srv := &httpapi.Server{DB: openDB(t, testDBPath(t)),
+		Explain: func(ctx context.Context, d *db.DB, text string) (any, error) {
+			close(entered)
+			<-release
+			return "done", nil
+		}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	base := "http://" + ln.Addr().String()
+	got := make(chan reply, 1)
+	go func() {
+		resp, err := http.Post(base+"/v1/explain", "text/plain", strings.NewReader("x"))
+		if err != nil {
+			got <- reply{status: -1, body: err.Error()}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- reply{status: resp.StatusCode, body: string(b)}
+	}()
+	<-entered
+	cancel()
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned %v with a request in flight", err)
+	default:
+	}
+	close(release)
+	if r := <-got; r.status != 200 || !strings.Contains(r.body, "done") {
+		t.Errorf("in-flight request: %d %s", r.status, r.body)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Error("the port still accepts connections")
+	}
+}
+
+// Handles are borrowed, so parallel requests over several handles give
+// the same answers as one.
+func TestReplicasAndCacheAgree(t *testing.T) {
+	path := testDBPath(t)
+	one := start(t, &httpapi.Server{DB: openDB(t, path), CacheEntries: -1})
+	many := start(t, &httpapi.Server{DB: openDB(t, path), Replicas: []*db.DB{openDB(t, path), openDB(t, path)}})
+	urls := []string{"/v1/resolve?req=torch==2.1", "/v1/resolve?req=torch==2.1&explain=1", "/v1/resolve?req=torch==9", "/v1/matrix/torch", "/v1/meta"}
+	errc := make(chan error, 64)
+	for w := 0; w < 8; w++ {
+		go func(w int) {
+			for i := 0; i < 20; i++ {
+				u := urls[(w+i)%len(urls)]
+				a, b := fetch(one+u), fetch(many+u)
+				if a != b {
+					errc <- fmt.Errorf("%s differs between servers", u)
+					return
+				}
+			}
+			errc <- nil
+		}(w)
+	}
+	for w := 0; w < 8; w++ {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func fetch(u string) string {
+	resp, err := http.Get(u)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(bufio.NewReader(resp.Body))
+	return fmt.Sprint(resp.StatusCode) + string(b)
+}

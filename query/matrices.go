@@ -1,0 +1,57 @@
+package query
+
+import (
+	"context"
+	"sort"
+
+	"github.com/cudb/cudb/db"
+)
+
+// MatrixFunc builds one compatibility table. The value is what
+// `GET /v1/matrix/{name}` returns and what `cudb gen site` writes to
+// data/{name}.json and renders: a slice of flat JSON objects renders as a
+// table (a "sources" field of [{name, url}] links each row's cells to its
+// citation).
+type MatrixFunc func(ctx context.Context, d *db.DB) (any, error)
+
+// Matrices is the registry of tables served over HTTP and rendered by the
+// site generator. A new table is one line, here or in an init function
+// beside its query:
+//
+//	Matrices["cuda"] = func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) }
+var Matrices = map[string]MatrixFunc{
+	"torch": func(ctx context.Context, d *db.DB) (any, error) { return MatrixTorch(ctx, d, "") },
+	"torch-gpu": func(ctx context.Context, d *db.DB) (any, error) {
+		return TorchGPUGrid(ctx, d)
+	},
+	"cuda":        func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) },
+	"cudnn":       func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDNN(ctx, d) },
+	"gpu":         func(ctx context.Context, d *db.DB) (any, error) { return MatrixGPU(ctx, d) },
+	"arch":        func(ctx context.Context, d *db.DB) (any, error) { return MatrixArch(ctx, d) },
+	"driver":      func(ctx context.Context, d *db.DB) (any, error) { return MatrixDriver(ctx, d) },
+	"tensorflow":  func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(TensorFlowMatrix(ctx, d.SQL)) },
+	"jax":         func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(JAXMatrix(ctx, d.SQL)) },
+	"onnxruntime": func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(ONNXRuntimeMatrix(ctx, d.SQL)) },
+}
+
+// orEmpty turns "the database has no such builds" into an empty table:
+// a site or API over a partial database still serves its other tables.
+func orEmpty[T any](rows []T, err error) (any, error) {
+	if ErrorCode(err) == CodeNotFound {
+		return []T{}, nil
+	}
+	if rows == nil && err == nil {
+		rows = []T{}
+	}
+	return rows, err
+}
+
+// MatrixNames lists the registered tables in a stable order.
+func MatrixNames() []string {
+	names := make([]string, 0, len(Matrices))
+	for n := range Matrices {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
