@@ -65,3 +65,9 @@ func BenchmarkResolveTorch(b *testing.B) {
 func BenchmarkResolveTorchAll(b *testing.B) {
 	benchResolve(b, ResolveRequest{Requirements: []string{"torch"}})
 }
+
+// BenchmarkResolveDriverGPU is resolve with host constraints:
+// `cudb resolve torch==2.4.0 --driver 535.104.05 --gpu "Tesla T4"`.
+func BenchmarkResolveDriverGPU(b *testing.B) {
+	benchResolve(b, ResolveRequest{Requirements: []string{"torch==2.4.0"}, Driver: "535.104.05", GPU: "Tesla T4"})
+}
