@@ -606,7 +606,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevInfo,
 			Message:  fmt.Sprintf("%s runs via minor-version compatibility on driver %s (below CUDA %s's own floor); features that need a newer driver, such as PTX JIT of newer code, are unavailable", fw.label, drv, vd.CUDA),
 			Evidence: ev, Fix: "optional: " + strings.TrimPrefix(vd.Note, "runs via minor-version compatibility; ") + " (upgrade the driver)",
-			Sources:  v.driverSources()})
+			Sources: v.driverSources()})
 	}
 	return true, nil
 }
