@@ -443,12 +443,37 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	req := ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux", Python: pyMinor(fw.py)}
 	v.hostConstraints(&req)
+	if fw.name != "torch" {
+		// Only torch records architecture lists; a GPU constraint
+		// would refuse every other framework's builds.
+		req.SM = ""
+	}
 	fix := v.installFix(req, fw.name)
+	if fw.name == "tensorflow" && v.tfHasAndCUDA(fw.version) {
+		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", fw.name, fw.label, envName(fw.py)), "GPU 0: " + v.f.GPUs[0].Name},
 		Fix:      fix, Sources: fw.sources()})
 	return nil
+}
+
+// tfHasAndCUDA reports whether a TensorFlow release's `and-cuda` extra
+// brings the CUDA libraries as wheels.
+func (v *verifier) tfHasAndCUDA(ver string) bool {
+	bs, err := LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == ver })
+	if err != nil {
+		return false
+	}
+	for _, b := range bs {
+		for _, r := range b.Reqs {
+			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, "and-cuda") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func pyMinor(py *host.Python) string {
@@ -920,8 +945,10 @@ func (v *verifier) shadowing(fws []*framework) {
 		if first == nil || pip == nil || first == pip || first.Source != host.CUDNNLDLibraryPath || first.Version == pip.Version {
 			continue
 		}
+		// A newer copy of the same major usually works; an older one or
+		// another major does not.
 		sev := SevError
-		if first.Major == pip.Major && versionPrefixEq(first.Version, pip.Version, 2) {
+		if first.Major == pip.Major && cmpDotted(first.Version, pip.Version) > 0 {
 			sev = SevWarning
 		}
 		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
@@ -930,16 +957,6 @@ func (v *verifier) shadowing(fws []*framework) {
 			Evidence: []string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path},
 			Fix:      fmt.Sprintf("unset LD_LIBRARY_PATH (or remove %s from it) so %s loads its own cuDNN", dirOf(first.Path), fw.name)})
 	}
-}
-
-func versionPrefixEq(a, b string, n int) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < n; i++ {
-		if i >= len(pa) || i >= len(pb) || pa[i] != pb[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func dirOf(p string) string {

@@ -138,8 +138,8 @@ func TestVerifyCLIFromSeveral(t *testing.T) {
 	}
 	var m struct {
 		Reports []struct {
-			File    string `json:"file"`
-			Origin  string `json:"origin"`
+			File    string               `json:"file"`
+			Origin  string               `json:"origin"`
 			Summary struct{ Errors int } `json:"summary"`
 		} `json:"reports"`
 		Summary struct {

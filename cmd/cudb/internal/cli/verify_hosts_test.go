@@ -154,3 +154,54 @@ func TestVerifyReports(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyHangingSMI: a wedged nvidia-smi costs one timeout, and the
+// report says so as a warning finding.
+func TestVerifyHangingSMI(t *testing.T) {
+	d := embeddedDB(t)
+	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "hanging-smi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Timeout = 200 * time.Millisecond
+	start := time.Now()
+	facts, err := probe.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := query.Verify(context.Background(), d, facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("probe + verify took %s with a 200ms command timeout", el)
+	}
+	for _, f := range r.Findings {
+		if f.Category == query.CatProbeIncomplete && f.Severity == query.SevWarning && strings.Contains(f.Message, "did not answer within 200ms") {
+			return
+		}
+	}
+	t.Fatalf("no timeout finding in %+v", r.Findings)
+}
+
+// BenchmarkVerifyFakeHost is probe + verify on the healthy fake host with
+// the embedded database already open (as in one `cudb verify` run after
+// start-up).
+func BenchmarkVerifyFakeHost(b *testing.B) {
+	d := embeddedDB(b)
+	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "healthy"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		facts, err := probe.Run(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := query.Verify(context.Background(), d, facts)
+		if err != nil || !r.Summary.Healthy {
+			b.Fatalf("%v %+v", err, r)
+		}
+	}
+}
