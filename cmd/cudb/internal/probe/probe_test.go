@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -26,39 +25,9 @@ func loadHost(t testing.TB, dir string) Options {
 	if *update {
 		writeLDCacheFixture(t, dir)
 	}
-	// git keeps no empty directories, so a host lists the ones its tree
-	// needs (an empty python3.X, an empty gpus/) in emptydirs.
-	if b, err := os.ReadFile(filepath.Join(dir, "emptydirs")); err == nil {
-		for _, d := range strings.Fields(string(b)) {
-			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	// A host that recorded no commands
-	// (none of the tools is installed) has no cmds/ in a clone.
-	rr := &ReplayRunner{cmds: map[string]recorded{}}
-	if _, err := os.Stat(filepath.Join(dir, "cmds")); err == nil {
-		if rr, err = LoadReplay(filepath.Join(dir, "cmds")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	opts := Options{Root: filepath.Join(dir, "root"), Env: map[string]string{}, Runner: rr, Timeout: time.Second}
-	b, err := os.ReadFile(filepath.Join(dir, "env"))
+	opts, err := LoadFakeHost(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if !ok {
-			continue
-		}
-		if k == "PYTHON" {
-			opts.Python = v
-			continue
-		}
-		opts.Env[k] = v
 	}
 	return opts
 }

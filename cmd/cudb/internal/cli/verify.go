@@ -1,0 +1,345 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/probe"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/query/report"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newVerifyCmd) }
+
+// VerifyOptions are `cudb verify`'s flags.
+type VerifyOptions struct {
+	Root    string
+	Replay  string
+	Python  string
+	From    []string
+	Format  string
+	Timeout time.Duration
+}
+
+// VerifyFormats are the output formats of `cudb verify`.
+var VerifyFormats = []string{"text", "json", "prometheus"}
+
+// FileReport is one --from file's report when several are judged.
+type FileReport struct {
+	File string `json:"file"`
+	*query.Report
+}
+
+// MultiReport is `cudb verify --from A --from B --json`.
+type MultiReport struct {
+	Reports []FileReport  `json:"reports"`
+	Summary query.Summary `json:"summary"`
+}
+
+func newVerifyCmd(f *Factory) *cobra.Command {
+	opts := &VerifyOptions{}
+	c := &cobra.Command{
+		Use:   "verify",
+		Short: "Judge this host (or a pasted report): driver, GPU, CUDA, cuDNN and framework builds",
+		Long: `Verify probes the host as ` + "`cudb probe`" + ` does (or reads reports given with --from) and
+judges what it finds against the database: a driver too old for the installed
+framework's CUDA, a GPU the build has no kernels for, a CPU-only wheel on a GPU host,
+a cuDNN copy that shadows the one the framework expects, a missing system cuDNN,
+toolkits that disagree, an unsupported Python. Every finding names a fix.
+
+--from reads collect_env output, nvidia-smi in its forms, pip list/freeze, conda list,
+tf.sysconfig.get_build_info(), ldconfig -p, error lines, or cudb probe --json; "-" is
+standard input. Several --from files give one report each plus a summary.
+
+Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error,
+1 when the host could not be probed.`,
+		Example: `  cudb verify
+  cudb verify --json
+  cudb verify --format prometheus > /var/lib/node_exporter/textfile/cudb.prom
+  cudb verify --from collect_env.txt
+  pbpaste | cudb verify --from -
+  cudb verify --root /mnt/image --replay recorded/cmds`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if f.JSON && opts.Format == "text" {
+				opts.Format = "json"
+			}
+			if !containsString(VerifyFormats, opts.Format) {
+				return (&query.Error{Code: query.CodeUsage, Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(VerifyFormats, ", "))}).
+					WithHint("cudb verify --format prometheus")
+			}
+			d, err := f.DB(c.Context())
+			if err != nil {
+				return err
+			}
+			var reps []FileReport
+			if len(opts.From) == 0 {
+				facts, err := probeHost(c, opts.Root, opts.Replay, opts.Python, opts.Timeout)
+				if err != nil {
+					return err
+				}
+				r, err := query.Verify(c.Context(), d, facts)
+				if err != nil {
+					return err
+				}
+				reps = append(reps, FileReport{Report: r})
+			}
+			stdinUsed := false
+			for _, name := range opts.From {
+				text, err := readInput(f.IO.In, name, &stdinUsed)
+				if err != nil {
+					return err
+				}
+				facts, _, err := report.Parse(text)
+				if err != nil {
+					return (&query.Error{Code: query.CodeUsage, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
+						WithHint("cudb verify --from collect_env.txt (python -m torch.utils.collect_env > collect_env.txt)")
+				}
+				r, err := query.Verify(c.Context(), d, facts)
+				if err != nil {
+					return err
+				}
+				reps = append(reps, FileReport{File: displayName(name), Report: r})
+			}
+			if err := writeVerify(f, opts.Format, reps); err != nil {
+				return err
+			}
+			for _, r := range reps {
+				if !r.Summary.Healthy {
+					return &ExitError{Code: 3}
+				}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&opts.Root, "root", "", "read the host's files under `DIR` (a copied tree or a mounted image)")
+	c.Flags().StringVar(&opts.Replay, "replay", "", "answer commands from recorded outputs in `DIR` instead of running them")
+	c.Flags().StringVar(&opts.Python, "python", "", "judge the environment of this interpreter `PATH` first")
+	c.Flags().StringArrayVar(&opts.From, "from", nil, "judge a report `FILE` instead of this host (- for standard input; repeatable)")
+	c.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: text, json or prometheus (node_exporter textfile)")
+	c.Flags().DurationVar(&opts.Timeout, "timeout", probe.DefaultTimeout, "limit for each command the probe runs")
+	return c
+}
+
+// probeHost runs the probe as `cudb probe` does: real commands on the
+// real host, none under --root unless --replay names recordings.
+func probeHost(c *cobra.Command, root, replay, python string, timeout time.Duration) (*host.Facts, error) {
+	po := probe.Options{Root: root, Env: probe.OSEnv(), Python: python, Timeout: timeout}
+	switch {
+	case replay != "":
+		rr, err := probe.LoadReplay(replay)
+		if err != nil {
+			return nil, err
+		}
+		po.Runner = rr
+	case root == "" || root == "/":
+		po.Runner = probe.ExecRunner{}
+	}
+	facts, err := probe.Run(c.Context(), po)
+	if err != nil {
+		return nil, fmt.Errorf("failed to probe the host: %w", err)
+	}
+	return facts, nil
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
+
+// readInput reads a file, or standard input for "-" (once).
+func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
+	if name == "-" {
+		if *stdinUsed {
+			return nil, (&query.Error{Code: query.CodeUsage, Message: "standard input (-) can be read only once"}).WithHint("cudb verify --from - --from other.txt")
+		}
+		*stdinUsed = true
+		b, err := io.ReadAll(io.LimitReader(in, report.MaxSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("failed to read standard input: %w", err)
+		}
+		return b, nil
+	}
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, (&query.Error{Code: query.CodeUsage, Message: fmt.Sprintf("cannot read report: %v", err)}).WithHint("cudb verify --from collect_env.txt")
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, report.MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s: %w", name, err)
+	}
+	return b, nil
+}
+
+func totalSummary(reps []FileReport) query.Summary {
+	var s query.Summary
+	for _, r := range reps {
+		s.Errors += r.Summary.Errors
+		s.Warnings += r.Summary.Warnings
+		s.Infos += r.Summary.Infos
+	}
+	s.Healthy = s.Errors == 0
+	return s
+}
+
+func writeVerify(f *Factory, format string, reps []FileReport) error {
+	w := f.IO.Out
+	switch format {
+	case "json":
+		if len(reps) == 1 {
+			return WriteJSON(w, reps[0].Report)
+		}
+		return WriteJSON(w, MultiReport{Reports: reps, Summary: totalSummary(reps)})
+	case "prometheus":
+		_, err := io.WriteString(w, Prometheus(reps))
+		return err
+	}
+	var b strings.Builder
+	for i, r := range reps {
+		if len(reps) > 1 {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "== %s (%s)\n", r.File, r.Origin)
+		}
+		writeFindings(&b, r.Report)
+	}
+	if len(reps) > 1 {
+		s := totalSummary(reps)
+		fmt.Fprintf(&b, "\n== summary: %d reports, %s\n", len(reps), summaryLine(s))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func summaryLine(s query.Summary) string {
+	state := "healthy"
+	if !s.Healthy {
+		state = "problems found"
+	}
+	return fmt.Sprintf("%s: %d errors, %d warnings, %d infos", state, s.Errors, s.Warnings, s.Infos)
+}
+
+// writeFindings is the human report, grouped by severity.
+func writeFindings(b *strings.Builder, r *query.Report) {
+	fmt.Fprintf(b, "%s\n", summaryLine(r.Summary))
+	for _, sev := range query.Severities {
+		var fs []query.Finding
+		for _, x := range r.Findings {
+			if x.Severity == sev {
+				fs = append(fs, x)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s (%d):\n", strings.ToUpper(sev[:1])+sev[1:]+"s", len(fs))
+		for _, x := range fs {
+			fmt.Fprintf(b, "  [%s] %s\n", x.Category, x.Message)
+			for _, e := range x.Evidence {
+				fmt.Fprintf(b, "      seen: %s\n", e)
+			}
+			if x.Fix != "" {
+				fmt.Fprintf(b, "      fix:  %s\n", x.Fix)
+			}
+		}
+	}
+}
+
+// Prometheus renders reports as node_exporter textfile metrics. Every
+// severity/category pair is written (zero when absent) so alerts need no
+// absent() guards.
+func Prometheus(reps []FileReport) string {
+	var b strings.Builder
+	multi := len(reps) > 1
+	lbl := func(r FileReport, kv ...string) string {
+		var parts []string
+		if multi {
+			parts = append(parts, `report="`+promEscape(r.File)+`"`)
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			parts = append(parts, kv[i]+`="`+promEscape(kv[i+1])+`"`)
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	head := func(name, typ, help string) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+	}
+	head("cudb_verify_healthy", "gauge", "1 when cudb verify found no error-level finding, else 0.")
+	for _, r := range reps {
+		v := 0
+		if r.Summary.Healthy {
+			v = 1
+		}
+		fmt.Fprintf(&b, "cudb_verify_healthy%s %d\n", lbl(r), v)
+	}
+	head("cudb_verify_findings", "gauge", "Number of cudb verify findings by severity and category.")
+	for _, r := range reps {
+		count := map[[2]string]int{}
+		for _, x := range r.Findings {
+			count[[2]string{x.Severity, x.Category}]++
+		}
+		for _, sev := range query.Severities {
+			for _, cat := range query.Categories {
+				fmt.Fprintf(&b, "cudb_verify_findings%s %d\n", lbl(r, "severity", sev, "category", cat), count[[2]string{sev, cat}])
+			}
+		}
+	}
+	head("cudb_driver_info", "gauge", "The NVIDIA driver version seen, as a label.")
+	for _, r := range reps {
+		if fs := r.Facts; fs != nil && fs.Driver != nil && fs.Driver.Version != "" {
+			fmt.Fprintf(&b, "cudb_driver_info%s 1\n", lbl(r, "version", fs.Driver.Version))
+		}
+	}
+	head("cudb_gpu_info", "gauge", "Each GPU seen, with its compute capability when known.")
+	for _, r := range reps {
+		if r.Facts == nil {
+			continue
+		}
+		for _, g := range r.Facts.GPUs {
+			fmt.Fprintf(&b, "cudb_gpu_info%s 1\n", lbl(r, "index", fmt.Sprint(g.Index), "name", g.Name, "compute_capability", g.ComputeCapability))
+		}
+	}
+	head("cudb_framework_info", "gauge", "Each framework build seen, by Python environment.")
+	for _, r := range reps {
+		if r.Facts == nil {
+			continue
+		}
+		var lines []string
+		for _, py := range r.Facts.Pythons {
+			add := func(name, ver, cuda string) {
+				lines = append(lines, fmt.Sprintf("cudb_framework_info%s 1\n", lbl(r, "name", name, "version", ver, "cuda", cuda, "env", py.Prefix)))
+			}
+			if t := py.Torch; t != nil {
+				add("torch", t.Version, t.CUDA)
+			}
+			if t := py.TensorFlow; t != nil {
+				add("tensorflow", t.Version, t.CUDA)
+			}
+			if j := py.JAX; j != nil && j.Version != "" {
+				add("jax", j.Version, "")
+			}
+		}
+		sort.Strings(lines)
+		for _, l := range lines {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func promEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}

@@ -1,0 +1,405 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+)
+
+// explainer matches one family of error messages. fn gets the submatches
+// and returns the finding; the database supplies the fix.
+type explainer struct {
+	re *regexp.Regexp
+	fn func(e *explainCtx, m []string) (Finding, error)
+}
+
+type explainCtx struct {
+	ctx context.Context
+	d   *db.DB
+}
+
+// The patterns are the messages frameworks and tools print, matched
+// loosely (case, spacing) since pastes reflow them.
+var explainers = []explainer{
+	{regexp.MustCompile(`(?i)NVIDIA driver on your system is too old \(found version (\d+)\)`), (*explainCtx).driverFoundVersion},
+	{regexp.MustCompile(`(?i)nvidia-container-cli: requirement error: unsatisfied condition: cuda\s*>=\s*(\d+\.\d+)`), (*explainCtx).containerCLI},
+	{regexp.MustCompile(`(?i)CUDA driver version is insufficient for CUDA runtime version`), (*explainCtx).driverInsufficient},
+	{regexp.MustCompile(`(?is)with CUDA capability sm_(\d+)\s+is not compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports CUDA capabilities ((?:\s*sm_\d+[af]?)+))?`), (*explainCtx).smNotCompatible},
+	{regexp.MustCompile(`(?i)no kernel image is available for execution on the device`), (*explainCtx).noKernelImage},
+	{regexp.MustCompile(`(?i)cuDNN version incompatibility: PyTorch was compiled\s+against \((\d+),\s*(\d+),\s*(\d+)\) but found runtime version \((\d+),\s*(\d+),\s*(\d+)\)`), (*explainCtx).torchCUDNN},
+	{regexp.MustCompile(`(?i)Loaded runtime CuDNN library: ([\d.]+) but source was compiled with: ([\d.]+)`), (*explainCtx).tfCUDNN},
+	{regexp.MustCompile(`(?is)Outdated cuDNN installation found.*?Version JAX was built against: (\d+).*?Minimum supported: (\d+).*?Installed version: (\d+)`), (*explainCtx).jaxCUDNN},
+	{regexp.MustCompile(`(?i)Could not load dynamic library '?(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*)`), (*explainCtx).missingLib},
+	{regexp.MustCompile(`(?i)(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*): cannot open shared object file`), (*explainCtx).missingLib},
+	{regexp.MustCompile(`(?i)undefined symbol: (__nvJitLink\w+?)_(\d+)_(\d+), version libnvJitLink\.so\.(\d+)`), (*explainCtx).nvJitLink},
+	{regexp.MustCompile(`(?i)The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s+PyTorch \(([\d.]+)\)`), (*explainCtx).toolkitMismatch},
+	{regexp.MustCompile(`(?i)Torch not compiled with CUDA enabled`), (*explainCtx).torchCPU},
+	{regexp.MustCompile(`(?i)CUDA unknown error - this may be due to an incorrectly set up environment`), (*explainCtx).cudaUnknown},
+	{regexp.MustCompile(`(?i)No devices were found`), (*explainCtx).noDevices},
+	{regexp.MustCompile(`(?i)NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`), (*explainCtx).smiFailed},
+}
+
+// Explain matches error text (one message or a pasted log) to causes.
+// Each recognised message gives one finding, in the order the patterns
+// are listed; text that matches none is a CodeNotFound error.
+func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, usage("nothing to explain: give an error message").WithHint(`cudb explain "no kernel image is available for execution on the device"`)
+	}
+	e := &explainCtx{ctx: ctx, d: d}
+	var out []Finding
+	seen := map[string]bool{}
+	for _, x := range explainers {
+		m := x.re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		f, err := x.fn(e, m)
+		if err != nil {
+			return nil, err
+		}
+		key := f.Category + "\x00" + f.Message
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if f.Evidence == nil {
+			f.Evidence = []string{}
+		}
+		if f.Sources == nil {
+			f.Sources = []SourceRef{}
+		}
+		f.Evidence = append([]string{"message: " + strings.TrimSpace(m[0])}, f.Evidence...)
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, Errorf(CodeNotFound, "no known cause matches this message").
+			WithHint("cudb verify (judges the whole host), or paste the full traceback")
+	}
+	// "no kernel image" alone is the general form of the sm_ message:
+	// keep the specific one when both appear.
+	if len(out) > 1 {
+		var keep []Finding
+		specific := false
+		for _, f := range out {
+			if f.Category == CatArchUnsupported && strings.Contains(f.Message, "(sm_") {
+				specific = true
+			}
+		}
+		for _, f := range out {
+			if specific && f.Category == CatArchUnsupported && strings.HasPrefix(f.Message, "the GPU has no kernel") {
+				continue
+			}
+			keep = append(keep, f)
+		}
+		out = keep
+	}
+	return out, nil
+}
+
+func (e *explainCtx) driverSources() []SourceRef {
+	var s SourceRef
+	if err := e.d.SQL.QueryRowContext(e.ctx, "SELECT source, url FROM cuda_driver LIMIT 1").Scan(&s.Name, &s.URL); err != nil {
+		return nil
+	}
+	return []SourceRef{s}
+}
+
+// cudaFromInt turns cudaDriverGetVersion's 11040 into "11.4".
+func cudaFromInt(n int) string { return fmt.Sprintf("%d.%d", n/1000, (n%1000)/10) }
+
+// newestTorch resolves torch under extra constraints and returns the best
+// stack's install command and version.
+func (e *explainCtx) newestTorch(r ResolveRequest) (string, string) {
+	if len(r.Requirements) == 0 {
+		r.Requirements = []string{"torch"}
+	}
+	if r.Platform == "" {
+		r.Platform = "linux"
+	}
+	res, err := Resolve(e.ctx, e.d, r)
+	if err != nil || len(res.Stacks) == 0 {
+		return "", ""
+	}
+	s := res.Stacks[0]
+	return s.Install.Command, s.Packages["torch"] + " (" + s.Variant + ")"
+}
+
+// toolkitDriver is the Linux toolkit floor of CUDA cuda ("11.4" → the
+// 11.4 GA driver), the oldest driver that states that CUDA.
+func (e *explainCtx) toolkitDriver(cuda string) string {
+	fl, err := DriverFloors(e.ctx, e.d, cuda)
+	if err != nil {
+		return ""
+	}
+	return fl.LinuxMin
+}
+
+// newestMajorFloor is the minor-compatibility floor of the newest CUDA
+// major the database knows.
+func (e *explainCtx) newestMajorFloor() (major, floor string) {
+	err := e.d.SQL.QueryRowContext(e.ctx, "SELECT cuda, min_driver FROM cuda_driver WHERE kind = 'minor_compat' AND os = 'linux' ORDER BY cuda_key DESC LIMIT 1").Scan(&major, &floor)
+	if err != nil {
+		return "", ""
+	}
+	return major, floor
+}
+
+func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
+	n, _ := strconv.Atoi(m[1])
+	cuda := cudaFromInt(n)
+	f := Finding{Category: CatDriverTooOld, Severity: SevError,
+		Message:  fmt.Sprintf("the driver supports CUDA up to %s, older than the CUDA this PyTorch build was compiled with", cuda),
+		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources()}
+	var fixes []string
+	if maj, _ := strconv.Atoi(majorOf(cuda)); maj > 0 {
+		next := strconv.Itoa(maj + 1)
+		if floor, _ := minDriver(e.ctx, e.d, next, "linux", "minor_compat"); floor != "" {
+			fixes = append(fixes, fmt.Sprintf("for a cu%s build (CUDA %s.x) upgrade the driver to >= %s", next, next, floor))
+		}
+	}
+	if drv := e.toolkitDriver(cuda); drv != "" {
+		if cmd, ver := e.newestTorch(ResolveRequest{Driver: drv}); cmd != "" {
+			fixes = append(fixes, fmt.Sprintf("or keep the driver (CUDA %s) with torch %s: %s", cuda, ver, cmd))
+		}
+	}
+	if len(fixes) == 0 {
+		fixes = append(fixes, "cudb resolve torch --driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)")
+	}
+	f.Fix = strings.Join(fixes, "; ")
+	return f, nil
+}
+
+func (e *explainCtx) containerCLI(m []string) (Finding, error) {
+	cuda := m[1]
+	f := Finding{Category: CatDriverTooOld, Severity: SevError,
+		Message:  fmt.Sprintf("the container image requires CUDA >= %s and the host driver is older than that CUDA's floor", cuda),
+		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources()}
+	fl, err := DriverFloors(e.ctx, e.d, cuda)
+	if err != nil {
+		if ErrorCode(err) != CodeNotFound {
+			return f, err
+		}
+		f.Fix = "upgrade the host's NVIDIA driver (cudb matrix cuda lists each CUDA's floor), or use an image built for an older CUDA"
+		return f, nil
+	}
+	f.Fix = fmt.Sprintf("upgrade the host's NVIDIA driver to >= %s (CUDA %s), or use an image built for the CUDA your driver reports in nvidia-smi", fl.LinuxMin, fl.CUDA)
+	if fl.MinorCompatLinuxMin != "" {
+		f.Fix += fmt.Sprintf("; with a driver >= %s the image can run via minor-version compatibility: docker run -e NVIDIA_DISABLE_REQUIRE=1 ...", fl.MinorCompatLinuxMin)
+	}
+	f.Evidence = append(f.Evidence, fmt.Sprintf("CUDA %s Linux driver floor: %s", fl.CUDA, fl.LinuxMin))
+	return f, nil
+}
+
+func (e *explainCtx) driverInsufficient(m []string) (Finding, error) {
+	major, floor := e.newestMajorFloor()
+	fix := "cudb verify (compares the driver with the installed framework's CUDA), or cudb resolve torch --driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) for a build that runs on it"
+	if floor != "" {
+		fix += fmt.Sprintf("; any CUDA %s.x build runs on a driver >= %s", major, floor)
+	}
+	return Finding{Category: CatDriverTooOld, Severity: SevError,
+		Message: "the installed driver is older than the CUDA runtime the framework was built with",
+		Fix:     fix, Sources: e.driverSources()}, nil
+}
+
+// firstTorchWith is the oldest torch release with a wheel carrying SASS
+// for cc.
+func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant string, err error) {
+	sm := "sm_" + strings.ReplaceAll(cc, ".", "")
+	rows, err := d.SQL.QueryContext(ctx, "SELECT version, variant, arch_list FROM build WHERE component = 'torch' AND arch_list LIKE ? ORDER BY version_key, cuda_key", "%"+sm+"%")
+	if err != nil {
+		return "", "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v, va, list string
+		if err := rows.Scan(&v, &va, &list); err != nil {
+			return "", "", err
+		}
+		if s, _ := GPUSupport(cc, list); s == "sass" {
+			return v, va, nil
+		}
+	}
+	return "", "", rows.Err()
+}
+
+func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
+	cc, err := ParseSM(m[1])
+	if err != nil {
+		return Finding{}, nil
+	}
+	f := Finding{Category: CatArchUnsupported, Severity: SevError,
+		Message:  fmt.Sprintf("the installed PyTorch carries no kernels for compute capability %s (sm_%s)", cc, m[1]),
+		Evidence: []string{"GPU compute capability: " + cc}}
+	if len(m) > 2 && strings.TrimSpace(m[2]) != "" {
+		f.Evidence = append(f.Evidence, "build supports: "+strings.Join(strings.Fields(m[2]), " "))
+	}
+	first, variant, err := firstTorchWith(e.ctx, e.d, cc)
+	if err != nil {
+		return f, err
+	}
+	if first != "" {
+		f.Message += fmt.Sprintf("; the first torch with sm_%s is %s (%s)", m[1], first, variant)
+	}
+	if _, err := ParseSMKnown(e.ctx, e.d, cc); err == nil {
+		if cmd, _ := e.newestTorch(ResolveRequest{SM: cc}); cmd != "" {
+			f.Fix = cmd
+		}
+	}
+	if f.Fix == "" {
+		f.Fix = "cudb resolve torch --sm " + cc
+	}
+	return f, nil
+}
+
+func (e *explainCtx) noKernelImage(m []string) (Finding, error) {
+	return Finding{Category: CatArchUnsupported, Severity: SevError,
+		Message: "the GPU has no kernel in the framework build: the build's architecture list lacks the GPU's compute capability (or a same-major lower one) and PTX to JIT",
+		Fix:     "cudb resolve torch --gpu \"$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)\" (names a build that carries the GPU's sm), or cudb verify"}, nil
+}
+
+// cudnnWheelPin is the newest nvidia-cudnn-cu* pin in the database whose
+// version starts with prefix ("8.9.2").
+func (e *explainCtx) cudnnWheelPin(prefix string) string {
+	var pkg, spec string
+	err := e.d.SQL.QueryRowContext(e.ctx, `SELECT r.needs, r.spec FROM requirement r JOIN build b ON b.id = r.build_id
+		WHERE r.needs LIKE 'nvidia-cudnn-cu%' AND r.kind = 'pin' AND (r.spec = ? OR r.spec LIKE ?)
+		ORDER BY b.cuda_key DESC, r.spec DESC LIMIT 1`, "=="+prefix, "=="+prefix+".%").Scan(&pkg, &spec)
+	if errors.Is(err, sql.ErrNoRows) || err != nil {
+		return ""
+	}
+	return pkg + spec
+}
+
+func (e *explainCtx) torchCUDNN(m []string) (Finding, error) {
+	want := m[1] + "." + m[2] + "." + m[3]
+	have := m[4] + "." + m[5] + "." + m[6]
+	sev := SevError
+	f := Finding{Category: CatCUDNNMismatch, Severity: sev,
+		Message:  fmt.Sprintf("PyTorch was built with cuDNN %s but loaded cuDNN %s, another copy found first (LD_LIBRARY_PATH or the system)", want, have),
+		Evidence: []string{"compiled against cuDNN " + want, "runtime cuDNN " + have}}
+	fix := "unset LD_LIBRARY_PATH (or remove the directory holding the cuDNN " + have + " copy) so torch loads its own cuDNN"
+	if pin := e.cudnnWheelPin(want); pin != "" {
+		fix += fmt.Sprintf("; reinstall the expected copy: pip install %q", pin)
+	}
+	f.Fix = fix
+	return f, nil
+}
+
+func (e *explainCtx) tfCUDNN(m []string) (Finding, error) {
+	have, want := m[1], m[2]
+	f := Finding{Category: CatCUDNNMismatch, Severity: SevError,
+		Message:  fmt.Sprintf("TensorFlow was built with cuDNN %s but loaded cuDNN %s", want, have),
+		Evidence: []string{"compiled with cuDNN " + want, "runtime cuDNN " + have}}
+	if pin := e.cudnnWheelPin(want); pin != "" {
+		f.Fix = fmt.Sprintf("pip install %q (and unset LD_LIBRARY_PATH if an older copy is on it)", pin)
+	} else {
+		f.Fix = fmt.Sprintf("install cuDNN %s for the TensorFlow release (cudb pin tensorflow==<version> --format apt lists the apt pins)", want)
+	}
+	return f, nil
+}
+
+// cudnnFromInt normalises cuDNN integers: 8907 → 8.9.7, 90100 → 9.1.0.
+func cudnnFromInt(s string) string {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return s
+	}
+	if n >= 90000 {
+		return fmt.Sprintf("%d.%d.%d", n/10000, (n%10000)/100, n%100)
+	}
+	return fmt.Sprintf("%d.%d.%d", n/1000, (n%1000)/100, n%100)
+}
+
+func (e *explainCtx) jaxCUDNN(m []string) (Finding, error) {
+	built, min, have := cudnnFromInt(m[1]), cudnnFromInt(m[2]), cudnnFromInt(m[3])
+	maj := majorOf(min)
+	minMinor := strings.Join(strings.Split(min, ".")[:2], ".")
+	return Finding{Category: CatCUDNNMismatch, Severity: SevError,
+		Message:  fmt.Sprintf("JAX needs cuDNN >= %s (built against %s) but found %s", min, built, have),
+		Evidence: []string{"built against " + built, "minimum " + min, "installed " + have},
+		Fix:      fmt.Sprintf("pip install \"nvidia-cudnn-cu12>=%s\" (cuDNN %s.x; or pip install -U \"jax[cuda12]\"), and unset LD_LIBRARY_PATH if an older copy is on it", minMinor, maj)}, nil
+}
+
+func (e *explainCtx) missingLib(m []string) (Finding, error) {
+	lib, ver := m[1], m[2]
+	soname := lib + ".so." + ver
+	if strings.HasPrefix(lib, "libcudnn") {
+		major := majorOf(ver)
+		f := Finding{Category: CatCUDNNMissing, Severity: SevError,
+			Message:  fmt.Sprintf("%s is not on the loader path: the framework needs cuDNN %s and finds none", soname, major),
+			Evidence: []string{"missing: " + soname}}
+		pin := e.cudnnWheelPin(major)
+		switch {
+		case pin != "":
+			f.Fix = fmt.Sprintf("pip install %q (pip wheel), or sudo apt-get install libcudnn%s (system copy, for frameworks that load it from the system)", pin, major)
+		default:
+			f.Fix = fmt.Sprintf("sudo apt-get install libcudnn%s", major)
+		}
+		if major == "8" {
+			f.Fix += "; TensorFlow >= 2.14 can bring its own: pip install \"tensorflow[and-cuda]\""
+		}
+		return f, nil
+	}
+	return Finding{Category: CatToolkitMismatch, Severity: SevError,
+		Message:  fmt.Sprintf("%s is not on the loader path: the CUDA %s runtime libraries the framework was built against are missing", soname, ver),
+		Evidence: []string{"missing: " + soname},
+		Fix:      fmt.Sprintf("install the CUDA %s libraries (the framework's pip extras, e.g. pip install \"tensorflow[and-cuda]\", or the toolkit) and add their lib64 directory to LD_LIBRARY_PATH", majorOf(ver))}, nil
+}
+
+func (e *explainCtx) nvJitLink(m []string) (Finding, error) {
+	need := m[2] + "." + m[3]
+	return Finding{Category: CatMultipleCUDALibs, Severity: SevError,
+		Message:  fmt.Sprintf("an older libnvJitLink.so.%s (before CUDA %s) is loaded ahead of the one the framework needs (it calls %s_%s_%s)", m[4], need, m[1], m[2], m[3]),
+		Evidence: []string{"needs libnvJitLink from CUDA >= " + need},
+		Fix:      fmt.Sprintf("pip install \"nvidia-nvjitlink-cu%s>=%s\" and unset LD_LIBRARY_PATH (an older toolkit's lib64 on it shadows the wheel's copy)", m[4], need)}, nil
+}
+
+func (e *explainCtx) toolkitMismatch(m []string) (Finding, error) {
+	detected, built := m[1], m[2]
+	sev := SevWarning
+	if majorOf(detected) != majorOf(built) {
+		sev = SevError
+	}
+	fix := fmt.Sprintf("export CUDA_HOME=/usr/local/cuda-%s (install CUDA %s if absent: conda install -c nvidia cuda-toolkit=%s)", built, built, built)
+	if cmd, ver := e.newestTorch(ResolveRequest{CUDA: detected}); cmd != "" {
+		fix += fmt.Sprintf("; or use torch %s built for CUDA %s: %s", ver, detected, cmd)
+	}
+	return Finding{Category: CatToolkitMismatch, Severity: sev,
+		Message:  fmt.Sprintf("the CUDA toolkit used to build extensions is %s but PyTorch was built with CUDA %s", detected, built),
+		Evidence: []string{"CUDA_HOME/nvcc: " + detected, "torch CUDA: " + built}, Fix: fix}, nil
+}
+
+func (e *explainCtx) torchCPU(m []string) (Finding, error) {
+	fix := "cudb pin torch --format pip (names the CUDA build for your driver with --driver)"
+	if cmd, _ := e.newestTorch(ResolveRequest{}); cmd != "" {
+		fix = "pip uninstall -y torch && " + cmd + " (or cudb resolve torch --driver <your driver> for a build matched to it)"
+	}
+	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+		Message: "a CPU-only torch is installed (a +cpu wheel, or the macOS/CPU index)",
+		Fix:     fix}, nil
+}
+
+func (e *explainCtx) cudaUnknown(m []string) (Finding, error) {
+	return Finding{Category: CatNoGPUVisible, Severity: SevError,
+		Message: "CUDA cannot initialise: usually the kernel driver and its user-space libraries differ (a driver upgrade without a reboot), the nvidia_uvm module is not loaded, or CUDA_VISIBLE_DEVICES names no device",
+		Fix:     "sudo modprobe nvidia_uvm && nvidia-smi (if nvidia-smi reports a driver/library version mismatch, reboot); check echo $CUDA_VISIBLE_DEVICES"}, nil
+}
+
+func (e *explainCtx) noDevices(m []string) (Finding, error) {
+	return Finding{Category: CatNoGPUVisible, Severity: SevError,
+		Message: "the driver is loaded but sees no GPU",
+		Fix:     "nvidia-smi -L (in a container: docker run --gpus all ...; on a VM: check the GPU is attached; on bare metal: lspci | grep -i nvidia)"}, nil
+}
+
+func (e *explainCtx) smiFailed(m []string) (Finding, error) {
+	return Finding{Category: CatNoGPUVisible, Severity: SevError,
+		Message: "nvidia-smi cannot talk to the NVIDIA kernel driver (module not loaded, or built for another kernel)",
+		Fix:     "sudo modprobe nvidia && nvidia-smi (if it fails, reinstall the driver for the running kernel, e.g. sudo apt-get install --reinstall nvidia-dkms-<branch>, then reboot)"}, nil
+}
