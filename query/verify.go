@@ -1065,3 +1065,7 @@ func (v *verifier) errors() error {
 	}
 	return nil
 }
+
+// Incompatible reports whether the report holds an error finding; the
+// HTTP API answers such a report with 409, like a resolve conflict.
+func (r *Report) Incompatible() bool { return !r.Summary.Healthy }

@@ -13,6 +13,7 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/report"
 	"github.com/spf13/cobra"
 )
 
@@ -60,10 +61,30 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	}
 	srv := &httpapi.Server{DB: d, Version: Version, Log: f.IO.ErrOut}
 	srv.Pin = func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error) {
-		return query.Pins(ctx, d, r, format, query.PinOptions{CudbVersion: Version})
+		if format == "json" {
+			return query.Pins(ctx, d, r, "requirements", query.PinOptions{CudbVersion: Version})
+		}
+		res, err := query.Pins(ctx, d, r, format, query.PinOptions{CudbVersion: Version})
+		if err != nil {
+			return nil, err
+		}
+		return res.Content, nil
 	}
-	// Verify and Explain are connected here once their query code lands;
-	// until then those endpoints answer 501.
+	srv.Verify = func(ctx context.Context, d *db.DB, body []byte) (any, error) {
+		facts, _, err := report.Parse(body)
+		if err != nil {
+			return nil, (&query.Error{Code: query.CodeUsage, Message: err.Error()}).
+				WithHint("POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)")
+		}
+		return query.Verify(ctx, d, facts)
+	}
+	srv.Explain = func(ctx context.Context, d *db.DB, text string) (any, error) {
+		findings, err := query.Explain(ctx, d, text)
+		if err != nil {
+			return nil, err
+		}
+		return ExplainResult{Findings: findings}, nil
+	}
 	for i := 1; i < n; i++ {
 		r, err := f.openReplica(ctx)
 		if err != nil {

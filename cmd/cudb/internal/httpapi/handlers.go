@@ -105,13 +105,11 @@ func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
 		return query.Errorf(query.CodeUsage, "limit does not apply to pins").WithHint("GET /v1/pin?req=torch==2.1&cuda=12.1")
 	}
 	format := r.URL.Query().Get("format")
-	switch format {
-	case "":
+	// format=json (the default) answers the pin result as JSON; any pin
+	// format (requirements, constraints, pip, uv, conda, apt, docker)
+	// answers the file itself as text. Pin validates the name.
+	if format == "" {
 		format = "json"
-	case "json", "requirements":
-	default:
-		return query.Errorf(query.CodeUsage, "invalid format %q: expected json or requirements", format).
-			WithHint("GET /v1/pin?req=torch==2.1&format=requirements")
 	}
 	return s.cached(w, r, cacheKey("pin", req, 0, format), func(d *db.DB) (*response, error) {
 		v, err := s.Pin(r.Context(), d, req, format)

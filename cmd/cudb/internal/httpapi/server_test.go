@@ -228,10 +228,15 @@ func TestWiredEndpoints(t *testing.T) {
 			if r.Requirements[0] == "nope" {
 				return nil, query.Errorf(query.CodeNotFound, "no such thing").WithHint("try another")
 			}
-			if format == "requirements" {
+			switch format {
+			case "requirements":
 				return "torch==2.1.0+cu121\n", nil
+			case "json":
+				return map[string]string{"torch": "2.1.0+cu121"}, nil
 			}
-			return map[string]string{"torch": "2.1.0+cu121"}, nil
+			// The server passes the format through; the pin code names
+			// the formats it knows.
+			return nil, query.Errorf(query.CodeUsage, "unknown format %q", format).WithHint("format=requirements")
 		},
 		Verify: func(ctx context.Context, d *db.DB, body []byte) (any, error) {
 			if string(body) == "boom" {
