@@ -64,6 +64,30 @@ func TestServeCommand(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"torch": "2.1.0+cu121"`) {
 		t.Errorf("resolve: %d %s", resp.StatusCode, body)
 	}
+	// The hooks are wired to the real pin, verify and explain code.
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+		want               string
+	}{
+		{"GET", "/v1/pin?req=torch==2.1.0&cuda=11.8&format=pip", "", 200, "torch==2.1.0+cu118"},
+		{"GET", "/v1/pin?req=torch==2.1.0&cuda=11.8", "", 200, `"format": "requirements"`},
+		{"GET", "/v1/pin?req=torch==2.1.0&format=yaml", "", 400, "unknown format"},
+		{"POST", "/v1/explain", "Torch not compiled with CUDA enabled", 200, "cpu_only_wheel"},
+		{"POST", "/v1/verify", "PyTorch version: 2.1.0+cu121\nIs CUDA available: True\nCUDA used to build PyTorch: 12.1\n", 200, `"findings"`},
+		{"POST", "/v1/verify", "", 400, "usage"},
+	} {
+		req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(strings.ReplaceAll(tc.body, "\\n", "\n")))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s %s: %d %s", tc.method, tc.path, resp.StatusCode, body)
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:
