@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestWriteOpenFileAndImage(t *testing.T) {
 		}
 	}
 	meta, _ := fromImage.Meta(ctx)
-	if meta["schema_version"] != "2" || meta["built_from"] != "x" {
+	if meta["schema_version"] != fmt.Sprint(SchemaVersion) || meta["built_from"] != "x" {
 		t.Errorf("meta %v", meta)
 	}
 }
@@ -106,7 +107,7 @@ func TestOpenRejectsOtherSchema(t *testing.T) {
 	if !errors.Is(err, ErrSchema) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"schema version 99", "schema version 2", "cudb db build"} {
+	for _, want := range []string{"schema version 99", fmt.Sprintf("schema version %d", SchemaVersion), "cudb db build"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q lacks %q", err, want)
 		}

@@ -119,6 +119,15 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 			b.Source, b.URL, b.Ref)
 	}
 
+	seenVersion := map[[2]string]bool{}
+	for _, b := range builds {
+		k := [2]string{b.Component, b.Version}
+		if !seenVersion[k] {
+			seenVersion[k] = true
+			in.exec("INSERT INTO build_version(component,version,version_key) VALUES(?,?,?)", b.Component, b.Version, version.SortKey(b.Version))
+		}
+	}
+
 	reqs := append([]Requirement(nil), f.Requirements...)
 	sort.Slice(reqs, func(i, j int) bool {
 		a, b := reqs[i], reqs[j]

@@ -37,9 +37,9 @@ func LoadBuilds(ctx context.Context, d *db.DB, component string) ([]*BuildRow, e
 
 // Versions lists the distinct versions of component, newest first.
 func Versions(ctx context.Context, d *db.DB, component string) ([]string, error) {
-	// Walking the covering index in order and skipping repeats is cheaper
-	// than DISTINCT, which sorts through a temporary tree.
-	rows, err := d.SQL.QueryContext(ctx, "SELECT version FROM build WHERE component = ? ORDER BY version_key DESC", component)
+	// build_version holds one row per version (the database build fills
+	// it), so this reads tens of rows, not every build.
+	rows, err := d.SQL.QueryContext(ctx, "SELECT version FROM build_version WHERE component = ? ORDER BY version_key DESC", component)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read %s versions: %w", component, err)
 	}

@@ -2,10 +2,12 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -159,7 +161,7 @@ func TestMatrixTorchAndDB(t *testing.T) {
 		}
 	}
 	code, out, _ = run(t, false, "db", "info", "--json", "--db", dbPath)
-	if code != 0 || !strings.Contains(out, `"schema_version": 2`) || !strings.Contains(out, `"fixture"`) {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf(`"schema_version": %d`, db.SchemaVersion)) || !strings.Contains(out, `"fixture"`) {
 		t.Errorf("db info: %d %s", code, out)
 	}
 	code, out, _ = run(t, true, "db", "check", "--db", dbPath)
@@ -167,7 +169,7 @@ func TestMatrixTorchAndDB(t *testing.T) {
 		t.Errorf("db check: %d %s", code, out)
 	}
 	code, out, _ = run(t, false, "version", "--json")
-	if code != 0 || !strings.Contains(out, `"schema_version": 2`) {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf(`"schema_version": %d`, db.SchemaVersion)) {
 		t.Errorf("version: %d %s", code, out)
 	}
 	code, out, _ = run(t, false, "help", "exit-codes")

@@ -37,7 +37,7 @@ type DBInfo struct {
 }
 
 // tables lists the fact tables in dump order.
-var tables = []string{"source", "release", "build", "requirement", "cuda_driver", "cudnn_support", "gpu", "cuda_arch", "driver_branch", "attribute", "conflict", "meta"}
+var tables = []string{"source", "release", "build", "build_version", "requirement", "cuda_driver", "cudnn_support", "gpu", "cuda_arch", "driver_branch", "attribute", "conflict", "meta"}
 
 func newDBInfoCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
