@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/migrations"
 	"modernc.org/sqlite"
@@ -22,6 +23,29 @@ type DB struct {
 	SQL *sql.DB
 	// Origin says where the database came from: a file path or "embedded".
 	Origin string
+
+	memo sync.Map
+}
+
+// Cached returns the value kept under key by Cache or Memo.
+func (d *DB) Cached(key string) (any, bool) { return d.memo.Load(key) }
+
+// Cache keeps v under key for the life of the handle (see Memo).
+func (d *DB) Cache(key string, v any) { d.memo.Store(key, v) }
+
+// Memo returns what fn computes for key, computing it once per handle:
+// a cudb database is read-only, so a table read into memory never goes
+// stale. Errors are not remembered.
+func (d *DB) Memo(key string, fn func() (any, error)) (any, error) {
+	if v, ok := d.memo.Load(key); ok {
+		return v, nil
+	}
+	v, err := fn()
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := d.memo.LoadOrStore(key, v)
+	return actual, nil
 }
 
 // Close releases the database.

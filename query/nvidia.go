@@ -2,8 +2,6 @@ package query
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -83,12 +81,44 @@ func cmpDotted(a, b string) int { return strings.Compare(version.DottedKey(a), v
 func majorOf(v string) string { m, _, _ := strings.Cut(v, "."); return m }
 
 func minDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, error) {
-	var v string
-	err := d.SQL.QueryRowContext(ctx, "SELECT min_driver FROM cuda_driver WHERE cuda = ? AND os = ? AND kind = ?", cuda, os, kind).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+	rows, err := cudaDrivers(ctx, d)
+	if err != nil {
+		return "", err
 	}
-	return v, err
+	for _, r := range rows {
+		if r.cuda == cuda && r.os == os && r.kind == kind {
+			return r.min, nil
+		}
+	}
+	return "", nil
+}
+
+type cudaDriverRow struct{ cuda, label, os, kind, min, minKey string }
+
+// cudaDrivers is the cuda_driver table in cuda_key order, read once per
+// database handle (a few hundred rows that every stack's floors consult).
+func cudaDrivers(ctx context.Context, d *db.DB) ([]cudaDriverRow, error) {
+	v, err := d.Memo("cuda_driver", func() (any, error) {
+		rows, err := d.SQL.QueryContext(ctx, "SELECT cuda, label, os, kind, min_driver FROM cuda_driver ORDER BY cuda_key, os, kind")
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []cudaDriverRow
+		for rows.Next() {
+			var r cudaDriverRow
+			if err := rows.Scan(&r.cuda, &r.label, &r.os, &r.kind, &r.min); err != nil {
+				return nil, err
+			}
+			r.minKey = version.DottedKey(r.min)
+			out = append(out, r)
+		}
+		return out, rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]cudaDriverRow), nil
 }
 
 // resolveToolkit maps "12.1" to the GA row (12.1.0, or the row labelled
@@ -98,17 +128,16 @@ func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) 
 	if !dottedRe.MatchString(c) || strings.Count(c, ".") == 0 {
 		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
-	rows, err := d.SQL.QueryContext(ctx, "SELECT DISTINCT cuda, label FROM cuda_driver WHERE kind = 'toolkit' AND (cuda = ? OR cuda LIKE ?) ORDER BY cuda_key", c, c+".%")
+	table, err := cudaDrivers(ctx, d)
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
 	var all []string
 	ga := ""
-	for rows.Next() {
-		var v, label string
-		if err := rows.Scan(&v, &label); err != nil {
-			return "", err
+	for _, r := range table {
+		v, label := r.cuda, r.label
+		if r.kind != "toolkit" || (v != c && !strings.HasPrefix(v, c+".")) {
+			continue
 		}
 		if v == c {
 			return v, nil
@@ -158,11 +187,16 @@ func MaxCUDAForDriver(ctx context.Context, d *db.DB, driver string) (string, err
 	if err != nil {
 		return "", err
 	}
-	var best string
-	err = d.SQL.QueryRowContext(ctx, `SELECT cuda FROM cuda_driver WHERE kind = 'toolkit' AND os = 'linux' AND driver_key <= ?
-		ORDER BY cuda_key DESC LIMIT 1`, version.DottedKey(drv)).Scan(&best)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	table, err := cudaDrivers(ctx, d)
+	if err != nil {
 		return "", err
+	}
+	var best string
+	key := version.DottedKey(drv)
+	for _, r := range table { // cuda_key order: the last hit is the newest
+		if r.kind == "toolkit" && r.os == "linux" && r.min != "" && r.minKey <= key {
+			best = r.cuda
+		}
 	}
 	if best != "" {
 		parts := strings.Split(best, ".")
@@ -323,25 +357,32 @@ func normGPU(s string) string {
 	return s
 }
 
+// allGPUs is the gpu table, read once per database handle.
 func allGPUs(ctx context.Context, d *db.DB) ([]GPU, error) {
-	rows, err := d.SQL.QueryContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name")
+	v, err := d.Memo("gpu", func() (any, error) {
+		rows, err := d.SQL.QueryContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name")
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []GPU
+		for rows.Next() {
+			var g GPU
+			var aliases string
+			if err := rows.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
+				return nil, err
+			}
+			if aliases != "" {
+				g.Aliases = strings.Split(aliases, ";")
+			}
+			out = append(out, g)
+		}
+		return out, rows.Err()
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []GPU
-	for rows.Next() {
-		var g GPU
-		var aliases string
-		if err := rows.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
-			return nil, err
-		}
-		if aliases != "" {
-			g.Aliases = strings.Split(aliases, ";")
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return v.([]GPU), nil
 }
 
 // LookupGPU finds a GPU by name or alias, forgiving case, spaces, dashes

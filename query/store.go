@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -35,51 +36,87 @@ func LoadBuilds(ctx context.Context, d *db.DB, component string) ([]*BuildRow, e
 	return LoadBuildsWhere(ctx, d, component, nil)
 }
 
-// Versions lists the distinct versions of component, newest first.
+// Versions lists the distinct versions of component, newest first (read
+// once per database handle).
 func Versions(ctx context.Context, d *db.DB, component string) ([]string, error) {
-	// build_version holds one row per version (the database build fills
-	// it), so this reads tens of rows, not every build.
-	rows, err := d.SQL.QueryContext(ctx, "SELECT version FROM build_version WHERE component = ? ORDER BY version_key DESC", component)
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %s versions: %w", component, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
+	v, err := d.Memo("versions/"+component, func() (any, error) {
+		// build_version holds one row per version (the database build
+		// fills it), so this reads tens of rows, not every build.
+		rows, err := d.SQL.QueryContext(ctx, "SELECT version FROM build_version WHERE component = ? ORDER BY version_key DESC", component)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read %s versions: %w", component, err)
 		}
-		if len(out) == 0 || out[len(out)-1] != v {
+		defer rows.Close()
+		out := []string{}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				return nil, err
+			}
 			out = append(out, v)
 		}
+		return out, rows.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return v.([]string), nil
 }
 
 // LoadBuildsWhere reads the builds of component whose version keep
-// accepts (all when keep is nil), with their requirements. Versions are
-// matched first so that only the rows a question needs are read: reading
-// rows, not finding them, is what costs.
+// accepts (all when keep is nil), with their requirements, in id order.
+// Versions are matched first so that only the rows a question needs are
+// read (reading rows, not finding them, is what costs), and each
+// version's builds are kept per database handle: the database is
+// read-only, and a server asks about the same releases again and again.
+// Callers must not modify the rows.
 func LoadBuildsWhere(ctx context.Context, d *db.DB, component string, keep func(version string) bool) ([]*BuildRow, error) {
-	filter, args := "", []any{component}
-	if keep != nil {
-		versions, err := Versions(ctx, d, component)
+	versions, err := Versions(ctx, d, component)
+	if err != nil {
+		return nil, err
+	}
+	var out []*BuildRow
+	var missing []string
+	for _, v := range versions {
+		if keep != nil && !keep(v) {
+			continue
+		}
+		if cached, ok := d.Cached(buildsKey(component, v)); ok {
+			out = append(out, cached.([]*BuildRow)...)
+		} else {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		loaded, err := readBuilds(ctx, d, component, missing)
 		if err != nil {
 			return nil, err
 		}
-		var in []string
-		for _, v := range versions {
-			if keep(v) {
-				in = append(in, "?")
-				args = append(args, v)
-			}
+		byVersion := map[string][]*BuildRow{}
+		for _, b := range loaded {
+			byVersion[b.Version] = append(byVersion[b.Version], b)
 		}
-		if len(in) == 0 {
-			return nil, nil
+		for _, v := range missing {
+			d.Cache(buildsKey(component, v), byVersion[v])
 		}
-		filter = " AND version IN (" + strings.Join(in, ",") + ")"
+		out = append(out, loaded...)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+func buildsKey(component, version string) string { return "builds/" + component + "/" + version }
+
+// readBuilds reads the builds of the given versions with their
+// requirements.
+func readBuilds(ctx context.Context, d *db.DB, component string, versions []string) ([]*BuildRow, error) {
+	args := []any{component}
+	marks := make([]string, len(versions))
+	for i, v := range versions {
+		marks[i] = "?"
+		args = append(args, v)
+	}
+	filter := " AND version IN (" + strings.Join(marks, ",") + ")"
 	rows, err := d.SQL.QueryContext(ctx, `SELECT id, component, version, variant, platform, package, pip_version, cuda,
 		python_min, python_max, index_url, arch_list, is_default, channel, source, url, ref
 		FROM build WHERE component = ?`+filter+` ORDER BY id`, args...)
