@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/version"
@@ -22,13 +23,13 @@ type Floors struct {
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
-var dottedRe = regexp.MustCompile(`^\d{1,4}(\.\d{1,6}){0,3}$`)
+var dottedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,4}(\.\d{1,6}){0,3}$`) })
 
 // ParseDriver validates a driver version ("535.104.05", "470").
 func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "r"), "R")
-	if !dottedRe.MatchString(t) {
+	if !dottedRe().MatchString(t) {
 		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a driver version", s)}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
@@ -38,17 +39,17 @@ func ParseDriver(s string) (string, error) {
 	return t, nil
 }
 
-var smRe = regexp.MustCompile(`^(?:sm_|compute_)?(\d{1,2})(\d)[af]?$`)
-var ccRe = regexp.MustCompile(`^(\d{1,2})\.(\d)$`)
+var smRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:sm_|compute_)?(\d{1,2})(\d)[af]?$`) })
+var ccRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})\.(\d)$`) })
 
 // ParseSM accepts "7.5", "sm_75" or "75" and returns the compute
 // capability "7.5". Values outside 1.0-19.9 are refused.
 func ParseSM(s string) (string, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	var maj, min string
-	if m := ccRe.FindStringSubmatch(t); m != nil {
+	if m := ccRe().FindStringSubmatch(t); m != nil {
 		maj, min = m[1], m[2]
-	} else if m := smRe.FindStringSubmatch(t); m != nil {
+	} else if m := smRe().FindStringSubmatch(t); m != nil {
 		maj, min = m[1], m[2]
 	} else {
 		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a compute capability", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
@@ -125,7 +126,7 @@ func cudaDrivers(ctx context.Context, d *db.DB) ([]cudaDriverRow, error) {
 // GA, else the lowest patch) and "12.1.1" to itself.
 func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) {
 	c := strings.TrimSpace(cuda)
-	if !dottedRe.MatchString(c) || strings.Count(c, ".") == 0 {
+	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
 		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
 	table, err := cudaDrivers(ctx, d)
@@ -292,7 +293,7 @@ func GPUSupport(cc string, archList string) (support string, detail string) {
 	for _, a := range strings.Fields(archList) {
 		a = strings.ToLower(a)
 		isPTX := strings.HasPrefix(a, "compute_")
-		m := smRe.FindStringSubmatch(a)
+		m := smRe().FindStringSubmatch(a)
 		if m == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/host"
@@ -148,7 +149,7 @@ func (v *verifier) add(f Finding) {
 	v.out = append(v.out, f)
 }
 
-var cudaPluginRe = regexp.MustCompile(`^jax-cuda(\d+)-(?:plugin|pjrt)$`)
+var cudaPluginRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^jax-cuda(\d+)-(?:plugin|pjrt)$`) })
 
 // framework is one installed framework build, matched to the database.
 type framework struct {
@@ -216,7 +217,7 @@ func (v *verifier) frameworks() ([]*framework, error) {
 		}
 		if j := py.JAX; j != nil {
 			for name, ver := range j.Plugins {
-				if m := cudaPluginRe.FindStringSubmatch(name); m != nil {
+				if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
 					out = append(out, &framework{name: "jax", label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
 						version: j.Version, cuda: m[1], py: py})
 					break

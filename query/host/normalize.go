@@ -5,13 +5,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-var nameSep = regexp.MustCompile(`[-_.]+`)
+var nameSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
 
 // NormalizeName is the PEP 503 form of a Python distribution name.
 func NormalizeName(name string) string {
-	return nameSep.ReplaceAllString(strings.ToLower(strings.TrimSpace(name)), "-")
+	return nameSep().ReplaceAllString(strings.ToLower(strings.TrimSpace(name)), "-")
 }
 
 // LocalLabel returns the PEP 440 local label of v ("cu121" for
@@ -23,12 +24,12 @@ func LocalLabel(v string) string {
 	return ""
 }
 
-var cuVariant = regexp.MustCompile(`^cu(\d{2,3})$`)
+var cuVariant = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cu(\d{2,3})$`) })
 
 // CUDAFromVariant turns a wheel variant into a CUDA version: "cu121" →
 // "12.1", "cu92" → "9.2". Other variants give "".
 func CUDAFromVariant(variant string) string {
-	m := cuVariant.FindStringSubmatch(variant)
+	m := cuVariant().FindStringSubmatch(variant)
 	if m == nil {
 		return ""
 	}
@@ -70,7 +71,7 @@ func CUDNNFromInt(n int) string {
 	return strconv.Itoa(major) + "." + strconv.Itoa(minor) + "." + strconv.Itoa(patch)
 }
 
-var dottedRun = regexp.MustCompile(`\d+(?:\.\d+)*`)
+var dottedRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+(?:\.\d+)*`) })
 
 // NormalizeCUDNN reads a cuDNN version out of a wheel version
 // ("9.1.0.70"), an integer ("8902"), a library name ("libcudnn.so.8.9.2")
@@ -82,7 +83,7 @@ func NormalizeCUDNN(s string) (version string, major int, ok bool) {
 	if i := strings.Index(s, ".so."); i >= 0 {
 		s = s[i+4:]
 	}
-	m := dottedRun.FindString(s)
+	m := dottedRun().FindString(s)
 	if m == "" {
 		return "", 0, false
 	}

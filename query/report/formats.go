@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/query/host"
 )
@@ -15,14 +16,16 @@ import (
 // pastes. None of them fails: what they cannot read they leave out.
 
 var (
-	bannerDriver = regexp.MustCompile(`(?:Driver|KMD) Version:\s*([0-9][0-9.]*)`)
-	bannerCUDA   = regexp.MustCompile(`CUDA(?: UMD)? Version:\s*([0-9][0-9.]*)`)
-	bannerSMI    = regexp.MustCompile(`NVIDIA-SMI\s+([0-9][0-9.]*)`)
+	bannerDriver = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:Driver|KMD) Version:\s*([0-9][0-9.]*)`) })
+	bannerCUDA   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA(?: UMD)? Version:\s*([0-9][0-9.]*)`) })
+	bannerSMI    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`NVIDIA-SMI\s+([0-9][0-9.]*)`) })
 	// A GPU row of the banner table: index, name, persistence mode or
 	// TCC/WDDM, then the bus id in the next column.
-	bannerGPU = regexp.MustCompile(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off|TCC|WDDM|N/A)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])`)
-	bannerMem = regexp.MustCompile(`\d+MiB\s*/\s*(\d+)MiB`)
-	migRow    = regexp.MustCompile(`^\|\s+(\d+)\s+(\d+|N/A)\s+(\d+|N/A)\s+(\d+)\s+\|`)
+	bannerGPU = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off|TCC|WDDM|N/A)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])`)
+	})
+	bannerMem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+MiB\s*/\s*(\d+)MiB`) })
+	migRow    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\|\s+(\d+)\s+(\d+|N/A)\s+(\d+|N/A)\s+(\d+)\s+\|`) })
 )
 
 // Banner is what the nvidia-smi banner (no arguments) tells.
@@ -38,13 +41,13 @@ func ParseBanner(text []byte) (b Banner, ok bool) {
 	inMIG := false
 	var last *host.GPU
 	for _, line := range lines(text) {
-		if m := bannerSMI.FindStringSubmatch(line); m != nil && strings.Contains(line, "Version:") {
+		if m := bannerSMI().FindStringSubmatch(line); m != nil && strings.Contains(line, "Version:") {
 			ok = true
 			b.SMIVersion = m[1]
-			if m := bannerDriver.FindStringSubmatch(line); m != nil {
+			if m := bannerDriver().FindStringSubmatch(line); m != nil {
 				b.Driver = m[1]
 			}
-			if m := bannerCUDA.FindStringSubmatch(line); m != nil {
+			if m := bannerCUDA().FindStringSubmatch(line); m != nil {
 				b.CUDA = m[1]
 			}
 			continue
@@ -61,7 +64,7 @@ func ParseBanner(text []byte) (b Banner, ok bool) {
 			continue
 		}
 		if inMIG {
-			if m := migRow.FindStringSubmatch(line); m != nil {
+			if m := migRow().FindStringSubmatch(line); m != nil {
 				idx, _ := strconv.Atoi(m[1])
 				for i := range b.GPUs {
 					if b.GPUs[i].Index == idx {
@@ -71,14 +74,14 @@ func ParseBanner(text []byte) (b Banner, ok bool) {
 			}
 			continue
 		}
-		if m := bannerGPU.FindStringSubmatch(line); m != nil {
+		if m := bannerGPU().FindStringSubmatch(line); m != nil {
 			idx, _ := strconv.Atoi(m[1])
 			b.GPUs = append(b.GPUs, host.GPU{Index: idx, Name: strings.TrimSpace(m[2]), BusID: NormalizeBusID(m[3]), Source: "nvidia_smi_banner"})
 			last = &b.GPUs[len(b.GPUs)-1]
 			continue
 		}
 		if last != nil && last.MemoryMiB == 0 {
-			if m := bannerMem.FindStringSubmatch(line); m != nil {
+			if m := bannerMem().FindStringSubmatch(line); m != nil {
 				last.MemoryMiB, _ = strconv.Atoi(m[1])
 			}
 		}
@@ -97,12 +100,14 @@ func NormalizeBusID(id string) string {
 	return strings.Join(parts, ":")
 }
 
-var procVersion = regexp.MustCompile(`NVRM version:\s+NVIDIA UNIX\s+(.*?)\s{2,}([0-9]+\.[0-9]+(?:\.[0-9]+)?)\s`)
+var procVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`NVRM version:\s+NVIDIA UNIX\s+(.*?)\s{2,}([0-9]+\.[0-9]+(?:\.[0-9]+)?)\s`)
+})
 
 // ParseProcVersion reads /proc/driver/nvidia/version: the driver version
 // and "open" or "proprietary" for the kernel module.
 func ParseProcVersion(text []byte) (version, module string, ok bool) {
-	m := procVersion.FindSubmatch(append(bytes.TrimSpace(text), ' '))
+	m := procVersion().FindSubmatch(append(bytes.TrimSpace(text), ' '))
 	if m == nil {
 		return "", "", false
 	}
@@ -113,12 +118,12 @@ func ParseProcVersion(text []byte) (version, module string, ok bool) {
 	return string(m[2]), module, true
 }
 
-var nvccRelease = regexp.MustCompile(`release\s+([0-9]+\.[0-9]+)(?:,\s*V([0-9][0-9.]*))?`)
+var nvccRelease = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`release\s+([0-9]+\.[0-9]+)(?:,\s*V([0-9][0-9.]*))?`) })
 
 // ParseNvcc reads `nvcc --version`: the full version ("12.1.66") when
 // printed, else the release ("12.1").
 func ParseNvcc(text []byte) (string, bool) {
-	m := nvccRelease.FindSubmatch(text)
+	m := nvccRelease().FindSubmatch(text)
 	if m == nil {
 		return "", false
 	}
@@ -129,19 +134,21 @@ func ParseNvcc(text []byte) (string, bool) {
 }
 
 var (
-	torchVersionRe = regexp.MustCompile(`(?m)^__version__\s*=\s*['"]([^'"]+)['"]`)
-	torchCUDARe    = regexp.MustCompile(`(?m)^cuda\s*(?::\s*[A-Za-z_.\[\]]+\s*)?=\s*(None|['"][^'"]*['"])`)
+	torchVersionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^__version__\s*=\s*['"]([^'"]+)['"]`) })
+	torchCUDARe    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^cuda\s*(?::\s*[A-Za-z_.\[\]]+\s*)?=\s*(None|['"][^'"]*['"])`)
+	})
 )
 
 // ParseTorchVersionPy reads torch/version.py as text: the version and the
 // CUDA version it was built with ("" for None).
 func ParseTorchVersionPy(text []byte) (version, cuda string, ok bool) {
-	m := torchVersionRe.FindSubmatch(text)
+	m := torchVersionRe().FindSubmatch(text)
 	if m == nil {
 		return "", "", false
 	}
 	version = string(m[1])
-	if c := torchCUDARe.FindSubmatch(text); c != nil && string(c[1]) != "None" {
+	if c := torchCUDARe().FindSubmatch(text); c != nil && string(c[1]) != "None" {
 		cuda = strings.Trim(string(c[1]), `'"`)
 	}
 	return version, cuda, true
@@ -157,13 +164,15 @@ type TFBuild struct {
 var (
 	// build_info['cuda_version'] = '11.2', ('cuda_version', '11.2'),
 	// 'cuda_version': '11.2', and the old cuda_version_number = '10.1'.
-	tfKey = regexp.MustCompile(`['"]?\b(cuda_version|cudnn_version|cuda_version_number|cudnn_version_number|is_cuda_build)\b['"]?\s*(?:\]\s*=|,|:|=)\s*(True|False|'[^'\n]*'|"[^"\n]*")`)
+	tfKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`['"]?\b(cuda_version|cudnn_version|cuda_version_number|cudnn_version_number|is_cuda_build)\b['"]?\s*(?:\]\s*=|,|:|=)\s*(True|False|'[^'\n]*'|"[^"\n]*")`)
+	})
 )
 
 // ParseTFBuildInfo reads tensorflow's build_info.py or the printed
 // tf.sysconfig.get_build_info() (dict or OrderedDict repr).
 func ParseTFBuildInfo(text []byte) (b TFBuild, ok bool) {
-	for _, m := range tfKey.FindAllSubmatch(text, -1) {
+	for _, m := range tfKey().FindAllSubmatch(text, -1) {
 		val := strings.Trim(string(m[2]), `'"`)
 		switch string(m[1]) {
 		case "cuda_version", "cuda_version_number":
@@ -178,13 +187,15 @@ func ParseTFBuildInfo(text []byte) (b TFBuild, ok bool) {
 	return b, ok
 }
 
-var cudnnMacro = regexp.MustCompile(`(?m)^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)`)
+var cudnnMacro = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)`)
+})
 
 // ParseCUDNNHeader reads the CUDNN_MAJOR/MINOR/PATCHLEVEL macros of
 // cudnn_version.h (cuDNN ≥ 8) or cudnn.h (≤ 7).
 func ParseCUDNNHeader(text []byte) (version string, major int, ok bool) {
 	got := map[string]string{}
-	for _, m := range cudnnMacro.FindAllSubmatch(text, -1) {
+	for _, m := range cudnnMacro().FindAllSubmatch(text, -1) {
 		if _, seen := got[string(m[1])]; !seen {
 			got[string(m[1])] = string(m[2])
 		}
@@ -242,13 +253,17 @@ func lines(text []byte) []string {
 }
 
 var (
-	csvDriver = regexp.MustCompile(`^\d{3}\.\d{1,3}(?:\.\d{1,3})?$`)
-	csvCC     = regexp.MustCompile(`^\d{1,2}\.\d$`)
-	csvMem    = regexp.MustCompile(`^(\d+) MiB$`)
-	csvBus    = regexp.MustCompile(`^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$`)
-	csvIndex  = regexp.MustCompile(`^\d{1,3}$`)
-	gpuWord   = regexp.MustCompile(`(?i)\b(nvidia|tesla|geforce|quadro|titan|rtx|gtx|grid)\b|\b[AHBLTVPK]\d{1,3}\b`)
-	unitSufx  = regexp.MustCompile(`\s*\[[^\]]*\]$`)
+	csvDriver = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{3}\.\d{1,3}(?:\.\d{1,3})?$`) })
+	csvCC     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,2}\.\d$`) })
+	csvMem    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+) MiB$`) })
+	csvBus    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$`)
+	})
+	csvIndex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,3}$`) })
+	gpuWord  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(nvidia|tesla|geforce|quadro|titan|rtx|gtx|grid)\b|\b[AHBLTVPK]\d{1,3}\b`)
+	})
+	unitSufx = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\[[^\]]*\]$`) })
 )
 
 // QueryRow is one row of `nvidia-smi --query-gpu ... --format=csv`.
@@ -276,7 +291,7 @@ func ParseQueryCSV(text []byte, fields []string) []QueryRow {
 		if cols == nil && isQueryHeader(cells) {
 			cols = make([]string, len(cells))
 			for i, c := range cells {
-				cols[i] = unitSufx.ReplaceAllString(c, "")
+				cols[i] = unitSufx().ReplaceAllString(c, "")
 			}
 			continue
 		}
@@ -305,7 +320,7 @@ func ParseQueryCSV(text []byte, fields []string) []QueryRow {
 func isQueryHeader(cells []string) bool {
 	known := 0
 	for _, c := range cells {
-		switch unitSufx.ReplaceAllString(c, "") {
+		switch unitSufx().ReplaceAllString(c, "") {
 		case "index", "name", "compute_cap", "driver_version", "memory.total", "pci.bus_id", "mig.mode.current", "compute_mode", "uuid", "gpu_name", "gpu_bus_id":
 			known++
 		}
@@ -328,7 +343,7 @@ func rowByName(cols, cells []string) (QueryRow, bool) {
 		case "name", "gpu_name":
 			r.GPU.Name = v
 		case "compute_cap":
-			if csvCC.MatchString(v) {
+			if csvCC().MatchString(v) {
 				r.GPU.ComputeCapability = v
 			}
 		case "driver_version":
@@ -338,7 +353,7 @@ func rowByName(cols, cells []string) (QueryRow, bool) {
 				r.GPU.MemoryMiB = n
 			}
 		case "pci.bus_id", "gpu_bus_id":
-			if csvBus.MatchString(v) {
+			if csvBus().MatchString(v) {
 				r.GPU.BusID = NormalizeBusID(v)
 			}
 		case "mig.mode.current":
@@ -353,21 +368,21 @@ func rowByShape(cells []string) (QueryRow, bool) {
 	typed := 0
 	for _, v := range cells {
 		switch {
-		case csvDriver.MatchString(v):
+		case csvDriver().MatchString(v):
 			r.Driver = v
 			typed++
-		case csvCC.MatchString(v):
+		case csvCC().MatchString(v):
 			r.GPU.ComputeCapability = v
 			typed++
-		case csvMem.MatchString(v):
-			r.GPU.MemoryMiB, _ = strconv.Atoi(csvMem.FindStringSubmatch(v)[1])
+		case csvMem().MatchString(v):
+			r.GPU.MemoryMiB, _ = strconv.Atoi(csvMem().FindStringSubmatch(v)[1])
 			typed++
-		case csvBus.MatchString(v):
+		case csvBus().MatchString(v):
 			r.GPU.BusID = NormalizeBusID(v)
 			typed++
-		case csvIndex.MatchString(v):
+		case csvIndex().MatchString(v):
 			r.GPU.Index, _ = strconv.Atoi(v)
-		case gpuWord.MatchString(v) && r.GPU.Name == "":
+		case gpuWord().MatchString(v) && r.GPU.Name == "":
 			r.GPU.Name = v
 		}
 	}
@@ -375,8 +390,10 @@ func rowByShape(cells []string) (QueryRow, bool) {
 }
 
 var (
-	qKV     = regexp.MustCompile(`^(\s*)([A-Za-z][A-Za-z0-9 ./()_-]*?)\s*:\s*(.*)$`)
-	qGPUHdr = regexp.MustCompile(`^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$`)
+	qKV     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)([A-Za-z][A-Za-z0-9 ./()_-]*?)\s*:\s*(.*)$`) })
+	qGPUHdr = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$`)
+	})
 )
 
 // SMIQuery is what `nvidia-smi -q` tells.
@@ -393,13 +410,13 @@ func ParseSMIQuery(text []byte) (q SMIQuery, ok bool) {
 	section := ""
 	attached := false
 	for _, line := range lines(text) {
-		if m := qGPUHdr.FindStringSubmatch(strings.TrimSpace(line)); m != nil && !strings.HasPrefix(line, " ") {
+		if m := qGPUHdr().FindStringSubmatch(strings.TrimSpace(line)); m != nil && !strings.HasPrefix(line, " ") {
 			q.GPUs = append(q.GPUs, host.GPU{Index: len(q.GPUs), BusID: NormalizeBusID(m[1]), Source: "nvidia_smi_q"})
 			cur = &q.GPUs[len(q.GPUs)-1]
 			section = ""
 			continue
 		}
-		m := qKV.FindStringSubmatch(line)
+		m := qKV().FindStringSubmatch(line)
 		if m == nil {
 			t := strings.TrimSpace(line)
 			if t != "" && !strings.Contains(t, ":") {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/query/host"
 )
@@ -134,11 +135,11 @@ func (p *parser) addCUDNN(c host.CUDNN) {
 }
 
 var (
-	ceKey      = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9 _./()-]*?):\s*(.*)$`)
-	ceGPU      = regexp.MustCompile(`^\s*GPU (\d+): (.+?)(?:\s+\(UUID: [^)]*\))?\s*$`)
-	ceLibCUDNN = regexp.MustCompile(`(\S*/)?libcudnn\.so\.(\d+(?:\.\d+)*)\b`)
-	cePip      = regexp.MustCompile(`^\[(pip3?|conda)\]\s+(.*)$`)
-	pyVersion  = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)`)
+	ceKey      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9 _./()-]*?):\s*(.*)$`) })
+	ceGPU      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*GPU (\d+): (.+?)(?:\s+\(UUID: [^)]*\))?\s*$`) })
+	ceLibCUDNN = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\S*/)?libcudnn\.so\.(\d+(?:\.\d+)*)\b`) })
+	cePip      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[(pip3?|conda)\]\s+(.*)$`) })
+	pyVersion  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)`) })
 )
 
 func isCollected(v string) bool {
@@ -169,7 +170,7 @@ func (p *parser) collectEnv() {
 	key := ""
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if m := ceGPU.FindStringSubmatch(l); m != nil {
+		if m := ceGPU().FindStringSubmatch(l); m != nil {
 			idx, _ := strconv.Atoi(m[1])
 			src := FormatCollectEnv
 			if !isCE {
@@ -182,12 +183,12 @@ func (p *parser) collectEnv() {
 		if !isCE {
 			continue
 		}
-		if m := cePip.FindStringSubmatch(t); m != nil {
+		if m := cePip().FindStringSubmatch(t); m != nil {
 			p.collectEnvKeyLines[i] = true
 			p.collectEnvPackage(m[1], m[2])
 			continue
 		}
-		m := ceKey.FindStringSubmatch(t)
+		m := ceKey().FindStringSubmatch(t)
 		if m == nil || strings.HasPrefix(t, "/") {
 			// a continuation line: cuDNN candidates after "Probably one
 			// of the following:"
@@ -198,7 +199,7 @@ func (p *parser) collectEnv() {
 		}
 		key = m[1]
 		val := strings.TrimSpace(m[2])
-		if errLine.MatchString(t) {
+		if errLine().MatchString(t) {
 			// "RuntimeError: CUDA error: ..." has the shape of a key
 			// line but is an error to keep.
 			key = ""
@@ -219,7 +220,7 @@ func (p *parser) collectEnv() {
 				rocm = val
 			}
 		case "Python version":
-			if v := pyVersion.FindString(val); v != "" {
+			if v := pyVersion().FindString(val); v != "" {
 				p.python(FormatCollectEnv).Version = v
 			}
 		case "Nvidia driver version":
@@ -227,11 +228,11 @@ func (p *parser) collectEnv() {
 				p.setDriver(val, FormatCollectEnv)
 			}
 		case "CUDA runtime version":
-			if v := dottedRun.FindString(val); isCollected(val) && v != "" {
+			if v := dottedRun().FindString(val); isCollected(val) && v != "" {
 				p.toolkits = append(p.toolkits, host.Toolkit{Version: v, Source: FormatCollectEnv})
 			}
 		case "GPU models and configuration":
-			if g := ceGPU.FindStringSubmatch(val); g != nil {
+			if g := ceGPU().FindStringSubmatch(val); g != nil {
 				idx, _ := strconv.Atoi(g[1])
 				gpus = append(gpus, host.GPU{Index: idx, Name: g[2], Source: FormatCollectEnv})
 			} else if isCollected(val) && !strings.HasPrefix(val, "GPU") {
@@ -263,14 +264,14 @@ func (p *parser) collectEnv() {
 }
 
 func (p *parser) collectEnvCUDNN(val string) {
-	if m := ceLibCUDNN.FindStringSubmatch(val); m != nil {
+	if m := ceLibCUDNN().FindStringSubmatch(val); m != nil {
 		v, major, ok := host.NormalizeCUDNN(m[2])
 		if ok {
 			p.addCUDNN(host.CUDNN{Path: m[0], Version: v, Major: major, Source: host.CUDNNLib})
 		}
 		return
 	}
-	if strings.Contains(val, "libcudnn") || !bareVersion.MatchString(val) {
+	if strings.Contains(val, "libcudnn") || !bareVersion().MatchString(val) {
 		return
 	}
 	if v, major, ok := host.NormalizeCUDNN(val); ok {
@@ -298,8 +299,8 @@ func (p *parser) collectEnvPackage(kind, rest string) {
 }
 
 var (
-	condaCUDA  = regexp.MustCompile(`cuda(\d+)\.(\d+)`)
-	condaCUDNN = regexp.MustCompile(`cudnn(\d+(?:\.\d+)*)`)
+	condaCUDA  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuda(\d+)\.(\d+)`) })
+	condaCUDNN = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cudnn(\d+(?:\.\d+)*)`) })
 )
 
 // condaLine reads one `conda list` row: name version [build [channel]].
@@ -324,7 +325,7 @@ func (p *parser) condaLine(f []string) {
 	switch name {
 	case "pytorch":
 		t := &host.Torch{Version: v, Source: FormatCondaList}
-		if m := condaCUDA.FindStringSubmatch(build); m != nil {
+		if m := condaCUDA().FindStringSubmatch(build); m != nil {
 			t.CUDA = m[1] + "." + m[2]
 			t.Variant = host.VariantFromCUDA(t.CUDA)
 		} else if strings.HasPrefix(build, "cpu") || strings.Contains(build, "_cpu_") {
@@ -405,12 +406,16 @@ func (p *parser) setDriverFirst(v, src string) {
 }
 
 var (
-	pipListHdr = regexp.MustCompile(`^Package\s+Version(\s+\S.*)?$`)
-	pipRow     = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\s+(\d\S*)(\s+.*)?$`)
-	freezeRow  = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*===?\s*([^\s;#]+)`)
-	condaHdr   = regexp.MustCompile(`^#\s*packages in environment at\s+(.+?):?\s*$`)
-	condaNames = regexp.MustCompile(`^#\s*Name\s+Version\s+Build`)
-	condaRow   = regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9._-]*)\s+(\d\S*)\s+(\S+)(?:\s+(\S+))?\s*$`)
+	pipListHdr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Package\s+Version(\s+\S.*)?$`) })
+	pipRow     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\s+(\d\S*)(\s+.*)?$`) })
+	freezeRow  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*===?\s*([^\s;#]+)`)
+	})
+	condaHdr   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s*packages in environment at\s+(.+?):?\s*$`) })
+	condaNames = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s*Name\s+Version\s+Build`) })
+	condaRow   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9._-]*)\s+(\d\S*)\s+(\S+)(?:\s+(\S+))?\s*$`)
+	})
 )
 
 // packages reads `pip list`, `pip freeze` and `conda list`.
@@ -419,15 +424,15 @@ func (p *parser) packages() {
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
 		switch {
-		case pipListHdr.MatchString(t):
+		case pipListHdr().MatchString(t):
 			mode = "pip_list"
 			continue
-		case condaHdr.MatchString(t):
+		case condaHdr().MatchString(t):
 			mode = "conda"
 			p.found(FormatCondaList)
-			p.python(FormatCondaList).Prefix = condaHdr.FindStringSubmatch(t)[1]
+			p.python(FormatCondaList).Prefix = condaHdr().FindStringSubmatch(t)[1]
 			continue
-		case condaNames.MatchString(t):
+		case condaNames().MatchString(t):
 			mode = "conda"
 			p.found(FormatCondaList)
 			continue
@@ -442,7 +447,7 @@ func (p *parser) packages() {
 		}
 		switch mode {
 		case "pip_list":
-			if m := pipRow.FindStringSubmatch(t); m != nil {
+			if m := pipRow().FindStringSubmatch(t); m != nil {
 				p.found(FormatPipList)
 				p.python(FormatPipList)
 				p.setPackage(m[1], m[2])
@@ -450,7 +455,7 @@ func (p *parser) packages() {
 			}
 			mode = ""
 		case "conda":
-			if m := condaRow.FindStringSubmatch(t); m != nil {
+			if m := condaRow().FindStringSubmatch(t); m != nil {
 				p.python(FormatCondaList)
 				p.condaLine([]string{m[1], m[2], m[3], m[4]})
 				continue
@@ -459,7 +464,7 @@ func (p *parser) packages() {
 				mode = ""
 			}
 		}
-		if m := freezeRow.FindStringSubmatch(t); m != nil && !strings.HasPrefix(t, "[") {
+		if m := freezeRow().FindStringSubmatch(t); m != nil && !strings.HasPrefix(t, "[") {
 			p.found(FormatPipFreeze)
 			p.python(FormatPipFreeze)
 			p.setPackage(m[1], m[2])
@@ -467,11 +472,11 @@ func (p *parser) packages() {
 	}
 }
 
-var tfMarker = regexp.MustCompile(`OrderedDict\(\[|['"]is_cuda_build['"]|build_info\[`)
+var tfMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`OrderedDict\(\[|['"]is_cuda_build['"]|build_info\[`) })
 
 // tfBuildInfo reads tf.sysconfig.get_build_info() output.
 func (p *parser) tfBuildInfo() {
-	if !tfMarker.Match(p.text) {
+	if !tfMarker().Match(p.text) {
 		return
 	}
 	b, ok := ParseTFBuildInfo(p.text)
@@ -483,12 +488,14 @@ func (p *parser) tfBuildInfo() {
 	p.python(FormatTFBuildInfo)
 }
 
-var ldRow = regexp.MustCompile(`^\s*(lib\S+\.so[.\d]*)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$`)
+var ldRow = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(lib\S+\.so[.\d]*)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$`)
+})
 
 // ldconfig reads `ldconfig -p` lines for cuDNN.
 func (p *parser) ldconfig() {
 	for _, l := range p.lines {
-		m := ldRow.FindStringSubmatch(l)
+		m := ldRow().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -500,18 +507,18 @@ func (p *parser) ldconfig() {
 	}
 }
 
-var libCUDNNName = regexp.MustCompile(`^libcudnn\.so\.(\d+(?:\.\d+)*)$`)
+var libCUDNNName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^libcudnn\.so\.(\d+(?:\.\d+)*)$`) })
 
 // CUDNNFromLib describes the main cuDNN library (libcudnn.so.N...) at
 // path; the version comes from the most specific of name and the base
 // name of path. ok is false for other libraries (libcudnn_ops_infer...).
 func CUDNNFromLib(name, path, source string) (host.CUDNN, bool) {
-	m := libCUDNNName.FindStringSubmatch(name)
+	m := libCUDNNName().FindStringSubmatch(name)
 	if m == nil {
 		return host.CUDNN{}, false
 	}
 	ver := m[1]
-	if pm := libCUDNNName.FindStringSubmatch(baseName(path)); pm != nil && len(pm[1]) > len(ver) {
+	if pm := libCUDNNName().FindStringSubmatch(baseName(path)); pm != nil && len(pm[1]) > len(ver) {
 		ver = pm[1]
 	}
 	v, major, ok := host.NormalizeCUDNN(ver)
@@ -528,14 +535,16 @@ func baseName(p string) string {
 	return p
 }
 
-var errLine = regexp.MustCompile(`(?i)\b(error|exception)\b|failed|could not load|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error`)
+var errLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(error|exception)\b|failed|could not load|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error`)
+})
 
 // errorLines keeps lines that report a failure, verbatim, once each.
 func (p *parser) errorLines() {
 	seen := map[string]bool{}
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if t == "" || p.collectEnvKeyLines[i] || !errLine.MatchString(t) || seen[t] || len(t) > 2000 {
+		if t == "" || p.collectEnvKeyLines[i] || !errLine().MatchString(t) || seen[t] || len(t) > 2000 {
 			continue
 		}
 		seen[t] = true
@@ -626,6 +635,6 @@ func mergeGPUs(sets [][]host.GPU) []host.GPU {
 }
 
 var (
-	dottedRun   = regexp.MustCompile(`\d+(?:\.\d+)+`)
-	bareVersion = regexp.MustCompile(`^\d+(?:\.\d+)*$`)
+	dottedRun   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+(?:\.\d+)+`) })
+	bareVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+(?:\.\d+)*$`) })
 )

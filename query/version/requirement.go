@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Requirement is a package requirement as pip writes it: "torch==2.1",
@@ -19,14 +20,14 @@ type Requirement struct {
 }
 
 var (
-	reqName    = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?`)
-	nameRuns   = regexp.MustCompile(`[-_.]+`)
-	validExtra = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	reqName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?`) })
+	nameRuns   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
+	validExtra = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`) })
 )
 
 // NormalizeName applies PEP 503: lowercase, runs of "-", "_", "." become "-".
 func NormalizeName(s string) string {
-	return nameRuns.ReplaceAllString(strings.ToLower(s), "-")
+	return nameRuns().ReplaceAllString(strings.ToLower(s), "-")
 }
 
 // ParseRequirement reads "name", "name[extra,...]" and then an optional
@@ -39,7 +40,7 @@ func ParseRequirement(s string) (Requirement, error) {
 	if strings.ContainsAny(t, ";@") {
 		return Requirement{}, fmt.Errorf("version: requirement %q: environment markers and URLs are not supported", s)
 	}
-	name := reqName.FindString(t)
+	name := reqName().FindString(t)
 	if name == "" {
 		return Requirement{}, fmt.Errorf("version: requirement %q must start with a package name", s)
 	}
@@ -55,7 +56,7 @@ func ParseRequirement(s string) (Requirement, error) {
 			if e == "" && strings.TrimSpace(rest[1:end]) == "" {
 				break // "name[]" is allowed by PEP 508
 			}
-			if !validExtra.MatchString(e) {
+			if !validExtra().MatchString(e) {
 				return Requirement{}, fmt.Errorf("version: requirement %q: bad extra %q", s, e)
 			}
 			r.Extras = append(r.Extras, NormalizeName(e))
@@ -90,7 +91,7 @@ func ParseRequirement(s string) (Requirement, error) {
 // "==12.1" means the whole 12.1.x series.
 func (r Requirement) SpecText() string {
 	t := r.Raw
-	name := reqName.FindString(t)
+	name := reqName().FindString(t)
 	rest := strings.TrimSpace(t[len(name):])
 	if strings.HasPrefix(rest, "[") {
 		if end := strings.IndexByte(rest, ']'); end >= 0 {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/cudb/cudb/db"
@@ -110,11 +111,11 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 	return recs, nil
 }
 
-var toolkitRe = regexp.MustCompile(`CUDA\s+(\d+\.(?:\d+|x))|Ongoing`)
+var toolkitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA\s+(\d+\.(?:\d+|x))|Ongoing`) })
 
 func toolkits(s string) []string {
 	var out []string
-	for _, m := range toolkitRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range toolkitRe().FindAllStringSubmatch(s, -1) {
 		if m[1] == "" {
 			out = append(out, "ongoing")
 		} else {
@@ -134,7 +135,7 @@ func pick(v []string, i int) string {
 	return v[len(v)-1]
 }
 
-var smListRe = regexp.MustCompile(`^sm_\d+[a-z]?$`)
+var smListRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sm_\d+[a-z]?$`) })
 
 // Normalize turns rows into CUDAArch facts.
 func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
@@ -159,7 +160,7 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				continue
 			}
 			min, max := r.Fields["min_sm"], r.Fields["max_sm"]
-			if (min != "" && !smListRe.MatchString(min)) || (max != "" && !smListRe.MatchString(max)) {
+			if (min != "" && !smListRe().MatchString(min)) || (max != "" && !smListRe().MatchString(max)) {
 				f.Conflicts = append(f.Conflicts, nvsrc.Refused(Name, subject, fmt.Sprintf("unreadable SM bounds %q..%q", min, max), r))
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/version"
@@ -300,11 +301,13 @@ func (n *normalizer) liveToolkit(r scraper.Record) {
 	n.toolkit(v, text, r.Fields["linux"], r.Fields["windows"], "", r)
 }
 
-var compatMajorRe = regexp.MustCompile(`^(?:CUDA\s+)?(\d+)\.(?:x|1\.x\s*[–-]\s*\d+\.\d+\.x)$`)
+var compatMajorRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:CUDA\s+)?(\d+)\.(?:x|1\.x\s*[–-]\s*\d+\.\d+\.x)$`)
+})
 
 func (n *normalizer) liveCompat(r scraper.Record) {
 	ctk := strings.TrimSpace(r.Fields["ctk"])
-	m := compatMajorRe.FindStringSubmatch(ctk)
+	m := compatMajorRe().FindStringSubmatch(ctk)
 	if m == nil {
 		n.refuse("cuda_driver minor_compat "+ctk, "row does not cover a whole CUDA major line", r)
 		return
@@ -326,10 +329,10 @@ func (n *normalizer) liveCompat(r scraper.Record) {
 }
 
 var (
-	labelInner   = regexp.MustCompile(`^CUDA\s+\d+\.\d+\s*\((\d+\.\d+\.\d+)`)
-	labelFull    = regexp.MustCompile(`^CUDA\s+(\d+\.\d+\.\d+)\b`)
-	labelGA      = regexp.MustCompile(`^CUDA\s+(\d+)\.(\d+)(?:\s+GA)?$`)
-	labelUpdate  = regexp.MustCompile(`^CUDA\s+(\d+)\.(\d+)\s+Update\s+(\d+)$`)
+	labelInner   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^CUDA\s+\d+\.\d+\s*\((\d+\.\d+\.\d+)`) })
+	labelFull    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^CUDA\s+(\d+\.\d+\.\d+)\b`) })
+	labelGA      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^CUDA\s+(\d+)\.(\d+)(?:\s+GA)?$`) })
+	labelUpdate  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^CUDA\s+(\d+)\.(\d+)\s+Update\s+(\d+)$`) })
 	buildNumbers = map[string]bool{"13.4": true} // "the third digit is a build number": GA is X.Y.1
 )
 
@@ -339,10 +342,10 @@ var (
 // from CUDA 11 on; older update labels name no patch.
 func ParseLabel(text string) (string, bool) {
 	text = strings.Join(strings.Fields(strings.ReplaceAll(text, "\u00a0", " ")), " ")
-	if m := labelInner.FindStringSubmatch(text); m != nil {
+	if m := labelInner().FindStringSubmatch(text); m != nil {
 		return m[1], true
 	}
-	if m := labelFull.FindStringSubmatch(text); m != nil {
+	if m := labelFull().FindStringSubmatch(text); m != nil {
 		return m[1], true
 	}
 	bump := func(maj, min string, patch int) string {
@@ -351,10 +354,10 @@ func ParseLabel(text string) (string, bool) {
 		}
 		return fmt.Sprintf("%s.%s.%d", maj, min, patch)
 	}
-	if m := labelGA.FindStringSubmatch(text); m != nil {
+	if m := labelGA().FindStringSubmatch(text); m != nil {
 		return bump(m[1], m[2], 0), true
 	}
-	if m := labelUpdate.FindStringSubmatch(text); m != nil {
+	if m := labelUpdate().FindStringSubmatch(text); m != nil {
 		if maj, _ := strconv.Atoi(m[1]); maj < 11 {
 			return "", false
 		}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/version"
@@ -69,7 +70,7 @@ func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record
 	return recs, nil
 }
 
-var packageRe = regexp.MustCompile(`cuDNN\s+(\d+\.\d+\.\d+)\s+for\s+CUDA\s+(\d+)\.x`)
+var packageRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuDNN\s+(\d+\.\d+\.\d+)\s+for\s+CUDA\s+(\d+)\.x`) })
 
 // ParsePage reads the 9.x support matrix: one table whose header names the
 // cuDNN package, CUDA toolkit, driver and compute-capability columns;
@@ -115,7 +116,7 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 			"min_windows_driver":   nvsrc.At(row, cWin).Text,
 			"compute_capabilities": strings.Join(items(nvsrc.At(row, cCC)), ";"),
 		}
-		if m := packageRe.FindStringSubmatch(label); m != nil {
+		if m := packageRe().FindStringSubmatch(label); m != nil {
 			f["cudnn_version"], f["cuda_major_line"] = m[1], m[2]+".x"
 		}
 		k := key(f)
@@ -142,12 +143,12 @@ func items(c nvsrc.Cell) []string {
 }
 
 var (
-	footnote  = regexp.MustCompile(`\s*\[\d+\]`)
-	rangeRe   = regexp.MustCompile(`^(\d+\.\d+)\s*-\s*(\d+\.\d+)$`)
-	majorRe   = regexp.MustCompile(`^(\d+)(?:\.x|\.\d+)?$`)
-	branchRe  = regexp.MustCompile(`^[rR](\d+(?:\.\d+)*)$`)
+	footnote  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\[\d+\]`) })
+	rangeRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+\.\d+)\s*-\s*(\d+\.\d+)$`) })
+	majorRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)(?:\.x|\.\d+)?$`) })
+	branchRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[rR](\d+(?:\.\d+)*)$`) })
 	glueNote  = regexp.MustCompile(`^(\d+\.\d+)\d$`) // "9.03": a footnote digit glued by text extraction
-	notSuppRe = regexp.MustCompile(`(?i)not supported`)
+	notSuppRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)not supported`) })
 )
 
 // Normalize turns support-matrix rows into CUDNNSupport facts.
@@ -187,12 +188,12 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 	if !nvsrc.IsDotted(v) {
 		return nil, fmt.Sprintf("no usable cuDNN version (%q)", v)
 	}
-	if notSuppRe.MatchString(fl["cuda_versions"]) {
+	if notSuppRe().MatchString(fl["cuda_versions"]) {
 		return nil, "the matrix lists this CUDA version as not supported"
 	}
 	var majors []string
 	for _, m := range strings.Split(fl["cuda_major_line"], ";") {
-		mm := majorRe.FindStringSubmatch(strings.TrimSpace(m))
+		mm := majorRe().FindStringSubmatch(strings.TrimSpace(m))
 		if mm == nil {
 			return nil, fmt.Sprintf("unreadable CUDA major %q", fl["cuda_major_line"])
 		}
@@ -201,13 +202,13 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 	c := db.CUDNNSupport{CUDNN: v, ReleasedOn: fl["release_date"], Provenance: nvsrc.Prov(Name, r)}
 	var vers []string
 	for _, it := range strings.Split(fl["cuda_versions"], ";") {
-		it = strings.TrimSpace(footnote.ReplaceAllString(it, ""))
+		it = strings.TrimSpace(footnote().ReplaceAllString(it, ""))
 		it = strings.TrimSpace(strings.TrimPrefix(it, "CUDA "))
 		switch {
 		case it == "" || strings.Contains(it, "(cut)"):
 			continue
-		case rangeRe.MatchString(it):
-			m := rangeRe.FindStringSubmatch(it)
+		case rangeRe().MatchString(it):
+			m := rangeRe().FindStringSubmatch(it)
 			c.CUDAMin, c.CUDAMax = m[1], m[2]
 		case nvsrc.IsDotted(it) || strings.HasSuffix(it, ".x"):
 			vers = append(vers, it)
@@ -223,11 +224,11 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 		})
 		c.CUDAMin, c.CUDAMax = sorted[0], sorted[len(sorted)-1]
 	}
-	lin, err := nvsrc.Driver(footnote.ReplaceAllString(fl["min_linux_driver"], ""))
+	lin, err := nvsrc.Driver(footnote().ReplaceAllString(fl["min_linux_driver"], ""))
 	if err != nil && !errors.Is(err, nvsrc.ErrNA) {
 		return nil, "unreadable Linux driver: " + err.Error()
 	}
-	win, err := nvsrc.Driver(footnote.ReplaceAllString(fl["min_windows_driver"], ""))
+	win, err := nvsrc.Driver(footnote().ReplaceAllString(fl["min_windows_driver"], ""))
 	if err != nil && !errors.Is(err, nvsrc.ErrNA) {
 		return nil, "unreadable Windows driver: " + err.Error()
 	}
@@ -235,7 +236,7 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 		// Pre-8.5 matrices name branch floors ("r450", "r460, r455, r450",
 		// "R495", "r418.39"): the lowest one is the floor.
 		for _, b := range strings.Split(fl["driver_raw"], ",") {
-			m := branchRe.FindStringSubmatch(strings.TrimSpace(b))
+			m := branchRe().FindStringSubmatch(strings.TrimSpace(b))
 			if m == nil {
 				return nil, fmt.Sprintf("unreadable driver branch %q", fl["driver_raw"])
 			}
@@ -247,7 +248,7 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 	c.MinDriverLinux, c.MinDriverWindows = lin, win
 	var ccs []string
 	for _, it := range strings.Split(fl["compute_capabilities"], ";") {
-		it = strings.TrimSpace(footnote.ReplaceAllString(it, ""))
+		it = strings.TrimSpace(footnote().ReplaceAllString(it, ""))
 		if m := glueNote.FindStringSubmatch(it); m != nil {
 			it = m[1]
 		}

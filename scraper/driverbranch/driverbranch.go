@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -64,7 +65,7 @@ func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record
 	return recs, nil
 }
 
-var branchRe = regexp.MustCompile(`^R(\d{3})$`)
+var branchRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^R(\d{3})$`) })
 
 // ParsePage reads the transposed "CUDA and Drivers" table: branches are
 // columns (R535 | R580 | ...), attributes are rows.
@@ -85,7 +86,7 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 	var recs []scraper.Record
 	for col, h := range g.Header {
 		b := strings.TrimSpace(strings.Fields(h + " x")[0])
-		if !branchRe.MatchString(b) {
+		if !branchRe().MatchString(b) {
 			continue
 		}
 		f := map[string]string{"branch": b}
@@ -106,8 +107,8 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 }
 
 var (
-	cudaRe  = regexp.MustCompile(`^\d+\.\d+$`)
-	majorRe = regexp.MustCompile(`CUDA\s+(\d+)(?:\.\d+\+?)?\b`)
+	cudaRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+$`) })
+	majorRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA\s+(\d+)(?:\.\d+\+?)?\b`) })
 )
 
 // Normalize turns rows into DriverBranch facts.
@@ -119,7 +120,7 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
 		fl := r.Fields
-		m := branchRe.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(fl["branch"])))
+		m := branchRe().FindStringSubmatch(strings.ToUpper(strings.TrimSpace(fl["branch"])))
 		subject := "driver_branch " + fl["branch"]
 		if nvsrc.IsDisagreement(fl["note"]) {
 			f.Conflicts = append(f.Conflicts, nvsrc.Disagreement(Name, subject, "end_of_life", fl["end_of_life"], fl["note"], r))
@@ -147,16 +148,16 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		// fallback; the live page only names a major.
 		tk, smi := fl["max_cuda_from_toolkit_table"], fl["nvidia_smi_cuda_observed"]
 		switch {
-		case cudaRe.MatchString(tk):
+		case cudaRe().MatchString(tk):
 			b.MaxCUDA = tk
-			if cudaRe.MatchString(smi) && smi != tk {
+			if cudaRe().MatchString(smi) && smi != tk {
 				f.Conflicts = append(f.Conflicts, db.Conflict{Subject: subject, Field: "max_cuda", Kept: tk, KeptSource: Name + " (toolkit table)",
 					Other: smi, OtherSource: Name + " (nvidia-smi banners)", Note: "nvidia-smi reports a different CUDA version for this branch"})
 			}
-		case cudaRe.MatchString(smi):
+		case cudaRe().MatchString(smi):
 			b.MaxCUDA = smi
 		default:
-			if mm := majorRe.FindStringSubmatch(fl["max_cuda_datacenter_doc"]); mm != nil && r.Table == TableBranches {
+			if mm := majorRe().FindStringSubmatch(fl["max_cuda_datacenter_doc"]); mm != nil && r.Table == TableBranches {
 				b.MaxCUDA = mm[1]
 			}
 		}

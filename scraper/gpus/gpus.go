@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/cudb/cudb/db"
@@ -145,7 +146,7 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 	return recs, nil
 }
 
-var ccRe = regexp.MustCompile(`^\d{1,2}\.\d$`)
+var ccRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,2}\.\d$`) })
 
 // architectures names the family of each CC major (NVIDIA's architecture
 // matrix); 12.x and 10.x are both Blackwell, 8.9 is Ada within major 8.
@@ -192,7 +193,7 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		case name == "":
 			f.Conflicts = append(f.Conflicts, nvsrc.Refused(Name, "gpu "+r.Key, "no GPU name", r))
 			continue
-		case !ccRe.MatchString(cc):
+		case !ccRe().MatchString(cc):
 			f.Conflicts = append(f.Conflicts, nvsrc.Refused(Name, "gpu "+name, fmt.Sprintf("unreadable compute capability %q", cc), r))
 			continue
 		case byName[strings.ToLower(name)]:

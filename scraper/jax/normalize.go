@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/version"
@@ -29,8 +30,8 @@ var extraVariant = map[string]struct {
 }
 
 var (
-	localCUDARE  = regexp.MustCompile(`\+cuda(\d+)\.cudnn(\d)(\d+)$`)
-	pluginNameRE = regexp.MustCompile(`^(jax-cuda(\d+)-(?:plugin|pjrt))(\[[^\]]*\])?(.*)$`)
+	localCUDARE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\+cuda(\d+)\.cudnn(\d)(\d+)$`) })
+	pluginNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(jax-cuda(\d+)-(?:plugin|pjrt))(\[[^\]]*\])?(.*)$`) })
 )
 
 // Normalize implements scraper.Source.
@@ -148,9 +149,9 @@ func (n *normalizer) extras(recs []scraper.Record) {
 	for _, r := range recs {
 		f := r.Fields
 		if req, err := version.ParseRequirement(f["requirement_resolved"]); err == nil {
-			if m := localCUDARE.FindStringSubmatch(req.SpecText()); m != nil {
+			if m := localCUDARE().FindStringSubmatch(req.SpecText()); m != nil {
 				group[f["jax_version"]+"/"+f["extra"]] = "cuda" + m[1]
-			} else if m := pluginNameRE.FindStringSubmatch(req.Name); m != nil {
+			} else if m := pluginNameRE().FindStringSubmatch(req.Name); m != nil {
 				group[f["jax_version"]+"/"+f["extra"]] = "cuda" + m[2]
 			}
 		}
@@ -182,12 +183,12 @@ func (n *normalizer) extras(recs []scraper.Record) {
 		p := n.prov(r)
 		k := n.build(ver, variant, p)
 		needs := req.Name
-		if m := pluginNameRE.FindStringSubmatch(req.Name); m != nil {
+		if m := pluginNameRE().FindStringSubmatch(req.Name); m != nil {
 			needs = m[1]
 		}
 		spec := req.SpecText()
 		n.req(db.Requirement{Build: k, Needs: needs, Kind: db.KindPaired, Spec: spec, Provenance: p})
-		if m := localCUDARE.FindStringSubmatch(spec); m != nil && needs == "jaxlib" {
+		if m := localCUDARE().FindStringSubmatch(spec); m != nil && needs == "jaxlib" {
 			n.req(db.Requirement{Build: k, Needs: "cudnn", Kind: db.KindMinimum, Spec: ">=" + m[2] + "." + m[3], Provenance: p})
 			// jax itself carries no local label: the CUDA flavour is
 			// jaxlib's, so the exact jaxlib is what pip must install.
@@ -269,7 +270,7 @@ func (n *normalizer) wheels(recs []scraper.Record) {
 	}
 }
 
-var cudaMajorRE = regexp.MustCompile(`^(\d+)\.`)
+var cudaMajorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\.`) })
 
 // bazel records what the build config names; it is the build's CUDA
 // where the install page (which lags it) says otherwise, and the
@@ -308,7 +309,7 @@ func (n *normalizer) bazel(recs []scraper.Record) {
 		if variable != "HERMETIC_CUDA_VERSION" {
 			continue
 		}
-		if m := cudaMajorRE.FindStringSubmatch(val); m == nil || "cuda"+m[1] != variant {
+		if m := cudaMajorRE().FindStringSubmatch(val); m == nil || "cuda"+m[1] != variant {
 			n.refuse(r, fmt.Sprintf("CUDA %q does not belong to the %s variant", val, variant))
 			continue
 		}

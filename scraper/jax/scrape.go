@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/mdtab"
@@ -167,9 +168,11 @@ type Wheel struct {
 }
 
 var (
-	introRE  = regexp.MustCompile(`(?i)CUDA (\d+) wheel`)
-	cellRE   = regexp.MustCompile(`(?i)^(CUDA|CUDNN|NCCL)\s+(.+)$`)
-	bulletRE = regexp.MustCompile(`(?m)^\s*\* CUDA (\d+)\.(\d+) and Cu[Dd][Nn][Nn] (\d+(?:\.\d+)*)\.?\s*$`)
+	introRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDA (\d+) wheel`) })
+	cellRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(CUDA|CUDNN|NCCL)\s+(.+)$`) })
+	bulletRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\s*\* CUDA (\d+)\.(\d+) and Cu[Dd][Nn][Nn] (\d+(?:\.\d+)*)\.?\s*$`)
+	})
 )
 
 // Wheels reads the "Built with | Compatible with" tables (0.4.26 on; a
@@ -187,7 +190,7 @@ func Wheels(src []byte) ([]Wheel, error) {
 			continue
 		}
 		wheel := "cuda12"
-		if m := introRE.FindStringSubmatch(t.Intro); m != nil {
+		if m := introRE().FindStringSubmatch(t.Intro); m != nil {
 			wheel = "cuda" + m[1]
 		}
 		w := Wheel{Wheel: wheel, Section: t.Section(), Line: t.Line, Fields: map[string]string{}}
@@ -196,7 +199,7 @@ func Wheels(src []byte) ([]Wheel, error) {
 				return nil, fmt.Errorf("line %d: %d cells in a Built with/Compatible with row", r.Line, len(r.Cells))
 			}
 			for i, prefix := range []string{"built_", "compat_"} {
-				m := cellRE.FindStringSubmatch(strings.TrimSpace(r.Cells[i]))
+				m := cellRE().FindStringSubmatch(strings.TrimSpace(r.Cells[i]))
 				if m == nil {
 					return nil, fmt.Errorf("line %d: cell %q names no CUDA, CUDNN or NCCL version", r.Line, r.Cells[i])
 				}
@@ -214,7 +217,7 @@ func Wheels(src []byte) ([]Wheel, error) {
 		return out, nil
 	}
 	text := string(src)
-	for _, m := range bulletRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range bulletRE().FindAllStringSubmatchIndex(text, -1) {
 		major := text[m[2]:m[3]]
 		out = append(out, Wheel{Wheel: "cuda" + major, Section: "wheel list",
 			Line:   strings.Count(text[:m[0]], "\n") + 1,
@@ -229,13 +232,13 @@ func Wheels(src []byte) ([]Wheel, error) {
 // Floor is a driver minimum per CUDA major.
 type Floor struct{ Major, MinDriver, Text string }
 
-var floorRE = regexp.MustCompile(`>= ?(\d+(?:\.\d+)*) for CUDA (\d+)`)
+var floorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>= ?(\d+(?:\.\d+)*) for CUDA (\d+)`) })
 
 // DriverFloors reads the page's driver sentence.
 func DriverFloors(src []byte) ([]Floor, error) {
 	text := strings.Join(strings.Fields(string(src)), " ")
 	var out []Floor
-	for _, m := range floorRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range floorRE().FindAllStringSubmatch(text, -1) {
 		out = append(out, Floor{Major: m[2], MinDriver: m[1], Text: m[0]})
 	}
 	if len(out) == 0 {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/version"
@@ -152,11 +153,13 @@ func RequirementRows(src []byte) ([]Row, error) {
 }
 
 var (
-	verTokRE   = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+|x))?$`)
-	cudaTokRE  = regexp.MustCompile(`^(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+))?\b`)
-	cudnnTokRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)(?:\.[x*])?`)
-	pinRE      = regexp.MustCompile(`(nvidia-[a-z0-9-]+)\s*(~=\s*[\d.]+|\(\s*[<>=!~][^)]*\))`)
-	extraRE    = regexp.MustCompile(`extra "?(cuda|cudnn)"?:?\s*=?`)
+	verTokRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+|x))?$`) })
+	cudaTokRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+))?\b`) })
+	cudnnTokRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*)(?:\.[x*])?`) })
+	pinRE      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(nvidia-[a-z0-9-]+)\s*(~=\s*[\d.]+|\(\s*[<>=!~][^)]*\))`)
+	})
+	extraRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`extra "?(cuda|cudnn)"?:?\s*=?`) })
 )
 
 // ExpandVersions turns a version cell ("1.14\n1.13.1", "1.5-1.6", "1.17 -
@@ -202,7 +205,7 @@ func ExpandVersions(cell string) ([]string, error) {
 }
 
 func one(s string) (string, error) {
-	m := verTokRE.FindStringSubmatch(s)
+	m := verTokRE().FindStringSubmatch(s)
 	if m == nil {
 		return "", fmt.Errorf("%q is not an ONNX Runtime version", s)
 	}
@@ -222,7 +225,7 @@ func one(s string) (string, error) {
 func cudaPieces(cell string) []string {
 	var out []string
 	for _, piece := range regexp.MustCompile(`;| and `).Split(cell, -1) {
-		m := cudaTokRE.FindStringSubmatch(strings.TrimSpace(piece))
+		m := cudaTokRE().FindStringSubmatch(strings.TrimSpace(piece))
 		if m == nil {
 			continue
 		}
@@ -243,7 +246,7 @@ func cudaPieces(cell string) []string {
 func cudnnOf(cell string) (linux, windows string) {
 	for _, line := range strings.Split(cell, "\n") {
 		line = strings.TrimSpace(line)
-		m := cudnnTokRE.FindStringSubmatch(line)
+		m := cudnnTokRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -448,14 +451,14 @@ func (n *normalizer) extras(r scraper.Record, ver string) {
 		return
 	}
 	text := r.Fields["notes"]
-	pins := pinRE.FindAllStringSubmatchIndex(text, -1)
+	pins := pinRE().FindAllStringSubmatchIndex(text, -1)
 	if len(pins) == 0 {
 		n.refuse(r, "no nvidia-* pin in the notes")
 		return
 	}
 	p := db.Provenance{Source: n.src, URL: r.URL, Ref: r.Ref}
 	k := n.build(v, "cuda12", "", "12", p)
-	extras := extraRE.FindAllStringSubmatchIndex(text, -1)
+	extras := extraRE().FindAllStringSubmatchIndex(text, -1)
 	for _, m := range pins {
 		pkg := text[m[2]:m[3]]
 		spec := strings.ReplaceAll(strings.Trim(text[m[4]:m[5]], "() "), " ", "")

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -241,16 +242,16 @@ func rowText(r scraper.Record) string {
 }
 
 var (
-	reRelease = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
-	reMinor   = regexp.MustCompile(`^\d+\.\d+$`)
-	reCUDAVar = regexp.MustCompile(`^cu(\d+)$`)
-	reDotted  = regexp.MustCompile(`^\d+(\.\d+)*$`)
+	reRelease = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
+	reMinor   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+$`) })
+	reCUDAVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cu(\d+)$`) })
+	reDotted  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+(\.\d+)*$`) })
 )
 
 // cudaOfVariant turns "cu121" into "12.1" and "cu80" into "8.0"; other
 // variants (cpu, rocm, xpu) have no CUDA.
 func cudaOfVariant(v string) string {
-	m := reCUDAVar.FindStringSubmatch(v)
+	m := reCUDAVar().FindStringSubmatch(v)
 	if m == nil {
 		return ""
 	}
@@ -264,7 +265,7 @@ func cudaOfVariant(v string) string {
 // variantOfCUDA turns "12.1" (or "12.1.105") into "cu121".
 func variantOfCUDA(cuda string) string {
 	parts := strings.Split(strings.TrimSpace(cuda), ".")
-	if len(parts) < 2 || !reDotted.MatchString(parts[0]) || !reDotted.MatchString(parts[1]) {
+	if len(parts) < 2 || !reDotted().MatchString(parts[0]) || !reDotted().MatchString(parts[1]) {
 		return ""
 	}
 	return "cu" + parts[0] + parts[1]

@@ -86,7 +86,7 @@ func expandVersions(sel string, releases []string) []string {
 		tok = strings.TrimSpace(tok)
 		tok = strings.TrimSuffix(tok, ".dev")
 		tok = strings.TrimSuffix(tok, ".x")
-		exact := reRelease.MatchString(tok) && !strings.Contains(sel, "dev")
+		exact := reRelease().MatchString(tok) && !strings.Contains(sel, "dev")
 		if !exact {
 			tok = minorOf(tok)
 		}
@@ -114,7 +114,7 @@ func splitList(s string) []string {
 func pythonRange(list string) (string, string) {
 	var lo, hi string
 	for _, p := range splitList(list) {
-		if strings.HasSuffix(p, "t") || !reDotted.MatchString(p) {
+		if strings.HasSuffix(p, "t") || !reDotted().MatchString(p) {
 			continue
 		}
 		if lo == "" || cmpDotted(p, lo) < 0 {

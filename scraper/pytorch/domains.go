@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -103,14 +104,14 @@ func parseAudioTable(src []byte, ref string) ([]scraper.Record, error) {
 }
 
 var (
-	rePyBound = regexp.MustCompile(`(==|>=|<=)\s*(\d+(?:\.\d+)+)`)
-	reFull    = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+	rePyBound = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(==|>=|<=)\s*(\d+(?:\.\d+)+)`) })
+	reFull    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
 )
 
 // pyBounds reads "`>=3.8`, `<=3.12`" or "==2.7, >=3.5, <=3.8": the floor
 // is the lowest version named (2.7 there), the ceiling the <= bound.
 func pyBounds(cell string) (lo, hi string) {
-	for _, m := range rePyBound.FindAllStringSubmatch(cell, -1) {
+	for _, m := range rePyBound().FindAllStringSubmatch(cell, -1) {
 		switch m[1] {
 		case "==", ">=":
 			if lo == "" || cmpDotted(m[2], lo) < 0 {
@@ -138,7 +139,7 @@ func (s Domains) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		if strings.HasPrefix(minor, "<=") {
 			minor = strings.TrimSpace(strings.TrimPrefix(minor, "<=")) // "<=1.0": stated for 1.0
 		}
-		if !reMinor.MatchString(minor) {
+		if !reMinor().MatchString(minor) {
 			f.refuse(r, "torch cell is not a released minor version")
 			continue
 		}
@@ -156,7 +157,7 @@ func (s Domains) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		// A full three-part version names one torchvision release for the
 		// minor's first release (1.2 → 0.4.1); "0.18" or "0.4.2 / 0.4.3"
 		// do not say which patch pairs with which, so they stay attributes.
-		if reFull.MatchString(vision) {
+		if reFull().MatchString(vision) {
 			v := minor + ".0"
 			f.release("torch", v, p)
 			f.release("torchvision", vision, p)
@@ -173,7 +174,7 @@ func (s Domains) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			continue
 		}
 		v, audio := r.Fields["torch"], r.Fields["torchaudio"]
-		if !reRelease.MatchString(v) || !reDotted.MatchString(audio) {
+		if !reRelease().MatchString(v) || !reDotted().MatchString(audio) {
 			f.refuse(r, "torch or torchaudio cell is not a release version")
 			continue
 		}

@@ -70,7 +70,7 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	defaultBuild := func(r scraper.Record) (db.BuildKey, db.Provenance, bool) {
 		v := r.Fields["torch_version"]
 		p := f.prov(s.URL(), r.Ref)
-		if !reRelease.MatchString(v) {
+		if !reRelease().MatchString(v) {
 			f.refuse(r, "torch_version is not a release version")
 			return db.BuildKey{}, p, false
 		}
@@ -99,7 +99,7 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			pinRequirements(f, k, r.Fields["package"], "=="+ver, lockMarker(r.Fields["platform_marker"]), p)
 		case "domain_pairs":
 			v := r.Fields["torch_version"]
-			if !reRelease.MatchString(v) {
+			if !reRelease().MatchString(v) {
 				f.refuse(r, "torch_version is not a release version")
 				continue
 			}

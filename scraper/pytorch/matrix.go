@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -60,7 +61,7 @@ func (s BuildMatrix) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Re
 	return all, nil
 }
 
-var reParen = regexp.MustCompile(`\s*\(.*?\)`)
+var reParen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\(.*?\)`) })
 
 func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := newFacts(s.Name())
@@ -74,7 +75,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	// Python range that the other tables' builds are completed with.
 	for _, r := range byTable["release_matrix"] {
 		v := r.Fields["torch_version"]
-		if !reRelease.MatchString(v) {
+		if !reRelease().MatchString(v) {
 			f.refuse(r, "torch_version is not a release version")
 			continue
 		}
@@ -90,7 +91,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		for _, kv := range splitList(r.Fields["cudnn_by_variant"]) {
 			k, val, ok := strings.Cut(kv, ":")
 			if ok {
-				cudnn[k] = reParen.ReplaceAllString(val, "")
+				cudnn[k] = reParen().ReplaceAllString(val, "")
 			}
 		}
 		add := func(variant, channel string, plats []string) {
@@ -110,7 +111,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				b.PythonMin, b.PythonMax = pyMin, pyMax
 				f.build(b)
 				if channel == "" {
-					if c := cudnn[variant]; c != "" && reDotted.MatchString(c) {
+					if c := cudnn[variant]; c != "" && reDotted().MatchString(c) {
 						f.require(db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: c, Kind: db.KindBundled, Provenance: p})
 					}
 				}
@@ -180,7 +181,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				if plat == "linux" && !bundlesLibs(v, f.out.Builds[f.builds[k]].IsDefault) {
 					continue // the wheel pins nvidia-* packages: what it was built against is not what it ships
 				}
-				if val := r.Fields[col]; reDotted.MatchString(val) {
+				if val := r.Fields[col]; reDotted().MatchString(val) {
 					f.require(db.Requirement{Build: k, Needs: needs, Spec: val, Kind: db.KindBundled, Provenance: p})
 				}
 			}
@@ -245,7 +246,7 @@ func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) 
 	}
 	for _, r := range rows {
 		v := r.Fields["torch_stable_version"]
-		if !reRelease.MatchString(v) {
+		if !reRelease().MatchString(v) {
 			f.refuse(r, "torch_stable_version is not a release version")
 			continue
 		}
@@ -304,11 +305,11 @@ func releaseKey(v string) db.BuildKey {
 }
 
 func paired(f *facts, k db.BuildKey, vision, audio string, p db.Provenance) {
-	if reDotted.MatchString(vision) {
+	if reDotted().MatchString(vision) {
 		f.require(db.Requirement{Build: k, Needs: "torchvision", Spec: vision, Kind: db.KindPaired, Provenance: p})
 		f.release("torchvision", vision, p)
 	}
-	if reDotted.MatchString(audio) {
+	if reDotted().MatchString(audio) {
 		f.require(db.Requirement{Build: k, Needs: "torchaudio", Spec: audio, Kind: db.KindPaired, Provenance: p})
 		f.release("torchaudio", audio, p)
 	}
@@ -320,7 +321,7 @@ func pinRequirements(f *facts, k db.BuildKey, pkg, spec, marker string, p db.Pro
 	marker = normMarker(marker)
 	f.require(db.Requirement{Build: k, Needs: pkg, Spec: spec, Kind: db.KindPin, Marker: marker, Provenance: p})
 	ver := strings.TrimPrefix(spec, "==")
-	if ver == spec || !reDotted.MatchString(ver) {
+	if ver == spec || !reDotted().MatchString(ver) {
 		return
 	}
 	switch {

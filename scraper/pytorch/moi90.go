@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -77,12 +78,14 @@ func parseMoi90(src []byte, ref string) ([]scraper.Record, error) {
 	return nil, fmt.Errorf("no table headed 'package' found")
 }
 
-var reCondaName = regexp.MustCompile(`^pytorch-(\d+\.\d+\.\d+)-py(\d+\.\d+)_cuda(\d+\.\d+)(?:\.\d+)?_cudnn(\d+(?:\.\d+)*)_\d+$`)
+var reCondaName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^pytorch-(\d+\.\d+\.\d+)-py(\d+\.\d+)_cuda(\d+\.\d+)(?:\.\d+)?_cudnn(\d+(?:\.\d+)*)_\d+$`)
+})
 
 func (s Moi90) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := newFacts(s.Name())
 	for _, r := range recs {
-		m := reCondaName.FindStringSubmatch(r.Fields["package"])
+		m := reCondaName().FindStringSubmatch(r.Fields["package"])
 		if m == nil {
 			f.refuse(r, "package name does not follow pytorch-<version>-py<X.Y>_cuda<X.Y>_cudnn<X.Y.Z>_<n>")
 			continue

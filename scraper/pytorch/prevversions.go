@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -39,9 +40,11 @@ func (s PreviousVersions) Scrape(ctx context.Context, in scraper.Input) ([]scrap
 }
 
 var (
-	reCommand = regexp.MustCompile(`^(conda install|pip3? install|Download and install wheel from)\b`)
+	reCommand = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(conda install|pip3? install|Download and install wheel from)\b`)
+	})
 	// Helper lines (pip install ninja, vision from git) are not torch builds.
-	reInstallsTorch = regexp.MustCompile(`\s(torch|pytorch|pytorch-cpu)(==|\s|$)`)
+	reInstallsTorch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s(torch|pytorch|pytorch-cpu)(==|\s|$)`) })
 )
 
 // parsePreviousVersions walks the page's headings and fenced blocks. It
@@ -89,7 +92,7 @@ walk:
 						continue
 					}
 					label = c
-				case reCommand.MatchString(line) && (strings.HasPrefix(line, "Download") || reInstallsTorch.MatchString(line)):
+				case reCommand().MatchString(line) && (strings.HasPrefix(line, "Download") || reInstallsTorch().MatchString(line)):
 					lineNo, _ := lineAt(src, seg.Start)
 					key := version + "|" + channel + "|" + osName + "|" + label
 					seen[key]++
@@ -115,17 +118,21 @@ walk:
 }
 
 var (
-	reHeadVersion = regexp.MustCompile(`^v(\d+\.\d+\.\d+)\b`)
-	reTorchPin    = regexp.MustCompile(`\b(?:torch|pytorch|pytorch-cpu)==([0-9][0-9.]*)(?:\+([A-Za-z0-9.]+))?`)
-	reVisionPin   = regexp.MustCompile(`\btorchvision(?:-cpu)?==([0-9][0-9.]*[0-9])`)
-	reAudioPin    = regexp.MustCompile(`\btorchaudio==([0-9][0-9.]*[0-9])`)
-	reIndex       = regexp.MustCompile(`(--index-url|--extra-index-url|-f)\s+(\S+)`)
-	reWheelPage   = regexp.MustCompile(`(https://download\.pytorch\.org/whl/\S+)`)
-	reWhlVariant  = regexp.MustCompile(`/whl/(?:lts/\d+\.\d+/)?(cu\d+|cpu|rocm[0-9.]+|xpu)(?:/|$)`)
-	reCondaCUDA   = regexp.MustCompile(`\b(?:cudatoolkit|pytorch-cuda)=([0-9]+\.[0-9]+)`)
-	reCondaPkg    = regexp.MustCompile(`\bcuda(80|90|92|100|101)\b`)
-	reLabelCUDA   = regexp.MustCompile(`(?i)^CUDA\s+([0-9]+\.[0-9]+)`)
-	reLabelROCm   = regexp.MustCompile(`(?i)^ROCM\s*([0-9][0-9.]*[0-9])`)
+	reHeadVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v(\d+\.\d+\.\d+)\b`) })
+	reTorchPin    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:torch|pytorch|pytorch-cpu)==([0-9][0-9.]*)(?:\+([A-Za-z0-9.]+))?`)
+	})
+	reVisionPin  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\btorchvision(?:-cpu)?==([0-9][0-9.]*[0-9])`) })
+	reAudioPin   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\btorchaudio==([0-9][0-9.]*[0-9])`) })
+	reIndex      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(--index-url|--extra-index-url|-f)\s+(\S+)`) })
+	reWheelPage  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(https://download\.pytorch\.org/whl/\S+)`) })
+	reWhlVariant = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`/whl/(?:lts/\d+\.\d+/)?(cu\d+|cpu|rocm[0-9.]+|xpu)(?:/|$)`)
+	})
+	reCondaCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:cudatoolkit|pytorch-cuda)=([0-9]+\.[0-9]+)`) })
+	reCondaPkg  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bcuda(80|90|92|100|101)\b`) })
+	reLabelCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^CUDA\s+([0-9]+\.[0-9]+)`) })
+	reLabelROCm = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^ROCM\s*([0-9][0-9.]*[0-9])`) })
 )
 
 // command is an install command read for the facts it carries.
@@ -138,27 +145,27 @@ type command struct {
 func parseCommand(r scraper.Record) (command, error) {
 	f := r.Fields
 	var c command
-	m := reHeadVersion.FindStringSubmatch(f["version_heading"])
+	m := reHeadVersion().FindStringSubmatch(f["version_heading"])
 	if m == nil {
 		return c, fmt.Errorf("heading %q is not a release version", f["version_heading"])
 	}
 	c.version = m[1]
 	cmd, label := f["command"], f["label"]
-	if tm := reTorchPin.FindStringSubmatch(cmd); tm != nil {
+	if tm := reTorchPin().FindStringSubmatch(cmd); tm != nil {
 		if tm[1] != c.version {
 			return c, fmt.Errorf("command installs torch %s under the heading of %s", tm[1], c.version)
 		}
 		c.local = tm[2]
 	}
-	if vm := reVisionPin.FindStringSubmatch(cmd); vm != nil {
+	if vm := reVisionPin().FindStringSubmatch(cmd); vm != nil {
 		c.vision = vm[1]
 	}
-	if am := reAudioPin.FindStringSubmatch(cmd); am != nil {
+	if am := reAudioPin().FindStringSubmatch(cmd); am != nil {
 		c.audio = am[1]
 	}
-	if im := reIndex.FindStringSubmatch(cmd); im != nil {
+	if im := reIndex().FindStringSubmatch(cmd); im != nil {
 		c.index = im[2]
-	} else if wm := reWheelPage.FindStringSubmatch(cmd); wm != nil && strings.HasPrefix(cmd, "Download") {
+	} else if wm := reWheelPage().FindStringSubmatch(cmd); wm != nil && strings.HasPrefix(cmd, "Download") {
 		c.index = wm[1]
 	}
 	switch strings.ToLower(f["channel"]) {
@@ -202,22 +209,22 @@ func variantOf(cmd, local, index, label string) string {
 	if local != "" {
 		return local
 	}
-	if m := reWhlVariant.FindStringSubmatch(index); m != nil {
+	if m := reWhlVariant().FindStringSubmatch(index); m != nil {
 		return m[1]
 	}
-	if m := reCondaCUDA.FindStringSubmatch(cmd); m != nil {
+	if m := reCondaCUDA().FindStringSubmatch(cmd); m != nil {
 		return variantOfCUDA(m[1])
 	}
-	if m := reCondaPkg.FindStringSubmatch(cmd); m != nil {
+	if m := reCondaPkg().FindStringSubmatch(cmd); m != nil {
 		return "cu" + m[1]
 	}
 	if strings.Contains(cmd, "cpuonly") || strings.Contains(cmd, "pytorch-cpu") {
 		return "cpu"
 	}
-	if m := reLabelCUDA.FindStringSubmatch(label); m != nil {
+	if m := reLabelCUDA().FindStringSubmatch(label); m != nil {
 		return variantOfCUDA(m[1])
 	}
-	if m := reLabelROCm.FindStringSubmatch(label); m != nil {
+	if m := reLabelROCm().FindStringSubmatch(label); m != nil {
 		return "rocm" + m[1]
 	}
 	if strings.HasPrefix(strings.ToLower(label), "cpu") {

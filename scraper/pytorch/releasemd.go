@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -64,10 +65,10 @@ func parseReleaseMatrix(src []byte, ref string) ([]scraper.Record, error) {
 }
 
 var (
-	reCUDACell  = regexp.MustCompile(`(?i)CUDA\s+(\d+\.\d+)`)
-	reCUDNNCell = regexp.MustCompile(`(?i)CUDNN\s+(\d+(?:\.\d+)+)`)
-	rePyMin     = regexp.MustCompile(`>=\s*(\d+\.\d+)`)
-	rePyMax     = regexp.MustCompile(`<=\s*\(?\s*(\d+\.\d+)`)
+	reCUDACell  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDA\s+(\d+\.\d+)`) })
+	reCUDNNCell = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDNN\s+(\d+(?:\.\d+)+)`) })
+	rePyMin     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>=\s*(\d+\.\d+)`) })
+	rePyMax     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<=\s*\(?\s*(\d+\.\d+)`) })
 )
 
 // cudnnByCUDA reads a cell such as "CUDA 11.8, CUDNN 8.7.0.84" or
@@ -79,11 +80,11 @@ func cudnnByCUDA(cell string) map[string]string {
 	out := map[string]string{}
 	var pending []string
 	for _, tok := range regexp.MustCompile(`(?i)CUDA\s+\d+\.\d+|CUDNN\s+\d+(?:\.\d+)+`).FindAllString(cell, -1) {
-		if m := reCUDACell.FindStringSubmatch(tok); m != nil && !strings.HasPrefix(strings.ToUpper(tok), "CUDNN") {
+		if m := reCUDACell().FindStringSubmatch(tok); m != nil && !strings.HasPrefix(strings.ToUpper(tok), "CUDNN") {
 			pending = append(pending, m[1])
 			continue
 		}
-		if m := reCUDNNCell.FindStringSubmatch(tok); m != nil {
+		if m := reCUDNNCell().FindStringSubmatch(tok); m != nil {
 			for _, c := range pending {
 				out[c] = m[1]
 			}
@@ -100,7 +101,7 @@ func (s ReleaseMD) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := newFacts(s.Name())
 	for _, r := range recs {
 		minor := strings.TrimSpace(r.Fields["pytorch version"])
-		if !reMinor.MatchString(minor) {
+		if !reMinor().MatchString(minor) {
 			f.refuse(r, "version cell is not a torch minor version")
 			continue
 		}
@@ -112,10 +113,10 @@ func (s ReleaseMD) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		}
 		set("release_md_row", r.Fields["row"])
 		py := r.Fields["python"]
-		if m := rePyMin.FindStringSubmatch(py); m != nil {
+		if m := rePyMin().FindStringSubmatch(py); m != nil {
 			set("python_min", m[1])
 		}
-		if m := rePyMax.FindStringSubmatch(py); m != nil {
+		if m := rePyMax().FindStringSubmatch(py); m != nil {
 			set("python_max", m[1])
 		}
 		set("cxx_standard", r.Fields["c++"])

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query/version"
@@ -13,7 +14,7 @@ import (
 
 const component = "tensorflow"
 
-var versionCellRE = regexp.MustCompile(`^(tensorflow(?:[_-]gpu)?)-(\d+\.\d+\.\d+)$`)
+var versionCellRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(tensorflow(?:[_-]gpu)?)-(\d+\.\d+\.\d+)$`) })
 
 // Normalize implements scraper.Source.
 func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
@@ -100,7 +101,7 @@ func (n *normalizer) release(v string, p db.Provenance) {
 // parseVersionCell splits "tensorflow_gpu-1.15.0" into the package as the
 // table names it and the public version.
 func parseVersionCell(cell string) (pkg, ver string, err error) {
-	m := versionCellRE.FindStringSubmatch(strings.TrimSpace(cell))
+	m := versionCellRE().FindStringSubmatch(strings.TrimSpace(cell))
 	if m == nil {
 		return "", "", fmt.Errorf("version cell %q is not <package>-<major.minor.patch>", cell)
 	}
@@ -396,7 +397,7 @@ func (n *normalizer) drivers(recs []scraper.Record) {
 	}
 }
 
-var cuSuffixRE = regexp.MustCompile(`-cu(\d+)$`)
+var cuSuffixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-cu(\d+)$`) })
 
 // pins attaches the and-cuda NVIDIA wheel pins to the Linux build of the
 // release they belong to. A release without a tested row (patch releases
@@ -446,7 +447,7 @@ func (n *normalizer) pinBuild(ver string, recs []scraper.Record, r scraper.Recor
 		if o.Fields["tf_version"] != r.Fields["tf_version"] {
 			continue
 		}
-		if m := cuSuffixRE.FindStringSubmatch(o.Fields["dependency"]); m != nil {
+		if m := cuSuffixRE().FindStringSubmatch(o.Fields["dependency"]); m != nil {
 			variant = "cuda" + m[1]
 			break
 		}

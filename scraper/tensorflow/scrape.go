@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/mdtab"
@@ -350,13 +351,15 @@ func tableRows(t mdtab.Table, platform, device string) ([]Row, error) {
 // as the pip page words it.
 type Cutoff struct{ Version, Text string }
 
-var cutoffRE = regexp.MustCompile("TensorFlow `?(\\d+\\.\\d+(?:\\.\\d+)?)`? was the \\**last\\** TensorFlow release that supported GPU on native-Windows")
+var cutoffRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("TensorFlow `?(\\d+\\.\\d+(?:\\.\\d+)?)`? was the \\**last\\** TensorFlow release that supported GPU on native-Windows")
+})
 
 // WindowsGPUCutoff finds the pip page's statement of the last
 // native-Windows GPU release.
 func WindowsGPUCutoff(src []byte) (Cutoff, error) {
 	text := strings.Join(strings.Fields(string(src)), " ")
-	m := cutoffRE.FindStringSubmatch(text)
+	m := cutoffRE().FindStringSubmatch(text)
 	if m == nil {
 		return Cutoff{}, fmt.Errorf("no statement of the last native-Windows GPU release")
 	}
@@ -368,35 +371,37 @@ func WindowsGPUCutoff(src []byte) (Cutoff, error) {
 type Floor struct{ CUDA, OS, MinDriver, Text string }
 
 var (
-	gpuFloorRE  = regexp.MustCompile(`(?:CUDA(?:®)? )?(\d+\.\d+) requires (\d+(?:\.\d+)*)(?:\.x)? or higher`)
-	pipLinuxRE  = regexp.MustCompile(`>= ?(\d+(?:\.\d+)+) for Linux`)
-	pipWSLRE    = regexp.MustCompile(`>= ?(\d+(?:\.\d+)+) for WSL on Windows`)
-	pipOldRE    = regexp.MustCompile(`version (\d+\.\d+\.\d+) or higher`)
-	toolkitRE   = regexp.MustCompile(`CUDA(?:®)? Toolkit (\d+)\.(\d+)`)
-	majorOnlyRE = regexp.MustCompile(`^\d+`)
+	gpuFloorRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:CUDA(?:®)? )?(\d+\.\d+) requires (\d+(?:\.\d+)*)(?:\.x)? or higher`)
+	})
+	pipLinuxRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>= ?(\d+(?:\.\d+)+) for Linux`) })
+	pipWSLRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>= ?(\d+(?:\.\d+)+) for WSL on Windows`) })
+	pipOldRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`version (\d+\.\d+\.\d+) or higher`) })
+	toolkitRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA(?:®)? Toolkit (\d+)\.(\d+)`) })
+	majorOnlyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+`) })
 )
 
 // DriverFloors reads the driver minimums of pip.md or gpu.md.
 func DriverFloors(src []byte) ([]Floor, error) {
 	text := strings.Join(strings.Fields(string(src)), " ")
 	var out []Floor
-	for _, m := range gpuFloorRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range gpuFloorRE().FindAllStringSubmatch(text, -1) {
 		out = append(out, Floor{CUDA: m[1], OS: "linux", MinDriver: m[2], Text: m[0]})
 	}
 	if len(out) > 0 {
 		return out, nil
 	}
-	tk := toolkitRE.FindStringSubmatch(text)
+	tk := toolkitRE().FindStringSubmatch(text)
 	if tk == nil {
 		return nil, fmt.Errorf("no CUDA Toolkit version beside the driver requirement")
 	}
-	major := majorOnlyRE.FindString(tk[1])
-	if m := pipLinuxRE.FindStringSubmatch(text); m != nil {
+	major := majorOnlyRE().FindString(tk[1])
+	if m := pipLinuxRE().FindStringSubmatch(text); m != nil {
 		out = append(out, Floor{CUDA: major, OS: "linux", MinDriver: m[1], Text: m[0] + " (" + tk[0] + ")"})
-		if w := pipWSLRE.FindStringSubmatch(text); w != nil {
+		if w := pipWSLRE().FindStringSubmatch(text); w != nil {
 			out = append(out, Floor{CUDA: major, OS: "wsl", MinDriver: w[1], Text: w[0] + " (" + tk[0] + ")"})
 		}
-	} else if m := pipOldRE.FindStringSubmatch(text); m != nil {
+	} else if m := pipOldRE().FindStringSubmatch(text); m != nil {
 		out = append(out, Floor{CUDA: major, OS: "linux", MinDriver: m[1], Text: m[0] + " (" + tk[0] + ")"})
 	}
 	if len(out) == 0 {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
@@ -85,11 +86,11 @@ func ReadCSV(path string, want []string, key func(row map[string]string) string)
 	return recs, nil
 }
 
-var urlRe = regexp.MustCompile(`https?://[^\s,;()'"]+`)
+var urlRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s,;()'"]+`) })
 
 // FirstURL returns the first http(s) address in s, or "".
 func FirstURL(s string) string {
-	return strings.TrimRight(urlRe.FindString(s), ".")
+	return strings.TrimRight(urlRe().FindString(s), ".")
 }
 
 // Prov is the provenance of a fact read from rec.
@@ -151,7 +152,7 @@ func IsDisagreement(note string) bool {
 // ErrNA is returned by Driver for an explicit "N/A" cell.
 var ErrNA = errors.New("N/A")
 
-var footnoteRe = regexp.MustCompile(`\s*(\[\d+\]|\*+)$`)
+var footnoteRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*(\[\d+\]|\*+)$`) })
 
 // Driver cleans a driver cell: ">=595.71.05", ">= 450.51.06", "≥ 580",
 // "450.36.06**" and NBSPs all give the bare version. "N/A" gives ErrNA;
@@ -165,7 +166,7 @@ func Driver(cell string) (string, error) {
 	if strings.EqualFold(s, "N/A") || strings.EqualFold(s, "NA") {
 		return "", ErrNA
 	}
-	s = footnoteRe.ReplaceAllString(s, "")
+	s = footnoteRe().ReplaceAllString(s, "")
 	s = strings.TrimPrefix(s, ">=")
 	s = strings.TrimPrefix(s, "≥")
 	s = strings.TrimSpace(s)

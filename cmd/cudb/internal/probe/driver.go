@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/query/host"
 	"github.com/cudb/cudb/query/report"
@@ -43,7 +44,7 @@ func (p *prober) driverFiles() driverFiles {
 	return d
 }
 
-var infoLine = regexp.MustCompile(`^([A-Za-z][A-Za-z ]*?):\s*(.*)$`)
+var infoLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z ]*?):\s*(.*)$`) })
 
 // procGPUs reads /proc/driver/nvidia/gpus/<bus id>/information.
 func (p *prober) procGPUs() []host.GPU {
@@ -55,7 +56,7 @@ func (p *prober) procGPUs() []host.GPU {
 		}
 		g := host.GPU{Index: -1, BusID: report.NormalizeBusID(path.Base(dir)), Source: srcProcGPUs}
 		for _, l := range strings.Split(string(b), "\n") {
-			m := infoLine.FindStringSubmatch(strings.TrimSpace(l))
+			m := infoLine().FindStringSubmatch(strings.TrimSpace(l))
 			if m == nil {
 				continue
 			}
@@ -109,7 +110,7 @@ func (p *prober) loadLD(ctx context.Context) {
 	p.ld = parseLdconfigP(out)
 }
 
-var libcudaName = regexp.MustCompile(`^libcuda\.so\.(\d+\.\d+(?:\.\d+)?)$`)
+var libcudaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^libcuda\.so\.(\d+\.\d+(?:\.\d+)?)$`) })
 
 // libcudaVersion resolves libcuda.so.1 to its versioned file name. The
 // link, not a glob, says which copy is live: containers often carry two.
@@ -126,7 +127,7 @@ func (p *prober) libcudaVersion() string {
 		if err != nil {
 			continue
 		}
-		if m := libcudaName.FindStringSubmatch(path.Base(r)); m != nil {
+		if m := libcudaName().FindStringSubmatch(path.Base(r)); m != nil {
 			return m[1]
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/query/host"
 	"github.com/cudb/cudb/query/report"
@@ -48,7 +49,7 @@ func (p *prober) pythons() []host.Python {
 	return out
 }
 
-var pyDir = regexp.MustCompile(`^python(\d+\.\d+)t?$`)
+var pyDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(\d+\.\d+)t?$`) })
 
 // sitePackages lists a prefix's package directories in import order;
 // lib64 is read too because it can differ from lib.
@@ -69,7 +70,7 @@ func (p *prober) sitePackages(prefix string, system bool) (dirs []string, pyVers
 	}
 	for _, lib := range libs {
 		for _, pd := range p.fs.glob(lib, "python3*") {
-			m := pyDir.FindStringSubmatch(path.Base(pd))
+			m := pyDir().FindStringSubmatch(path.Base(pd))
 			if m != nil && pyVersion == "" {
 				pyVersion = m[1]
 			}
@@ -124,10 +125,12 @@ func (p *prober) python(c pyCand) (host.Python, bool) {
 	return py, true
 }
 
-var pyvenvKey = regexp.MustCompile(`(?m)^\s*(version_info|version)\s*=\s*(\d+\.\d+(?:\.\d+)?)`)
+var pyvenvKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(version_info|version)\s*=\s*(\d+\.\d+(?:\.\d+)?)`)
+})
 
 func pyvenvVersion(cfg []byte) string {
-	m := pyvenvKey.FindSubmatch(cfg)
+	m := pyvenvKey().FindSubmatch(cfg)
 	if m == nil {
 		return ""
 	}
@@ -181,10 +184,10 @@ func (p *prober) readDists(dir string, py *host.Python, reqs map[string][]string
 	}
 }
 
-var reqNameRe = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)`)
+var reqNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)`) })
 
 func reqName(r string) string {
-	if m := reqNameRe.FindStringSubmatch(r); m != nil {
+	if m := reqNameRe().FindStringSubmatch(r); m != nil {
 		return m[1]
 	}
 	return ""
@@ -214,7 +217,9 @@ func (p *prober) condaMeta(py *host.Python) {
 	}
 }
 
-var torchHip = regexp.MustCompile(`(?m)^hip\s*(?::\s*[A-Za-z_.\[\]]+\s*)?=\s*['"](\d+)\.(\d+)`)
+var torchHip = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^hip\s*(?::\s*[A-Za-z_.\[\]]+\s*)?=\s*['"](\d+)\.(\d+)`)
+})
 
 // frameworks reads the framework build files as text.
 func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
@@ -230,7 +235,7 @@ func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
 			}
 			t := host.TorchFrom(v, cuda, "version_py")
 			if t.Variant == "" && cuda == "" {
-				if m := torchHip.FindSubmatch(b); m != nil {
+				if m := torchHip().FindSubmatch(b); m != nil {
 					t.Variant = "rocm" + string(m[1]) + "." + string(m[2])
 				} else {
 					t.Variant = "cpu"

@@ -7,12 +7,13 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/query/host"
 	"github.com/cudb/cudb/query/report"
 )
 
-var cudaDirName = regexp.MustCompile(`^cuda(-\d+(\.\d+)*)?$`)
+var cudaDirName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cuda(-\d+(\.\d+)*)?$`) })
 
 // toolkits finds CUDA toolkits: /usr/local/cuda*, /opt/cuda, $CUDA_HOME,
 // $CUDA_PATH and the nvcc first on PATH.
@@ -24,7 +25,7 @@ func (p *prober) toolkits(ctx context.Context) []host.Toolkit {
 			continue
 		}
 		for _, e := range ents {
-			if cudaDirName.MatchString(e.Name()) {
+			if cudaDirName().MatchString(e.Name()) {
 				cands = append(cands, path.Join(dir, e.Name()))
 			}
 		}
@@ -98,7 +99,7 @@ func (p *prober) toolkits(ctx context.Context) []host.Toolkit {
 	return out
 }
 
-var versionTxt = regexp.MustCompile(`CUDA Version\s+(\d+(?:\.\d+)*)`)
+var versionTxt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA Version\s+(\d+(?:\.\d+)*)`) })
 
 func (p *prober) toolkitVersion(tk *host.Toolkit) {
 	if b, err := p.fs.read(path.Join(tk.Path, "version.json")); err == nil {
@@ -115,7 +116,7 @@ func (p *prober) toolkitVersion(tk *host.Toolkit) {
 		p.note("toolkit", "%s/version.json has no cuda.version", tk.Path)
 	}
 	if b, err := p.fs.read(path.Join(tk.Path, "version.txt")); err == nil {
-		if m := versionTxt.FindSubmatch(b); m != nil {
+		if m := versionTxt().FindSubmatch(b); m != nil {
 			tk.Version, tk.Source = string(m[1]), "version_txt"
 		}
 	}
@@ -222,7 +223,7 @@ func (p *prober) cudnn(ldPath []string, toolkits []host.Toolkit, pythons []host.
 	return out
 }
 
-var libcudnnFile = regexp.MustCompile(`^libcudnn\.so(\.\d+)*$`)
+var libcudnnFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^libcudnn\.so(\.\d+)*$`) })
 
 // cudnnInDir finds the main cuDNN library in dir and reads its version
 // from the most specific file name (libcudnn.so.8.2.4 over libcudnn.so.8).
@@ -233,7 +234,7 @@ func (p *prober) cudnnInDir(dir, source string) (host.CUDNN, bool) {
 	}
 	best, bestTarget := "", ""
 	for _, e := range ents {
-		if !libcudnnFile.MatchString(e.Name()) || e.Name() == "libcudnn.so" && best != "" {
+		if !libcudnnFile().MatchString(e.Name()) || e.Name() == "libcudnn.so" && best != "" {
 			continue
 		}
 		target := e.Name()
