@@ -71,3 +71,17 @@ func BenchmarkResolveTorchAll(b *testing.B) {
 func BenchmarkResolveDriverGPU(b *testing.B) {
 	benchResolve(b, ResolveRequest{Requirements: []string{"torch==2.4.0"}, Driver: "535.104.05", GPU: "Tesla T4"})
 }
+
+// BenchmarkResolveConflict is a pair that cannot share an environment:
+// the conflict and the search for the nearest agreeing versions.
+func BenchmarkResolveConflict(b *testing.B) {
+	d := embedded(b)
+	ctx := context.Background()
+	req := ResolveRequest{Requirements: []string{"torch==2.3.1", "tensorflow==2.16.1"}}
+	for i := 0; i < b.N; i++ {
+		res, err := Resolve(ctx, d, req)
+		if err != nil || len(res.Conflicts) == 0 {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+}

@@ -99,9 +99,14 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 				Message: fmt.Sprintf("%s is built for CUDA %s, %s for CUDA %s: no CUDA major in common", label(prev), cudaText(prev), label(s), cudaText(s))})
 		}
 		// Pip pins on the same package must be satisfiable together.
-		for _, a := range prev.pinReqs {
-			for _, b := range s.pinReqs {
-				if version.NormalizeName(a.Needs) != version.NormalizeName(b.Needs) {
+		prevPins := map[string]db.Requirement{}
+		for i, a := range prev.pinReqs {
+			prevPins[prev.pinNames[i]] = a
+		}
+		for j, b := range s.pinReqs {
+			{
+				a, ok := prevPins[s.pinNames[j]]
+				if !ok {
 					continue
 				}
 				if !pinsAgree(a.Spec, b.Spec) {

@@ -103,6 +103,7 @@ type Stack struct {
 	version   version.Version
 	builds    []*BuildRow
 	pinReqs   []db.Requirement
+	pinNames  []string // PEP 503 names of pinReqs, for matching pins across frameworks
 	cudnnKind string
 }
 
@@ -778,6 +779,7 @@ func fill(s *Stack, fam family) {
 	for _, r := range rep.Reqs {
 		if r.Kind == db.KindPin && !containsStr(fam.companions, r.Needs) && !containsStr(nativeComponents, r.Needs) {
 			s.pinReqs = append(s.pinReqs, r)
+			s.pinNames = append(s.pinNames, version.NormalizeName(r.Needs))
 			pin := r.Needs + r.Spec
 			if r.Marker != "" {
 				pin += "; " + r.Marker

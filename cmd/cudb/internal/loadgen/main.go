@@ -197,7 +197,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				}
 				resp.Body.Close()
 				h.add(time.Since(t0))
-				if resp.StatusCode != http.StatusOK {
+				// 409 is an answer too: frameworks that cannot share an
+				// environment, with the conflict in the body.
+				if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict {
 					errs.Add(1)
 					firstErr.CompareAndSwap(nil, fmt.Sprintf("%s: status %d", paths[i%len(paths)], resp.StatusCode))
 				}
