@@ -45,25 +45,7 @@ func (s *Source) URL() string  { return PageURL }
 
 // Scrape reads the curated CSV (snapshot mode) or the live page.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	if in.Snapshots != "" {
-		return nvsrc.ReadCSV(nvsrc.CSVPath(in.Snapshots, CSVFile), csvColumns, func(r map[string]string) string { return r["cuda_version"] })
-	}
-	if in.Fetcher == nil {
-		return nil, errors.New("no fetcher and no snapshot directory")
-	}
-	u := s.PageURL
-	if u == "" {
-		u = PageURL
-	}
-	b, err := in.Fetcher.Get(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := ParsePage(b, u)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse the architecture matrix from %s: %w", u, err)
-	}
-	return recs, nil
+	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["cuda_version"] }, URLs: []string{nvsrc.PageOr(s.PageURL, PageURL)}, What: "the architecture matrix", Parse: ParsePage}.Scrape(ctx, in)
 }
 
 // ParsePage reads "Architecture | CUDA Capability | First CUDA Toolkit

@@ -67,26 +67,12 @@ func (s *Source) page() string {
 
 // Scrape reads the curated CSV (snapshot mode) or the live page.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	if in.Snapshots != "" {
-		return nvsrc.ReadCSV(nvsrc.CSVPath(in.Snapshots, CSVFile), csvColumns, func(r map[string]string) string {
-			if r["cuda_version"] != "" {
-				return r["cuda_version"]
-			}
-			return r["label"]
-		})
-	}
-	if in.Fetcher == nil {
-		return nil, errors.New("no fetcher and no snapshot directory")
-	}
-	b, err := in.Fetcher.Get(ctx, s.page())
-	if err != nil {
-		return nil, err
-	}
-	recs, err := ParsePage(b, s.page())
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse the CUDA driver tables from %s: %w", s.page(), err)
-	}
-	return recs, nil
+	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string {
+		if r["cuda_version"] != "" {
+			return r["cuda_version"]
+		}
+		return r["label"]
+	}, URLs: []string{s.page()}, What: "the CUDA driver tables", Parse: ParsePage}.Scrape(ctx, in)
 }
 
 // ParsePage reads Table 3 (required) and Table 2 (optional: old editions

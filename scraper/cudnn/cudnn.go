@@ -49,25 +49,7 @@ func key(r map[string]string) string {
 
 // Scrape reads the curated CSV (snapshot mode) or the live page.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	if in.Snapshots != "" {
-		return nvsrc.ReadCSV(nvsrc.CSVPath(in.Snapshots, CSVFile), csvColumns, key)
-	}
-	if in.Fetcher == nil {
-		return nil, errors.New("no fetcher and no snapshot directory")
-	}
-	u := s.PageURL
-	if u == "" {
-		u = PageURL
-	}
-	b, err := in.Fetcher.Get(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := ParsePage(b, u)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse cuDNN support matrix from %s: %w", u, err)
-	}
-	return recs, nil
+	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: key, URLs: []string{nvsrc.PageOr(s.PageURL, PageURL)}, What: "the cuDNN support matrix", Parse: ParsePage}.Scrape(ctx, in)
 }
 
 var packageRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuDNN\s+(\d+\.\d+\.\d+)\s+for\s+CUDA\s+(\d+)\.x`) })

@@ -44,25 +44,7 @@ func (s *Source) URL() string  { return PageURL }
 
 // Scrape reads the curated CSV (snapshot mode) or the live page.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	if in.Snapshots != "" {
-		return nvsrc.ReadCSV(nvsrc.CSVPath(in.Snapshots, CSVFile), csvColumns, func(r map[string]string) string { return r["branch"] })
-	}
-	if in.Fetcher == nil {
-		return nil, errors.New("no fetcher and no snapshot directory")
-	}
-	u := s.PageURL
-	if u == "" {
-		u = PageURL
-	}
-	b, err := in.Fetcher.Get(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := ParsePage(b, u)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse the CUDA and Drivers table from %s: %w", u, err)
-	}
-	return recs, nil
+	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["branch"] }, URLs: []string{nvsrc.PageOr(s.PageURL, PageURL)}, What: "the CUDA and Drivers table", Parse: ParsePage}.Scrape(ctx, in)
 }
 
 var branchRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^R(\d{3})$`) })

@@ -46,31 +46,7 @@ func (s *Source) URL() string  { return PageURL }
 
 // Scrape reads the curated CSV (snapshot mode) or the live pages.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	if in.Snapshots != "" {
-		return nvsrc.ReadCSV(nvsrc.CSVPath(in.Snapshots, CSVFile), csvColumns, func(r map[string]string) string { return r["gpu_model"] })
-	}
-	if in.Fetcher == nil {
-		return nil, errors.New("no fetcher and no snapshot directory")
-	}
-	var recs []scraper.Record
-	seen := map[string]bool{}
-	for _, u := range s.Pages {
-		b, err := in.Fetcher.Get(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		rs, err := ParsePage(b, u)
-		if err != nil {
-			return nil, fmt.Errorf("failed to parse the GPU table from %s: %w", u, err)
-		}
-		for _, r := range rs {
-			if !seen[r.Key] {
-				seen[r.Key] = true
-				recs = append(recs, r)
-			}
-		}
-	}
-	return recs, nil
+	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["gpu_model"] }, URLs: s.Pages, What: "the GPU table", Parse: ParsePage}.Scrape(ctx, in)
 }
 
 // segments maps the page's column headers to cudb segments.

@@ -5,6 +5,7 @@
 package nvsrc
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -209,4 +210,53 @@ func Minor(v string) string {
 func Major(v string) string {
 	m, _, _ := strings.Cut(v, ".")
 	return m
+}
+
+// Page is how an NVIDIA source reads upstream: its curated CSV in
+// snapshot mode, else its live pages (several are read in order, rows
+// kept the first time their key is seen).
+type Page struct {
+	CSV     string                             // file name under shared/sources/nvidia
+	Columns []string                           // columns the CSV must have
+	Key     func(row map[string]string) string // record key of a CSV row
+	URLs    []string                           // live pages
+	What    string                             // for errors: "the cuDNN support matrix"
+	Parse   func(page []byte, url string) ([]scraper.Record, error)
+}
+
+// Scrape reads p from in.
+func (p Page) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
+	if in.Snapshots != "" {
+		return ReadCSV(CSVPath(in.Snapshots, p.CSV), p.Columns, p.Key)
+	}
+	if in.Fetcher == nil {
+		return nil, errors.New("no fetcher and no snapshot directory")
+	}
+	var recs []scraper.Record
+	seen := map[string]bool{}
+	for _, u := range p.URLs {
+		b, err := in.Fetcher.Get(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := p.Parse(b, u)
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse %s from %s: %w", p.What, u, err)
+		}
+		for _, r := range rs {
+			if !seen[r.Table+"\x00"+r.Key] {
+				seen[r.Table+"\x00"+r.Key] = true
+				recs = append(recs, r)
+			}
+		}
+	}
+	return recs, nil
+}
+
+// PageOr is u, or def when u is empty (a zero Source reads the live page).
+func PageOr(u, def string) string {
+	if u == "" {
+		return def
+	}
+	return u
 }
