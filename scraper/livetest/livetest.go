@@ -1,0 +1,98 @@
+// Package livetest serves a source's live pages from an httptest server
+// so tests drive the real live scrape, the fetch layer and the refresh
+// job end to end on loopback: happy pages, a first answer of 500, moved
+// tables, garbage rows.
+package livetest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/fetch"
+)
+
+// Upstream stands in for every host a source reads: the fetch client
+// rewrites scheme and host to the server, so pages are keyed by the
+// path (and query) of their live URL.
+type Upstream struct {
+	*httptest.Server
+	mu    sync.Mutex
+	pages map[string][]byte
+	// FailFirst answers this many 500s to each path before its page.
+	FailFirst int
+	hits      map[string]int
+}
+
+// New serves pages, keyed by live URL, each the content of a file.
+func New(t testing.TB, files map[string]string) *Upstream {
+	t.Helper()
+	u := &Upstream{pages: map[string][]byte{}, hits: map[string]int{}}
+	for live, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("live page fixture: %v", err)
+		}
+		u.Set(t, live, b)
+	}
+	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// Set serves body at the path of the live URL.
+func (u *Upstream) Set(t testing.TB, live string, body []byte) {
+	t.Helper()
+	p, err := url.Parse(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.pages[p.RequestURI()] = body
+}
+
+// Hits is how many requests reached the path of the live URL.
+func (u *Upstream) Hits(live string) int {
+	p, _ := url.Parse(live)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.hits[p.RequestURI()]
+}
+
+func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
+	u.mu.Lock()
+	u.hits[r.URL.RequestURI()]++
+	n := u.hits[r.URL.RequestURI()]
+	body, ok := u.pages[r.URL.RequestURI()]
+	u.mu.Unlock()
+	switch {
+	case !ok:
+		http.NotFound(w, r)
+	case n <= u.FailFirst:
+		http.Error(w, "upstream hiccup", http.StatusInternalServerError)
+	default:
+		w.Write(body)
+	}
+}
+
+// Fetcher is a fetch client aimed at the server, retrying without
+// waiting.
+func (u *Upstream) Fetcher() *fetch.Client {
+	return &fetch.Client{HTTP: u.Client(), BaseURL: u.URL, Timeout: 5 * time.Second, Attempts: 3,
+		Sleep: func(context.Context, time.Duration) error { return nil }}
+}
+
+// Refresh runs the live refresh of src alone into dataDir.
+func (u *Upstream) Refresh(src scraper.Source, dataDir string) (*scraper.Report, error) {
+	return scraper.Refresh(context.Background(), scraper.RefreshOptions{
+		Input: scraper.Input{Fetcher: u.Fetcher()}, DataDir: dataDir,
+		Sources: []scraper.Source{src}, All: []scraper.Source{src},
+	})
+}
