@@ -454,7 +454,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	}
 	var matched []*BuildRow
 	for _, b := range builds {
-		if fr.pkg != "" && b.Package != fr.pkg {
+		if fr.pkg != "" && version.NormalizeName(b.Package) != fr.pkg {
 			continue
 		}
 		if p.Channel != b.Channel {
@@ -757,7 +757,7 @@ func fill(s *Stack, fam family) {
 		// A pin names the exact wheel pip must install (jaxlib's
 		// +cuda12.cudnn89 flavour); a pairing names the release.
 		if r, ok := rep.Req(c, db.KindPin, db.KindPaired, db.KindTested); ok {
-			s.Packages[c] = strings.TrimLeft(r.Spec, "=")
+			s.Packages[c] = specVersion(r.Spec)
 			s.cite(c, s.Packages[c], r.Provenance)
 		}
 	}
@@ -851,6 +851,37 @@ func (s *Stack) addSource(p db.Provenance) {
 		}
 	}
 	s.Sources = append(s.Sources, SourceRef{Name: p.Source, URL: p.URL})
+}
+
+// specVersion is the one version a requirement admits ("==0.16.0",
+// "0.16.0", ">=0.11.0,<=0.11.0" all give the bare version); a real range
+// is kept as written (">=0.4.30").
+func specVersion(spec string) string {
+	spec = strings.TrimSpace(spec)
+	if v, err := version.Parse(strings.TrimLeft(spec, "=")); err == nil && !strings.ContainsAny(strings.TrimLeft(spec, "="), "<>!~,") {
+		return v.String()
+	}
+	specs, err := version.ParseSpecifiers(spec)
+	if err != nil {
+		return spec
+	}
+	var lo, hi string
+	for _, c := range specs {
+		switch c.Op() {
+		case "==":
+			if !c.Wildcard() {
+				return c.Version().String()
+			}
+		case ">=":
+			lo = c.Version().String()
+		case "<=":
+			hi = c.Version().String()
+		}
+	}
+	if lo != "" && lo == hi {
+		return lo
+	}
+	return spec
 }
 
 // archToCC turns "sm_50 sm_60 compute_90" into ["5.0", "6.0", "9.0+PTX"].

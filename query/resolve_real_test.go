@@ -126,3 +126,31 @@ func TestGPUNamesForgiving(t *testing.T) {
 		}
 	}
 }
+
+func TestResolvePackageAliasAndCompanionVersions(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow-gpu==1.15.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Stacks[0].Packages["tensorflow_gpu"]; v != "1.15.0" {
+		t.Errorf("tensorflow-gpu==1.15.0 gave %v", res.Stacks[0].Packages)
+	}
+	res, err = resolveReal(t, ResolveRequest{Requirements: []string{"jax==0.4.26"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Stacks[0].Packages["jaxlib"]; v != "0.4.26+cuda12.cudnn89" {
+		t.Errorf("jaxlib for jax 0.4.26 = %q (pip needs the CUDA flavour from the find-links page)", v)
+	}
+}
+
+func TestSpecVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"==0.16.0": "0.16.0", "0.16.0": "0.16.0", ">=0.11.0,<=0.11.0": "0.11.0", ">=0.4.30": ">=0.4.30",
+		"==0.4.26+cuda12.cudnn89": "0.4.26+cuda12.cudnn89", "==2.*": "==2.*", "garbage!": "garbage!",
+	} {
+		if got := specVersion(in); got != want {
+			t.Errorf("specVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
