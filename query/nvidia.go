@@ -397,17 +397,13 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	if err != nil {
 		return GPU{}, err
 	}
-	var hits []GPU
-	for _, g := range gs {
-		if normGPU(g.Name) == want {
-			hits = append(hits, g)
-			continue
-		}
-		for _, a := range g.Aliases {
-			if normGPU(a) == want {
-				hits = append(hits, g)
-				break
-			}
+	hits := matchGPU(gs, want)
+	// nvidia-smi names carry the board and memory ("NVIDIA A100-SXM4-80GB",
+	// "Tesla V100-PCIE-16GB"): drop trailing words until the name is known.
+	words := strings.FieldsFunc(strings.TrimSpace(name), func(r rune) bool { return r == ' ' || r == '-' || r == '_' })
+	for n := len(words) - 1; len(hits) == 0 && n >= 1; n-- {
+		if short := normGPU(strings.Join(words[:n], " ")); short != "" && !brandOnly(short) {
+			hits = matchGPU(gs, short)
 		}
 	}
 	if len(hits) == 1 {
@@ -433,6 +429,33 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 		e.Message += "; did you mean: " + strings.Join(close, ", ")
 	}
 	return GPU{}, e.WithHint("cudb matrix gpu")
+}
+
+func matchGPU(gs []GPU, want string) []GPU {
+	var hits []GPU
+	for _, g := range gs {
+		if normGPU(g.Name) == want {
+			hits = append(hits, g)
+			continue
+		}
+		for _, a := range g.Aliases {
+			if normGPU(a) == want {
+				hits = append(hits, g)
+				break
+			}
+		}
+	}
+	return hits
+}
+
+// brandOnly is a name that is nothing but a brand ("nvidia", "tesla").
+func brandOnly(norm string) bool {
+	for _, p := range brandPrefixes {
+		if norm == p {
+			return true
+		}
+	}
+	return false
 }
 
 func gpuNames(gs []GPU) []string {

@@ -115,7 +115,7 @@ func TestResolveConstraintErrors(t *testing.T) {
 }
 
 func TestGPUNamesForgiving(t *testing.T) {
-	for _, name := range []string{"Tesla T4", "T4", "NVIDIA T4", "tesla-t4", "GeForce RTX 4090", "RTX 4090"} {
+	for _, name := range []string{"Tesla T4", "T4", "NVIDIA T4", "tesla-t4", "GeForce RTX 4090", "RTX 4090", "NVIDIA A100-SXM4-80GB", "Tesla V100-PCIE-16GB", "NVIDIA H100 80GB HBM3"} {
 		res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.4.0"}, GPU: name})
 		if err != nil {
 			t.Errorf("%q: %v", name, err)
