@@ -65,6 +65,21 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 		return nil, err
 	}
 	attrs := map[string]string{"designation": "branch_type", "end of life": "end_of_life", "maximum cuda": "max_cuda_datacenter_doc"}
+	// A header of branches over no attribute rows would give hollow
+	// branches that replace good ones: the table lost its body.
+	known := 0
+	for _, row := range g.Rows {
+		name := strings.ToLower(nvsrc.At(row, 0).Text)
+		for k := range attrs {
+			if strings.Contains(name, k) {
+				known++
+				break
+			}
+		}
+	}
+	if known == 0 {
+		return nil, errors.New("the CUDA and Drivers table has no designation, end-of-life or maximum-CUDA row")
+	}
 	var recs []scraper.Record
 	for col, h := range g.Header {
 		b := strings.TrimSpace(strings.Fields(h + " x")[0])

@@ -37,7 +37,7 @@ func TestLivePage(t *testing.T) {
 }
 
 func TestLiveSad(t *testing.T) {
-	for _, file := range []string{"sad-no-table.html", "sad-empty.html"} {
+	for _, file := range []string{"sad-no-table.html", "sad-empty.html", "sad-empty-table.html"} {
 		if _, err := live(file); err == nil {
 			t.Errorf("%s: want an error", file)
 		}

@@ -193,6 +193,9 @@ func Wheels(src []byte) ([]Wheel, error) {
 		if m := introRE().FindStringSubmatch(t.Intro); m != nil {
 			wheel = "cuda" + m[1]
 		}
+		if len(t.Rows) == 0 {
+			return nil, fmt.Errorf("line %d: the Built with/Compatible with table has no rows", t.Line)
+		}
 		w := Wheel{Wheel: wheel, Section: t.Section(), Line: t.Line, Fields: map[string]string{}}
 		for _, r := range t.Rows {
 			if len(r.Cells) != 2 {

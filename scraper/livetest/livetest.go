@@ -5,11 +5,14 @@
 package livetest
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,4 +98,73 @@ func (u *Upstream) Refresh(src scraper.Source, dataDir string) (*scraper.Report,
 		Input: scraper.Input{Fetcher: u.Fetcher()}, DataDir: dataDir,
 		Sources: []scraper.Source{src}, All: []scraper.Source{src},
 	})
+}
+
+// SnapshotBytes is the snapshot file of source name under dataDir, or
+// nil when there is none.
+func SnapshotBytes(t testing.TB, dataDir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(scraper.SnapshotPath(dataDir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// MustPass runs the live refresh of src into dataDir, fails the test
+// unless it passed with no failed source, and returns the snapshot it
+// left there.
+func (u *Upstream) MustPass(t testing.TB, src scraper.Source, dataDir string) *scraper.Snapshot {
+	t.Helper()
+	rep, err := u.Refresh(src, dataDir)
+	if err != nil {
+		t.Fatalf("refresh of %s failed: %v (report %+v)", src.Name(), err, rep)
+	}
+	if len(rep.Failed) != 0 || rep.Error != "" {
+		t.Fatalf("refresh of %s reported a failure: %+v", src.Name(), rep)
+	}
+	snap, err := scraper.ReadSnapshot(dataDir, src.Name())
+	if err != nil {
+		t.Fatalf("refresh of %s passed but left no readable snapshot: %v", src.Name(), err)
+	}
+	if len(snap.Records) == 0 {
+		t.Fatalf("refresh of %s wrote an empty snapshot", src.Name())
+	}
+	return snap
+}
+
+// Prime runs the live refresh of src against files in a fresh data
+// directory, which then holds the previous snapshot a sad refresh must
+// keep; it returns the directory and that snapshot's bytes.
+func Prime(t testing.TB, src scraper.Source, files map[string]string) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	New(t, files).MustPass(t, src, dir)
+	return dir, SnapshotBytes(t, dir, src.Name())
+}
+
+// MustFail runs the live refresh of src into dataDir and fails the test
+// unless the refresh failed naming src and the snapshot file of src is
+// byte for byte what it was before (or still absent). It returns the
+// source's own error from the report.
+func (u *Upstream) MustFail(t testing.TB, src scraper.Source, dataDir string) string {
+	t.Helper()
+	before := SnapshotBytes(t, dataDir, src.Name())
+	rep, err := u.Refresh(src, dataDir)
+	if err == nil {
+		t.Fatalf("refresh of %s passed; want a failure (report %+v)", src.Name(), rep)
+	}
+	if rep == nil || len(rep.Failed) != 1 || rep.Failed[0] != src.Name() {
+		t.Fatalf("report %+v does not name %s as failed", rep, src.Name())
+	}
+	if !strings.Contains(err.Error(), src.Name()) {
+		t.Errorf("error %q does not name %s", err, src.Name())
+	}
+	if after := SnapshotBytes(t, dataDir, src.Name()); !bytes.Equal(before, after) {
+		t.Errorf("the failed refresh of %s changed its snapshot file (%d bytes before, %d after)", src.Name(), len(before), len(after))
+	}
+	return rep.FailedReasons()[src.Name()]
 }

@@ -140,9 +140,13 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		if live && d != pipMain {
 			continue
 		}
-		b, err := read(d)
-		if err != nil {
-			return nil, err
+		// The pip page was read above for the cut-off: reading it again
+		// costs a request and could see a different edition.
+		b := pip
+		if d != pipMain {
+			if b, err = read(d); err != nil {
+				return nil, err
+			}
 		}
 		floors, err := DriverFloors(b)
 		if err != nil {
