@@ -26,6 +26,30 @@ type Canary struct {
 	Key   string
 }
 
+// Accumulator is implemented by sources whose live pages show less
+// history than their snapshot does (the current install page, not every
+// release's): a live refresh keeps the previous rows it no longer sees,
+// so facts about older releases are never lost. Sources without it are
+// replaced whole, so a removal upstream shows as a removal in the diff.
+type Accumulator interface {
+	Accumulates() bool
+}
+
+// accumulate adds to recs the previous records it does not restate.
+func accumulate(prev, recs []Record) []Record {
+	seen := map[[2]string]bool{}
+	for _, r := range recs {
+		seen[[2]string{r.Table, r.Key}] = true
+	}
+	out := append([]Record(nil), recs...)
+	for _, r := range prev {
+		if !seen[[2]string{r.Table, r.Key}] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Canaried is implemented by sources that name canary rows.
 type Canaried interface {
 	Canaries() []Canary

@@ -279,6 +279,9 @@ func refreshOne(ctx context.Context, src Source, o RefreshOptions, progress func
 		r.Err = wrap(err)
 		return r, nil, nil
 	}
+	if a, ok := src.(Accumulator); ok && a.Accumulates() && o.Input.Fetcher != nil && prev != nil {
+		recs = accumulate(prev.Records, recs)
+	}
 	r.Rows = len(recs)
 	progress(Event{Source: name, Stage: StageChecking})
 	if err := CheckSnapshot(src, recs, r.Warnings, prev, o.Checks); err != nil {

@@ -8,41 +8,17 @@ import (
 	"github.com/cudb/cudb/scraper/livetest"
 )
 
-// liveNormalizes is false while the live install page cannot refresh:
-// it does not name the release it describes, the live scrape leaves the
-// release field empty, and Normalize skips such rows, so every live
-// scrape ends in "no usable rows". Flip it when that is fixed.
-const liveNormalizes = false
-
-func skipUntilLiveNormalizes(t *testing.T) {
-	t.Helper()
-	if !liveNormalizes {
-		t.Skip("known bug: jax's live install page names no release, so its rows never normalize (\"no usable rows\")")
-	}
-}
-
-// TestLiveRefreshKnownBug pins today's behaviour so the fix is noticed:
-// the good page fails the source and writes nothing.
-func TestLiveRefreshKnownBug(t *testing.T) {
-	if liveNormalizes {
-		return
-	}
-	dir := t.TempDir()
-	if err := livetest.New(t, livePages).MustFail(t, Source{}, dir); !strings.Contains(err, "no usable rows") {
-		t.Errorf("error %q: the happy page fails for another reason", err)
-	}
-}
-
-// prime writes a previous snapshot in the snapshot-mode shape (rows tied
-// to a release), since the live page cannot produce one yet.
+// prime writes a previous snapshot in the snapshot-mode shape: rows of an
+// older release, which a live refresh must keep (the live page shows only
+// the current release).
 func prime(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	snap := &scraper.Snapshot{Source: "jax", URL: Source{}.URL(), Records: []scraper.Record{
-		{Table: tableWheel, Key: "installation.md@cec06d116/cuda12", Ref: "installation.md@cec06d116 line 12", URL: liveInstall,
-			Fields: map[string]string{"release": "0.11.0", "built_cuda": "12.3", "compat_cuda": ">=12.1"}},
-		{Table: tableDriver, Key: "installation.md@cec06d116/cuda12", Ref: "installation.md@cec06d116", URL: liveInstall,
-			Fields: map[string]string{"release": "0.11.0", "cuda_major": "12", "min_driver": "525", "text": ">= 525 for CUDA 12"}},
+		{Table: tableWheel, Key: "installation.md@jax-v0.8.0_403977d2e/cuda12", Ref: "installation.md@jax-v0.8.0_403977d2e line 12", URL: liveInstall,
+			Fields: map[string]string{"release": "0.8.0", "built_cuda": "12.3", "compat_cuda": ">=12.1"}},
+		{Table: tableDriver, Key: "installation.md@jax-v0.8.0_403977d2e/cuda12", Ref: "installation.md@jax-v0.8.0_403977d2e", URL: liveInstall,
+			Fields: map[string]string{"release": "0.8.0", "cuda_major": "12", "min_driver": "525", "text": ">= 525 for CUDA 12"}},
 	}}
 	b, err := snap.Encode()
 	if err != nil {
@@ -57,10 +33,9 @@ func prime(t *testing.T) string {
 // The live refresh end to end: the install page served on loopback, read
 // through the fetch client, checked, and written by scraper.Refresh.
 
-var livePages = map[string]string{liveInstall: "testdata/install_ok.md"}
+var livePages = map[string]string{liveInstall: "testdata/install_ok.md", livePyPI: "testdata/pypi_jax.json"}
 
 func TestLiveRefreshHappy(t *testing.T) {
-	skipUntilLiveNormalizes(t)
 	snap := livetest.New(t, livePages).MustPass(t, Source{}, t.TempDir())
 	got := map[string]map[string]string{}
 	for _, r := range snap.Records {
@@ -70,24 +45,44 @@ func TestLiveRefreshHappy(t *testing.T) {
 	if len(snap.Records) != 4 {
 		t.Errorf("wrote %d rows, want 4: %v", len(snap.Records), got)
 	}
-	if r := got[tableWheel+"/installation.md/cuda12"]; r["built_cuda"] != "12.3" || r["compat_cudnn"] != ">=9.8, <10.0" {
+	if r := got[tableWheel+"/installation.md@0.11.0/cuda12"]; r["built_cuda"] != "12.3" || r["compat_cudnn"] != ">=9.8, <10.0" || r["release"] != "0.11.0" || r["release_from"] != livePyPI {
 		t.Errorf("cuda12 wheel = %v", r)
 	}
-	if r := got[tableDriver+"/installation.md/cuda13"]; r["min_driver"] != "580" {
+	if r := got[tableDriver+"/installation.md@0.11.0/cuda13"]; r["min_driver"] != "580" || r["release"] != "0.11.0" {
 		t.Errorf("CUDA 13 driver floor = %v", r)
+	}
+}
+
+// TestLiveRefreshKeepsHistory: the live page shows one release; the rows
+// of earlier releases stay (jax is a scraper.Accumulator).
+func TestLiveRefreshKeepsHistory(t *testing.T) {
+	dir := prime(t)
+	snap := livetest.New(t, livePages).MustPass(t, Source{}, dir)
+	releases := map[string]bool{}
+	for _, r := range snap.Records {
+		releases[r.Fields["release"]] = true
+	}
+	if !releases["0.8.0"] || !releases["0.11.0"] || len(snap.Records) != 6 {
+		t.Errorf("releases %v in %d rows: want the previous 0.8.0 rows kept beside 0.11.0's", releases, len(snap.Records))
+	}
+}
+
+func TestLiveRefreshBadPyPIAnswer(t *testing.T) {
+	up := livetest.New(t, livePages)
+	up.Set(t, livePyPI, []byte(`{"info": {"version": "not a version"}}`))
+	if err := up.MustFail(t, Source{}, prime(t)); !strings.Contains(err, "info.version") {
+		t.Errorf("error %q", err)
 	}
 }
 
 func TestLiveRefreshRetries(t *testing.T) {
 	up := livetest.New(t, livePages)
 	up.FailFirst = 1
-	if liveNormalizes {
-		up.MustPass(t, Source{}, t.TempDir())
-	} else {
-		up.MustFail(t, Source{}, t.TempDir())
-	}
-	if n := up.Hits(liveInstall); n != 2 {
-		t.Errorf("install page fetched %d times, want 2 (a 500, then the page)", n)
+	up.MustPass(t, Source{}, t.TempDir())
+	for _, page := range []string{liveInstall, livePyPI} {
+		if n := up.Hits(page); n != 2 {
+			t.Errorf("%s fetched %d times, want 2 (a 500, then the page)", page, n)
+		}
 	}
 }
 
@@ -102,7 +97,7 @@ func TestLiveRefreshSadKeepsPrevious(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := prime(t)
-			if err := livetest.New(t, map[string]string{liveInstall: c.file}).MustFail(t, Source{}, dir); !strings.Contains(err, c.why) {
+			if err := livetest.New(t, map[string]string{liveInstall: c.file, livePyPI: "testdata/pypi_jax.json"}).MustFail(t, Source{}, dir); !strings.Contains(err, c.why) {
 				t.Errorf("error %q does not say %q", err, c.why)
 			}
 		})

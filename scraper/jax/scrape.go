@@ -8,11 +8,13 @@ package jax
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/query/version"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/mdtab"
 	"github.com/cudb/cudb/scraper/internal/srcio"
@@ -29,7 +31,35 @@ func (Source) Name() string { return "jax" }
 // URL implements scraper.Source.
 func (Source) URL() string { return "https://docs.jax.dev/en/latest/installation.html" }
 
+// Accumulates: the live page describes the current release only, so a
+// live refresh keeps the rows of earlier releases (scraper.Accumulator).
+func (Source) Accumulates() bool { return true }
+
 const liveInstall = "https://raw.githubusercontent.com/jax-ml/jax/main/docs/installation.md"
+
+// livePyPI names the release the live install page describes: the page
+// on main is the current release's, and does not say which one that is.
+const livePyPI = "https://pypi.org/pypi/jax/json"
+
+// currentRelease reads info.version from PyPI's JSON for jax.
+func currentRelease(ctx context.Context, in scraper.Input) (string, error) {
+	b, err := in.Fetcher.Get(ctx, livePyPI)
+	if err != nil {
+		return "", err
+	}
+	var doc struct {
+		Info struct {
+			Version string `json:"version"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return "", fmt.Errorf("failed to read the current jax release from %s: %w", livePyPI, err)
+	}
+	if _, err := version.Parse(doc.Info.Version); err != nil {
+		return "", fmt.Errorf("failed to read the current jax release from %s: info.version %q: %w", livePyPI, doc.Info.Version, err)
+	}
+	return doc.Info.Version, nil
+}
 
 // Record tables.
 const (
@@ -86,6 +116,13 @@ var csvFiles = []struct {
 func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
 	live := in.Snapshots == ""
 	var recs []scraper.Record
+	current := ""
+	if live {
+		var err error
+		if current, err = currentRelease(ctx, in); err != nil {
+			return nil, err
+		}
+	}
 	for i, d := range docs {
 		if live && i > 0 {
 			break
@@ -96,7 +133,7 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		}
 		ref, url := d.ref(), d.url()
 		if live {
-			ref, url = "installation.md", liveInstall
+			ref, url = "installation.md@"+current, liveInstall
 		}
 		wheels, err := Wheels(b)
 		if err != nil {
@@ -106,7 +143,7 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 			f := w.Fields
 			f["release"] = d.release
 			if live {
-				f["release"] = ""
+				f["release"], f["release_from"] = current, livePyPI
 			}
 			recs = append(recs, scraper.Record{Table: tableWheel, Key: ref + "/" + w.Wheel, Ref: fmt.Sprintf("%s line %d (%s)", ref, w.Line, w.Section), URL: url, Fields: f})
 		}
@@ -117,7 +154,7 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		for _, fl := range floors {
 			rel := d.release
 			if live {
-				rel = ""
+				rel = current
 			}
 			recs = append(recs, scraper.Record{Table: tableDriver, Key: ref + "/cuda" + fl.Major, Ref: ref, URL: url,
 				Fields: map[string]string{"release": rel, "cuda_major": fl.Major, "min_driver": fl.MinDriver, "text": fl.Text}})

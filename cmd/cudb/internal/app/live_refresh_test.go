@@ -28,9 +28,17 @@ func TestLiveRefreshExitStatus(t *testing.T) {
 		{"jax", "https://raw.githubusercontent.com/jax-ml/jax/main/docs/installation.md", "jax/testdata/install_garbage.md"},
 		{"onnxruntime", "https://raw.githubusercontent.com/microsoft/onnxruntime/gh-pages/docs/execution-providers/CUDA-ExecutionProvider.md", "onnxruntime/testdata/ep_empty_table.md"},
 	}
+	// Pages a source reads beside the sad one, served as they should be.
+	beside := map[string]map[string]string{
+		"jax": {"https://pypi.org/pypi/jax/json": "jax/testdata/pypi_jax.json"},
+	}
 	for _, c := range cases {
 		t.Run(c.source, func(t *testing.T) {
-			up := livetest.New(t, map[string]string{c.url: filepath.Join(root, c.file)})
+			pages := map[string]string{c.url: filepath.Join(root, c.file)}
+			for u, f := range beside[c.source] {
+				pages[u] = filepath.Join(root, f)
+			}
+			up := livetest.New(t, pages)
 			dir := t.TempDir()
 			s, out, errOut := cli.TestStreams("")
 			code := Main([]string{"refresh", "--source", c.source, "--data", dir, "--base-url", up.URL, "--json"}, s)
