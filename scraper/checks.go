@@ -50,6 +50,22 @@ func accumulate(prev, recs []Record) []Record {
 	return out
 }
 
+// keepUnspoken adds to recs the previous records of tables recs has none
+// of.
+func keepUnspoken(prev, recs []Record) []Record {
+	spoken := map[string]bool{}
+	for _, r := range recs {
+		spoken[r.Table] = true
+	}
+	out := recs
+	for _, r := range prev {
+		if !spoken[r.Table] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Canaried is implemented by sources that name canary rows.
 type Canaried interface {
 	Canaries() []Canary

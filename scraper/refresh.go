@@ -279,7 +279,25 @@ func refreshOne(ctx context.Context, src Source, o RefreshOptions, progress func
 		r.Err = wrap(err)
 		return r, nil, nil
 	}
-	if a, ok := src.(Accumulator); ok && a.Accumulates() && o.Input.Fetcher != nil && prev != nil {
+	if o.Input.Fetcher != nil && prev != nil && len(recs) > 0 {
+		// A live page speaks for the tables it has; tables it never
+		// produces (curated fact tables read from snapshots) keep their
+		// previous rows rather than vanish.
+		recs = keepUnspoken(prev.Records, recs)
+	}
+	if a, ok := src.(Accumulator); ok && a.Accumulates() && o.Input.Fetcher != nil && prev != nil && len(recs) > 0 {
+		// The shrink check cannot guard a page that shows less history
+		// than the file holds; instead, what the page itself gave must
+		// yield facts: a page whose every row is refused has changed shape.
+		fresh, err := src.Normalize(recs)
+		if err != nil {
+			r.Err = wrap(fmt.Errorf("rows do not normalize: %w", err))
+			return r, nil, nil
+		}
+		if countFacts(fresh) == 0 {
+			r.Err = wrap(fmt.Errorf("the live page gave %d rows and none is usable (every row refused): its format probably changed", len(recs)))
+			return r, nil, nil
+		}
 		recs = accumulate(prev.Records, recs)
 	}
 	r.Rows = len(recs)
@@ -305,6 +323,15 @@ func refreshOne(ctx context.Context, src Source, o RefreshOptions, progress func
 	}
 	r.Changed = true
 	return r, snap, b
+}
+
+// countFacts counts the facts in f, refusals and conflicts aside.
+func countFacts(f *db.Facts) int {
+	if f == nil {
+		return 0
+	}
+	return len(f.Releases) + len(f.Builds) + len(f.Requirements) + len(f.CUDADrivers) + len(f.CUDNN) +
+		len(f.GPUs) + len(f.CUDAArches) + len(f.DriverBranches) + len(f.Attributes)
 }
 
 func runPostBuildChecks(ctx context.Context, path string) error {

@@ -43,6 +43,11 @@ func New() *Source { return &Source{PageURL: PageURL} }
 func (s *Source) Name() string { return Name }
 func (s *Source) URL() string  { return PageURL }
 
+// Accumulates: the live support matrix describes the current cuDNN
+// release only, so a live refresh keeps the rows of earlier releases
+// (scraper.Accumulator).
+func (s *Source) Accumulates() bool { return true }
+
 func key(r map[string]string) string {
 	return r["cudnn_version"] + " | " + r["package_label"] + " | " + r["cuda_major_line"] + " | " + r["cuda_versions"]
 }

@@ -47,9 +47,9 @@ func TestLiveRefreshSadKeepsPrevious(t *testing.T) {
 		// The table is there but its CUDA toolkit column moved out of it.
 		{"columns moved", "testdata/sad-headers-lost.html", "lacks the package, CUDA toolkit or driver column"},
 		{"empty table", "testdata/sad-empty-table.html", "has no rows"},
-		// Every row unusable: each would be refused, but the table shrank
-		// past the guard, so the source fails.
-		{"garbage versions", "testdata/sad-garbage.html", "rows dropped"},
+		// Every row unusable: each would be refused, so the page has
+		// changed shape and the source fails (the previous rows stay).
+		{"garbage versions", "testdata/sad-garbage.html", "none is usable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir, _ := livetest.Prime(t, New(), livePages)
