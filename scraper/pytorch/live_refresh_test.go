@@ -319,3 +319,72 @@ func TestLiveRefreshGarbageRow(t *testing.T) {
 		}
 	})
 }
+
+func FuzzPyPIJSON(f *testing.F) {
+	for _, p := range []string{"pypi_torch.json", "pypi_torch_1.13.1.json", "pypi_torch_2.1.0.json", "pypi_torch_2.5.1.json", "pypi_torch_2.11.0.json"} {
+		b, _ := os.ReadFile("testdata/live/" + p)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"info": {"version": "2.1.0", "requires_dist": ["a[b] (==1) ; extra == 'x'", "c (>=1,<2)", "d==", "e @ https://x"]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		vs, err := parsePyPIReleases(b, pypiFirstPinned)
+		if err == nil && len(vs) == 0 {
+			t.Fatal("no error and no releases")
+		}
+		recs, err := parsePyPIPins(b, "2.1.0", "u")
+		if err != nil {
+			return
+		}
+		if err := scraper.CheckUnique(recs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if r.Fields["pinned_version"] == "" || r.Fields["package"] == "" {
+				t.Fatalf("empty pin %+v", r)
+			}
+		}
+		Lockfiles{}.Normalize(recs) // must not panic
+	})
+}
+
+func FuzzRequiresDist(f *testing.F) {
+	for _, s := range []string{
+		`nvidia-cudnn-cu12 (==8.9.2.26) ; platform_system == "Linux" and platform_machine == "x86_64"`,
+		`nvidia-cudnn-cu12==9.1.0.70; platform_system == "Linux"`,
+		`cuda-toolkit[cublas,cudart]==13.0.2; sys_platform == "linux"`,
+		`opt-einsum>=3.3; extra == "opt-einsum"`, `filelock`, `x (==1`, `[a]==1`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := parseRequiresDist(s)
+		if err != nil {
+			return
+		}
+		if r.Name == "" {
+			t.Fatalf("%q: empty name", s)
+		}
+		if v, ok := r.exactPin(); ok && v == "" {
+			t.Fatalf("%q: empty pin", s)
+		}
+	})
+}
+
+func FuzzPublishedVersions(f *testing.F) {
+	f.Add([]byte(`{"versions": {"2.1.0": {"linux": {"pip": {"cuda.y": {"note": null, "command": "pip3 install torch", "default": true}, "cuda.x": {"command": "pip3 install torch --index-url https://download.pytorch.org/whl/cu118"}}, "conda": {"cuda.y": {"command": "conda install pytorch pytorch-cuda=12.1 -c pytorch"}}}, "windows": {"pip": {"cuda.y": {"command": "pip3 install torch --index-url https://download.pytorch.org/whl/cu121"}}}}}}`))
+	f.Add([]byte(`{"versions": {"preview": {}, "1.0.0": {"linux": {"pip": {"cuda.x": {"command": "pip3 install torch"}}}}}}`))
+	f.Add([]byte(`{"versions": {"1.0.0": {"linux": {"pip": {"a": null}}}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, err := parsePublishedVersions(b, "u")
+		if err != nil {
+			return
+		}
+		if len(recs) == 0 {
+			t.Fatal("no error and no rows")
+		}
+		if err := scraper.CheckUnique(recs); err != nil {
+			t.Fatal(err)
+		}
+		BuildMatrix{}.Normalize(recs) // must not panic
+	})
+}
