@@ -13,9 +13,14 @@ import (
 // (Requires-Dist pins as recorded in public lock files, compiled
 // requirement files, pip logs and quoted metadata) and the torchvision /
 // torchaudio releases locked with each torch release. It is the best
-// evidence of the released wheel, so it comes first in precedence. The
-// live equivalent is PyPI's JSON API (info.requires_dist per release); it
-// is not implemented yet, so live scrapes fail rather than guess.
+// evidence of the released wheel, so it comes first in precedence.
+//
+// Live, it reads the same facts at their origin, PyPI's JSON API
+// (info.requires_dist of each torch release from 1.13 on, see pypi.go),
+// into "pins" rows of the lock-file table's shape with evidence_kind
+// "pypi-json". The domain_pairs table exists only in snapshots: PyPI
+// states torchvision's torch pin per torchvision release, which would cost
+// a request per domain release; Normalize needs neither table to exist.
 type Lockfiles struct{}
 
 func (Lockfiles) Name() string { return "pytorch-lockfiles" }
@@ -23,7 +28,7 @@ func (Lockfiles) URL() string  { return "https://pypi.org/project/torch/" }
 
 func (s Lockfiles) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
 	if in.Fetcher != nil {
-		return nil, fmt.Errorf("%s is snapshot-only: reading https://pypi.org/pypi/torch/<version>/json is not implemented", s.Name())
+		return scrapePyPI(ctx, in.Fetcher)
 	}
 	var all []scraper.Record
 	for _, t := range []csvTable{

@@ -14,8 +14,13 @@ import (
 
 // BuildMatrix imports the fact tables derived from PyTorch's build
 // scripts and install-matrix generator (shared/sources/pytorch/derived).
-// They exist only as snapshots: the live equivalents are the PEP 503
-// indexes and per-branch build scripts, which this source does not read.
+//
+// Live, it reads what that generator publishes, pytorch.org's
+// published_versions.json (see publishedversions.go), into install_matrix
+// rows only. The other tables (release_matrix, arch_list, toolchain,
+// cuda_pins) were derived from build scripts at chosen commits and have
+// no live document; in live mode they are absent, and Normalize treats
+// every table as optional (it fails only when no build comes out).
 type BuildMatrix struct{}
 
 type csvTable struct {
@@ -43,7 +48,7 @@ func (BuildMatrix) URL() string {
 
 func (s BuildMatrix) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
 	if in.Fetcher != nil {
-		return nil, fmt.Errorf("%s is snapshot-only: its tables were derived from build scripts; a live scrape would read the download.pytorch.org indexes, which is not implemented", s.Name())
+		return scrapePublishedVersions(ctx, in.Fetcher)
 	}
 	var all []scraper.Record
 	for _, t := range matrixTables {
@@ -65,6 +70,9 @@ var reParen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 
 func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := newFacts(s.Name())
+	// Any table may be missing (live scrapes have install_matrix only):
+	// a missing table contributes nothing, and the release-row defaults
+	// (PyPI default variant, curated Python range) are then not claimed.
 	byTable := map[string][]scraper.Record{}
 	for _, r := range recs {
 		byTable[r.Table] = append(byTable[r.Table], r)
@@ -261,7 +269,14 @@ func (s BuildMatrix) installMatrix(f *facts, rows []scraper.Record, url string) 
 			continue
 		}
 		variant := r.Fields["variant"]
+		if variant == "" {
+			f.refuse(r, "the install command does not say which build variant it installs")
+			continue
+		}
 		p := f.prov(url, r.Ref)
+		if r.URL != "" {
+			p.URL = r.URL // a live row cites published_versions.json, not the generator
+		}
 		lo, hi := pythonRange(r.Fields["python_versions"])
 		var b db.Build
 		if r.Fields["package_type"] == "conda" {
