@@ -23,6 +23,9 @@ import (
 // a request per domain release; Normalize needs neither table to exist.
 type Lockfiles struct{}
 
+// Accumulates: PyPI JSON adds the pins each release declares; the lock-file evidence read from snapshots is other rows of the same table, and stays (scraper.Accumulator).
+func (Lockfiles) Accumulates() bool { return true }
+
 func (Lockfiles) Name() string { return "pytorch-lockfiles" }
 func (Lockfiles) URL() string  { return "https://pypi.org/project/torch/" }
 

@@ -41,6 +41,9 @@ var matrixTables = []csvTable{
 		[]string{"source_repo", "source_path", "source_commit"}},
 }
 
+// Accumulates: published_versions.json lists what the selector offers; the test-infra install matrix read from snapshots has rows it lacks, and they stay (scraper.Accumulator).
+func (BuildMatrix) Accumulates() bool { return true }
+
 func (BuildMatrix) Name() string { return "pytorch-build-matrix" }
 func (BuildMatrix) URL() string {
 	return "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py"
