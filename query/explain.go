@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 )
@@ -26,24 +27,28 @@ type explainCtx struct {
 
 // The patterns are the messages frameworks and tools print, matched
 // loosely (case, spacing) since pastes reflow them.
-var explainers = []explainer{
-	{regexp.MustCompile(`(?i)NVIDIA driver on your system is too old \(found version (\d+)\)`), (*explainCtx).driverFoundVersion},
-	{regexp.MustCompile(`(?i)nvidia-container-cli: requirement error: unsatisfied condition: cuda\s*>=\s*(\d+\.\d+)`), (*explainCtx).containerCLI},
-	{regexp.MustCompile(`(?i)CUDA driver version is insufficient for CUDA runtime version`), (*explainCtx).driverInsufficient},
-	{regexp.MustCompile(`(?is)with CUDA capability sm_(\d+)\s+is not compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports CUDA capabilities ((?:\s*sm_\d+[af]?)+))?`), (*explainCtx).smNotCompatible},
-	{regexp.MustCompile(`(?i)no kernel image is available for execution on the device`), (*explainCtx).noKernelImage},
-	{regexp.MustCompile(`(?i)cuDNN version incompatibility: PyTorch was compiled\s+against \((\d+),\s*(\d+),\s*(\d+)\) but found runtime version \((\d+),\s*(\d+),\s*(\d+)\)`), (*explainCtx).torchCUDNN},
-	{regexp.MustCompile(`(?i)Loaded runtime CuDNN library: ([\d.]+) but source was compiled with: ([\d.]+)`), (*explainCtx).tfCUDNN},
-	{regexp.MustCompile(`(?is)Outdated cuDNN installation found.*?Version JAX was built against: (\d+).*?Minimum supported: (\d+).*?Installed version: (\d+)`), (*explainCtx).jaxCUDNN},
-	{regexp.MustCompile(`(?i)Could not load dynamic library '?(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*)`), (*explainCtx).missingLib},
-	{regexp.MustCompile(`(?i)(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*): cannot open shared object file`), (*explainCtx).missingLib},
-	{regexp.MustCompile(`(?i)undefined symbol: (__nvJitLink\w+?)_(\d+)_(\d+), version libnvJitLink\.so\.(\d+)`), (*explainCtx).nvJitLink},
-	{regexp.MustCompile(`(?i)The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s+PyTorch \(([\d.]+)\)`), (*explainCtx).toolkitMismatch},
-	{regexp.MustCompile(`(?i)Torch not compiled with CUDA enabled`), (*explainCtx).torchCPU},
-	{regexp.MustCompile(`(?i)CUDA unknown error - this may be due to an incorrectly set up environment`), (*explainCtx).cudaUnknown},
-	{regexp.MustCompile(`(?i)No devices were found`), (*explainCtx).noDevices},
-	{regexp.MustCompile(`(?i)NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`), (*explainCtx).smiFailed},
-}
+// They compile on first use: every cudb command would pay for them at
+// start-up otherwise.
+var explainers = sync.OnceValue(func() []explainer {
+	return []explainer{
+		{regexp.MustCompile(`(?i)NVIDIA driver on your system is too old \(found version (\d+)\)`), (*explainCtx).driverFoundVersion},
+		{regexp.MustCompile(`(?i)nvidia-container-cli: requirement error: unsatisfied condition: cuda\s*>=\s*(\d+\.\d+)`), (*explainCtx).containerCLI},
+		{regexp.MustCompile(`(?i)CUDA driver version is insufficient for CUDA runtime version`), (*explainCtx).driverInsufficient},
+		{regexp.MustCompile(`(?is)with CUDA capability sm_(\d+)\s+is not compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports CUDA capabilities ((?:\s*sm_\d+[af]?)+))?`), (*explainCtx).smNotCompatible},
+		{regexp.MustCompile(`(?i)no kernel image is available for execution on the device`), (*explainCtx).noKernelImage},
+		{regexp.MustCompile(`(?i)cuDNN version incompatibility: PyTorch was compiled\s+against \((\d+),\s*(\d+),\s*(\d+)\) but found runtime version \((\d+),\s*(\d+),\s*(\d+)\)`), (*explainCtx).torchCUDNN},
+		{regexp.MustCompile(`(?i)Loaded runtime CuDNN library: ([\d.]+) but source was compiled with: ([\d.]+)`), (*explainCtx).tfCUDNN},
+		{regexp.MustCompile(`(?is)Outdated cuDNN installation found.*?Version JAX was built against: (\d+).*?Minimum supported: (\d+).*?Installed version: (\d+)`), (*explainCtx).jaxCUDNN},
+		{regexp.MustCompile(`(?i)Could not load dynamic library '?(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*)`), (*explainCtx).missingLib},
+		{regexp.MustCompile(`(?i)(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*): cannot open shared object file`), (*explainCtx).missingLib},
+		{regexp.MustCompile(`(?i)undefined symbol: (__nvJitLink\w+?)_(\d+)_(\d+), version libnvJitLink\.so\.(\d+)`), (*explainCtx).nvJitLink},
+		{regexp.MustCompile(`(?i)The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s+PyTorch \(([\d.]+)\)`), (*explainCtx).toolkitMismatch},
+		{regexp.MustCompile(`(?i)Torch not compiled with CUDA enabled`), (*explainCtx).torchCPU},
+		{regexp.MustCompile(`(?i)CUDA unknown error - this may be due to an incorrectly set up environment`), (*explainCtx).cudaUnknown},
+		{regexp.MustCompile(`(?i)No devices were found`), (*explainCtx).noDevices},
+		{regexp.MustCompile(`(?i)NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`), (*explainCtx).smiFailed},
+	}
+})
 
 // Explain matches error text (one message or a pasted log) to causes.
 // Each recognised message gives one finding, in the order the patterns
@@ -55,7 +60,7 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 	e := &explainCtx{ctx: ctx, d: d}
 	var out []Finding
 	seen := map[string]bool{}
-	for _, x := range explainers {
+	for _, x := range explainers() {
 		m := x.re.FindStringSubmatch(text)
 		if m == nil {
 			continue

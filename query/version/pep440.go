@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The parser is written here rather than taken from
@@ -17,23 +18,25 @@ import (
 // pep440Pattern is the PEP 440 appendix grammar (the permissive form that
 // normalizes spellings such as "1.0-RC.1" or "1.0-1"). Submatch indexes are
 // looked up by name below.
-var pep440Pattern = regexp.MustCompile(`(?i)^v?` +
-	`(?:(?P<epoch>[0-9]+)!)?` +
-	`(?P<release>[0-9]+(?:\.[0-9]+)*)` +
-	`(?P<pre>[-_.]?(?P<pre_l>alpha|beta|preview|pre|rc|a|b|c)[-_.]?(?P<pre_n>[0-9]+)?)?` +
-	`(?P<post>-(?P<post_n1>[0-9]+)|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?)?` +
-	`(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?` +
-	`(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`)
+var pep440Pattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^v?` +
+		`(?:(?P<epoch>[0-9]+)!)?` +
+		`(?P<release>[0-9]+(?:\.[0-9]+)*)` +
+		`(?P<pre>[-_.]?(?P<pre_l>alpha|beta|preview|pre|rc|a|b|c)[-_.]?(?P<pre_n>[0-9]+)?)?` +
+		`(?P<post>-(?P<post_n1>[0-9]+)|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?)?` +
+		`(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?` +
+		`(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`)
+})
 
-var pepGroup = func() map[string]int {
+var pepGroup = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
-	for i, n := range pep440Pattern.SubexpNames() {
+	for i, n := range pep440Pattern().SubexpNames() {
 		if n != "" {
 			m[n] = i
 		}
 	}
 	return m
-}()
+})
 
 // maxDigits bounds every number so it fits an int64 and so that SortKey can
 // encode the digit count in one character. PEP 440 itself allows unbounded
@@ -59,11 +62,11 @@ type Version struct {
 // (leading "v", "alpha"/"c"/"pre", "-1" post releases, "_" separators, case).
 func Parse(s string) (Version, error) {
 	t := strings.TrimSpace(s)
-	m := pep440Pattern.FindStringSubmatch(t)
+	m := pep440Pattern().FindStringSubmatch(t)
 	if m == nil {
 		return Version{}, fmt.Errorf("version: %q is not a PEP 440 version", s)
 	}
-	g := func(name string) string { return m[pepGroup[name]] }
+	g := func(name string) string { return m[pepGroup()[name]] }
 	bad := func(what string) (Version, error) {
 		return Version{}, fmt.Errorf("version: %q: %s has more than %d digits", s, what, maxDigits)
 	}
