@@ -10,11 +10,14 @@ import (
 // DataInfo describes the data behind every answer: what `GET /v1/meta`
 // returns and what every page of the generated site shows.
 type DataInfo struct {
-	SchemaVersion int               `json:"schema_version"`
-	BuiltFrom     string            `json:"built_from"`
-	Meta          map[string]string `json:"meta"`
-	Sources       []db.SourceInfo   `json:"sources"`
-	Tables        []string          `json:"tables"`
+	SchemaVersion int    `json:"schema_version"`
+	BuiltFrom     string `json:"built_from"`
+	// DataAsOf is the newest release date in the facts: how current the
+	// data is (it carries no wall-clock build time, so builds reproduce).
+	DataAsOf string            `json:"data_as_of,omitempty"`
+	Meta     map[string]string `json:"meta"`
+	Sources  []db.SourceInfo   `json:"sources"`
+	Tables   []string          `json:"tables"`
 }
 
 // Info reads the database's meta table and sources.
@@ -30,5 +33,5 @@ func Info(ctx context.Context, d *db.DB) (*DataInfo, error) {
 	if srcs == nil {
 		srcs = []db.SourceInfo{}
 	}
-	return &DataInfo{SchemaVersion: db.SchemaVersion, BuiltFrom: meta["built_from"], Meta: meta, Sources: srcs, Tables: MatrixNames()}, nil
+	return &DataInfo{SchemaVersion: db.SchemaVersion, BuiltFrom: meta["built_from"], DataAsOf: meta["data_as_of"], Meta: meta, Sources: srcs, Tables: MatrixNames()}, nil
 }

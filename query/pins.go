@@ -38,6 +38,7 @@ type PinResult struct {
 // PinData identifies the facts a pin set was made from.
 type PinData struct {
 	BuiltFrom     string `json:"built_from,omitempty"`
+	DataAsOf      string `json:"data_as_of,omitempty"`
 	SchemaVersion string `json:"schema_version,omitempty"`
 }
 
@@ -84,7 +85,7 @@ func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts P
 		return nil, fmt.Errorf("failed to read the database's build: %w", err)
 	}
 	out := &PinResult{Format: format, Query: res.Query, Notes: []string{},
-		Data: PinData{BuiltFrom: meta["built_from"], SchemaVersion: meta["schema_version"]}}
+		Data: PinData{BuiltFrom: meta["built_from"], DataAsOf: meta["data_as_of"], SchemaVersion: meta["schema_version"]}}
 	if len(res.Conflicts) > 0 {
 		out.Conflicts, out.Suggestions = res.Conflicts, res.Suggestions
 		var msgs []string

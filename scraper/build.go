@@ -146,6 +146,9 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 		fmt.Fprintf(h, "%s %s\n", s.Name, s.SHA256)
 	}
 	meta := map[string]string{"built_from": hex.EncodeToString(h.Sum(nil))}
+	if asOf := newestDate(facts); asOf != "" {
+		meta["data_as_of"] = asOf
+	}
 	dbPath := filepath.Join(outDir, "cudb.db")
 	if err := db.Write(ctx, dbPath, facts, infos, meta); err != nil {
 		return nil, err
@@ -161,4 +164,26 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 		return nil, err
 	}
 	return m, WriteFileAtomic(filepath.Join(outDir, "manifest.json"), append(out, '\n'))
+}
+
+// newestDate is the latest release date the facts state (YYYY-MM or
+// YYYY-MM-DD): the data's "as of" date. It comes from the facts, not
+// the clock, so rebuilding unchanged input gives the same database.
+func newestDate(f *db.Facts) string {
+	newest := ""
+	consider := func(d string) {
+		if len(d) >= 7 && d[4] == '-' && d > newest {
+			newest = d
+		}
+	}
+	for _, r := range f.Releases {
+		consider(r.ReleasedOn)
+	}
+	for _, c := range f.CUDADrivers {
+		consider(c.ReleasedOn)
+	}
+	for _, c := range f.CUDNN {
+		consider(c.ReleasedOn)
+	}
+	return newest
 }
