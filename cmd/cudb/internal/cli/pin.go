@@ -55,15 +55,7 @@ naming the conflicts; a request nothing matches exits 4.`,
 	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(query.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of standard output")
-	fl.StringVar(&opts.CUDA, "cuda", "", "CUDA version or specifier (12.1 = any 12.1.x)")
-	fl.StringVar(&opts.Python, "python", "", "Python version the stack must support (3.11)")
-	fl.StringVar(&opts.Platform, "platform", "", "linux, windows, macos or linux-aarch64")
-	fl.StringVar(&opts.Variant, "variant", "", "build variant (cu121, cpu, rocm6.0); default: CUDA builds")
-	fl.StringVar(&opts.Channel, "channel", "", "pip (default) or conda (implied by --format conda)")
-	fl.StringVar(&opts.Driver, "driver", "", "NVIDIA driver version the stack must run on (535.104.05)")
-	fl.StringVar(&opts.GPU, "gpu", "", "GPU the stack must carry kernels for (\"Tesla T4\")")
-	fl.StringVar(&opts.SM, "sm", "", "compute capability the stack must carry kernels for (7.5)")
-	fl.BoolVar(&opts.Pre, "pre", false, "include pre-releases")
+	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() { register(newResolveCmd) }
@@ -42,18 +43,24 @@ Several frameworks at once must share one environment, or resolve exits 3 naming
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.CUDA, "cuda", "", "CUDA version or specifier (12.1 = any 12.1.x)")
-	fl.StringVar(&opts.Python, "python", "", "Python version the stack must support (3.11)")
-	fl.StringVar(&opts.Platform, "platform", "", "linux, windows, macos or linux-aarch64")
-	fl.StringVar(&opts.Variant, "variant", "", "build variant (cu121, cpu, rocm6.0); default: CUDA builds")
-	fl.StringVar(&opts.Channel, "channel", "", "pip (default) or conda")
-	fl.StringVar(&opts.Driver, "driver", "", "NVIDIA driver version the stack must run on (535.104.05)")
-	fl.StringVar(&opts.GPU, "gpu", "", "GPU the stack must carry kernels for (\"Tesla T4\", \"RTX 4090\")")
-	fl.StringVar(&opts.SM, "sm", "", "compute capability the stack must carry kernels for (7.5)")
-	fl.BoolVar(&opts.Pre, "pre", false, "include pre-releases")
+	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda")
 	fl.BoolVar(&opts.Explain, "explain", false, "cite the source row behind every fact")
 	fl.IntVar(&opts.Limit, "limit", 0, "print at most this many stacks (0 = all)")
 	return c
+}
+
+// addStackFlags declares the flags that narrow a stack, shared by resolve
+// and pin (which resolve the same way).
+func addStackFlags(fl *pflag.FlagSet, r *query.ResolveRequest, channelHelp string) {
+	fl.StringVar(&r.CUDA, "cuda", "", "CUDA version or specifier (12.1 = any 12.1.x)")
+	fl.StringVar(&r.Python, "python", "", "Python version the stack must support (3.11)")
+	fl.StringVar(&r.Platform, "platform", "", "linux, windows, macos or linux-aarch64")
+	fl.StringVar(&r.Variant, "variant", "", "build variant (cu121, cpu, rocm6.0); default: CUDA builds")
+	fl.StringVar(&r.Channel, "channel", "", channelHelp)
+	fl.StringVar(&r.Driver, "driver", "", "NVIDIA driver version the stack must run on (535.104.05)")
+	fl.StringVar(&r.GPU, "gpu", "", "GPU the stack must carry kernels for (\"Tesla T4\", \"RTX 4090\")")
+	fl.StringVar(&r.SM, "sm", "", "compute capability the stack must carry kernels for (7.5)")
+	fl.BoolVar(&r.Pre, "pre", false, "include pre-releases")
 }
 
 func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
