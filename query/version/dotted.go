@@ -3,6 +3,8 @@ package version
 import (
 	"fmt"
 	"strings"
+
+	goversion "github.com/hashicorp/go-version"
 )
 
 // NVIDIA versions are not PEP 440: driver "535.104.05" keeps its leading
@@ -20,6 +22,12 @@ const (
 type Dotted struct {
 	fields []int
 	text   string // digits and dots as given, without "v"/"r" prefix
+	// ordered is the same version for hashicorp/go-version, whose
+	// segment-wise numeric order with zero padding is exactly NVIDIA's
+	// (12.1 == 12.1.0 < 12.10, 535.104.05 > 535.54.03). ParseDotted
+	// validates the text first: go-version also admits pre-release and
+	// metadata suffixes, which NVIDIA versions never have.
+	ordered *goversion.Version
 }
 
 // ParseDotted reads 1 to 6 dot-separated fields of at most 9 digits each,
@@ -48,6 +56,11 @@ func ParseDotted(s string) (Dotted, error) {
 		n, _ := atoi(p)
 		d.fields = append(d.fields, n)
 	}
+	v, err := goversion.NewVersion(t)
+	if err != nil {
+		return Dotted{}, fmt.Errorf("version: %q is not a dotted version: %w", s, err)
+	}
+	d.ordered = v
 	return d, nil
 }
 
@@ -63,6 +76,10 @@ func MustParseDotted(s string) Dotted {
 // Compare orders numerically field by field; missing fields count as 0, so
 // "12.1" equals "12.1.0" and "470.82.01" equals "470.82.1".
 func (d Dotted) Compare(o Dotted) int {
+	if d.ordered != nil && o.ordered != nil {
+		return d.ordered.Compare(o.ordered)
+	}
+	// The zero Dotted (no text) orders as 0.
 	for i := 0; i < len(d.fields) || i < len(o.fields); i++ {
 		if c := cmpInt(at(d.fields, i), at(o.fields, i)); c != 0 {
 			return c
