@@ -179,11 +179,11 @@ func (v *verifier) run() error {
 		return err
 	}
 	for _, fw := range fws {
-		steps := []func(*framework) error{v.cpuOnly, v.python, v.driver, v.arch, v.cudnn, v.toolkit}
+		steps := []func(*framework) error{v.cpuOnly, v.python, v.driver, v.arch, v.cudnn, v.toolkit, v.runtime}
 		if !gpuHost && v.f.Origin != host.OriginHost && v.f.Driver == nil {
 			// A report that says nothing about GPUs: judge the build
 			// alone, never the absent hardware.
-			steps = []func(*framework) error{v.python, v.cudnn}
+			steps = []func(*framework) error{v.python, v.cudnn, v.runtime}
 		}
 		for _, s := range steps {
 			if err := s(fw); err != nil {
@@ -372,12 +372,19 @@ func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, err
 
 func (v *verifier) notes() {
 	for _, n := range v.f.Notes {
-		if strings.Contains(n.Message, "did not answer within") {
-			v.add(Finding{Category: CatProbeIncomplete, Severity: SevWarning,
-				Message:  n.Message,
-				Evidence: []string{n.Probe + ": timed out"},
-				Fix:      "timeout 10 nvidia-smi (a hang means a wedged GPU or driver: check `sudo dmesg | grep -i xid` and reset the GPU or reboot)"})
+		if !strings.Contains(n.Message, "did not answer within") {
+			continue
 		}
+		fix := "timeout 10 nvidia-smi (a hang means a wedged GPU or driver: check `sudo dmesg | grep -i xid` and reset the GPU or reboot)"
+		if n.Probe == "interpreter" {
+			// The message starts with the interpreter's path.
+			interp, _, _ := strings.Cut(n.Message, " ")
+			fix = fmt.Sprintf("timeout 120 %s -c \"import torch; print(torch.cuda.is_available())\" (a hang in CUDA initialisation is a wedged GPU or driver: check `sudo dmesg | grep -i xid`; a slow import needs a larger --deep-timeout)", interp)
+		}
+		v.add(Finding{Category: CatProbeIncomplete, Severity: SevWarning,
+			Message:  n.Message,
+			Evidence: []string{n.Probe + ": timed out"},
+			Fix:      fix})
 	}
 }
 
@@ -711,18 +718,41 @@ func (v *verifier) gpuCC(g host.GPU) string {
 }
 
 func (v *verifier) arch(fw *framework) error {
-	if fw.build == nil || fw.build.ArchList == "" || fw.cuda == "" {
+	// The list torch itself reports is the truth; the database's is what
+	// the release's wheels were built with.
+	archList, archEv := "", ""
+	if fw.build != nil && fw.build.ArchList != "" {
+		archList = fw.build.ArchList
+		archEv = fmt.Sprintf("%s: %s", fw.label, archList)
+	}
+	if rt := fw.torchRuntime(); rt != nil && len(rt.ArchList) > 0 {
+		rtList := strings.Join(rt.ArchList, " ")
+		if archList != "" && archList != rtList {
+			archEv = fmt.Sprintf("%s at runtime (torch.cuda.get_arch_list(), preferred over the database's %s): %s", fw.label, archList, rtList)
+		} else {
+			archEv = fmt.Sprintf("%s at runtime (torch.cuda.get_arch_list()): %s", fw.label, rtList)
+		}
+		archList = rtList
+	}
+	if archList == "" || fw.cuda == "" {
 		return nil
 	}
 	seen := map[string]bool{}
 	for _, g := range v.f.GPUs {
 		cc := v.gpuCC(g)
+		if rt := fw.torchRuntime(); cc == "" && rt != nil {
+			for _, d := range rt.Devices {
+				if d.Index == g.Index && d.ComputeCapability != "" {
+					cc = d.ComputeCapability
+				}
+			}
+		}
 		key := g.Name + "/" + cc
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		ev := []string{fmt.Sprintf("GPU %d: %s", g.Index, g.Name), fmt.Sprintf("%s: %s", fw.label, fw.build.ArchList)}
+		ev := []string{fmt.Sprintf("GPU %d: %s", g.Index, g.Name), archEv}
 		if cc == "" {
 			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
 				Message:  fmt.Sprintf("the compute capability of %q is unknown (not reported, not in the GPU table); the architecture check is skipped", g.Name),
@@ -730,7 +760,7 @@ func (v *verifier) arch(fw *framework) error {
 			continue
 		}
 		ev[0] += " (compute capability " + cc + ")"
-		support, detail := GPUSupport(cc, fw.build.ArchList)
+		support, detail := GPUSupport(cc, archList)
 		switch support {
 		case "sass_compatible":
 			v.add(Finding{Category: CatArchUnsupported, Severity: SevInfo,
@@ -825,7 +855,11 @@ func (v *verifier) cudnn(fw *framework) error {
 			pinned = true
 		}
 	}
-	if !pinned && r.Kind == db.KindBundled {
+	rt := fw.torchRuntime()
+	if rt != nil && rt.CUDNN == "" {
+		rt = nil
+	}
+	if !pinned && r.Kind == db.KindBundled && rt == nil {
 		// The wheel carries its own copy next to the library.
 		return nil
 	}
@@ -834,6 +868,9 @@ func (v *verifier) cudnn(fw *framework) error {
 		return nil
 	}
 	first, pip := v.loadedCUDNN(fw.py, pinned)
+	if rt != nil {
+		return v.cudnnRuntime(fw, r, pinned, want, rt, first)
+	}
 	if first == nil {
 		// Only a probe can say a copy is absent: a report that lists no
 		// cuDNN simply did not mention it.
@@ -869,6 +906,45 @@ func (v *verifier) cudnn(fw *framework) error {
 			Evidence: ev, Fix: fix, Sources: sources})
 	}
 	_ = pip
+	return nil
+}
+
+// cudnnRuntime judges the cuDNN torch really loaded; the copy the files
+// predicted becomes evidence of the same finding, never a second one.
+func (v *verifier) cudnnRuntime(fw *framework, r db.Requirement, pinned bool, want version.Dotted, rt *host.TorchRuntime, first *host.CUDNN) error {
+	have, err := version.ParseDotted(rt.CUDNN)
+	if err != nil {
+		return nil
+	}
+	how := "torch.backends.cudnn.version()"
+	if rt.CUDNNRaw != "" {
+		how += " = " + rt.CUDNNRaw
+	}
+	ev := []string{fmt.Sprintf("%s: needs cuDNN %s (%s)", fw.label, r.Spec, r.Kind),
+		fmt.Sprintf("cuDNN loaded at runtime: %s (%s, %s)", rt.CUDNN, how, fw.py.Runtime.Interpreter)}
+	if first != nil {
+		ev = append(ev, fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source))
+	}
+	if rt.CUDNNError != "" {
+		ev = append(ev, "torch: "+rt.CUDNNError)
+	}
+	fix := v.cudnnFix(fw, r, pinned)
+	sources := []SourceRef{{Name: r.Source, URL: r.URL}}
+	wf, hf := want.Fields(), have.Fields()
+	switch {
+	case have.Major() != want.Major():
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+			Message:  fmt.Sprintf("%s needs cuDNN %d, but cuDNN %s is loaded at runtime", fw.label, want.Major(), rt.CUDNN),
+			Evidence: ev, Fix: fix, Sources: sources})
+	case len(hf) >= 2 && len(wf) >= 2 && cmpPrefix(hf, wf) < 0:
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+			Message:  fmt.Sprintf("%s needs cuDNN %s, but the older cuDNN %s is loaded at runtime", fw.label, r.Spec, rt.CUDNN),
+			Evidence: ev, Fix: fix, Sources: sources})
+	case len(hf) >= 2 && len(wf) >= 2 && hf[1] != wf[1]:
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
+			Message:  fmt.Sprintf("%s was built for cuDNN %s and cuDNN %s is loaded at runtime (same major, newer minor: usually fine)", fw.label, r.Spec, rt.CUDNN),
+			Evidence: ev, Fix: fix, Sources: sources})
+	}
 	return nil
 }
 
@@ -946,6 +1022,14 @@ func (v *verifier) shadowing(fws []*framework) {
 		if first == nil || pip == nil || first == pip || first.Source != host.CUDNNLDLibraryPath || first.Version == pip.Version {
 			continue
 		}
+		var rtEv []string
+		if rt := fw.torchRuntime(); rt != nil && rt.CUDNN != "" {
+			if cmpDotted(rt.CUDNN, pip.Version) == 0 {
+				// The process loaded the wheel's copy after all.
+				continue
+			}
+			rtEv = []string{"cuDNN loaded at runtime: " + rt.CUDNN}
+		}
 		// A newer copy of the same major usually works; an older one or
 		// another major does not.
 		sev := SevError
@@ -955,7 +1039,7 @@ func (v *verifier) shadowing(fws []*framework) {
 		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
 			Message: fmt.Sprintf("LD_LIBRARY_PATH puts cuDNN %s (%s) ahead of the cuDNN %s wheel %s expects (%s)",
 				first.Version, first.Path, pip.Version, fw.label, pip.Path),
-			Evidence: []string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path},
+			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
 			Fix:      fmt.Sprintf("unset LD_LIBRARY_PATH (or remove %s from it) so %s loads its own cuDNN", dirOf(first.Path), fw.name)})
 	}
 }
@@ -1043,28 +1127,41 @@ func (v *verifier) toolkits() {
 
 func (v *verifier) errors() error {
 	for _, e := range v.f.Errors {
-		fs, err := Explain(v.ctx, v.d, e)
-		if err != nil {
-			if ErrorCode(err) == CodeNotFound || ErrorCode(err) == CodeUsage {
-				continue
-			}
+		if _, err := v.explainInto("error: "+e, e, nil); err != nil {
 			return err
-		}
-	next:
-		for _, f := range fs {
-			// An error line that restates a finding of the facts (or of
-			// an earlier line) becomes its evidence, not a second finding.
-			for i := range v.out {
-				if v.out[i].Category == f.Category {
-					v.out[i].Evidence = append(v.out[i].Evidence, "error: "+e)
-					continue next
-				}
-			}
-			f.Evidence = append([]string{"error: " + e}, f.Evidence...)
-			v.add(f)
 		}
 	}
 	return nil
+}
+
+// explainInto explains an error text and folds its findings in: one
+// that restates a finding already made (of the facts, or of an earlier
+// text) becomes its evidence, not a second finding. n is the number of
+// findings the text matched; tune, when given, refines a new finding with
+// what the facts know better than the text (the framework's own pins).
+func (v *verifier) explainInto(evidence, text string, tune func(*Finding)) (n int, err error) {
+	fs, err := Explain(v.ctx, v.d, text)
+	if err != nil {
+		if ErrorCode(err) == CodeNotFound || ErrorCode(err) == CodeUsage {
+			return 0, nil
+		}
+		return 0, err
+	}
+next:
+	for _, f := range fs {
+		for i := range v.out {
+			if v.out[i].Category == f.Category {
+				v.out[i].Evidence = append(v.out[i].Evidence, evidence)
+				continue next
+			}
+		}
+		f.Evidence = append([]string{evidence}, f.Evidence...)
+		if tune != nil {
+			tune(&f)
+		}
+		v.add(f)
+	}
+	return len(fs), nil
 }
 
 // Incompatible reports whether the report holds an error finding; the

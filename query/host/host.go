@@ -138,6 +138,83 @@ type Python struct {
 	Torch        *Torch            `json:"torch,omitempty"`
 	TensorFlow   *TensorFlow       `json:"tensorflow,omitempty"`
 	JAX          *JAX              `json:"jax,omitempty"`
+	// Runtime is what the environment's interpreter said about itself
+	// (`--deep` only); nil when it was not asked.
+	Runtime *Runtime `json:"runtime,omitempty"`
+}
+
+// RuntimeInterpreter is Runtime.Source for facts printed by the
+// environment's own interpreter.
+const RuntimeInterpreter = "interpreter"
+
+// Runtime is what importing the frameworks in one environment showed:
+// the libraries the process really loaded and the devices it really saw,
+// which files can only predict.
+type Runtime struct {
+	Source string `json:"source"`
+	// Interpreter is the program that was run.
+	Interpreter string        `json:"interpreter"`
+	Python      string        `json:"python_version,omitempty"`
+	Torch       *TorchRuntime `json:"torch,omitempty"`
+	TensorFlow  *TFRuntime    `json:"tensorflow,omitempty"`
+	JAX         *JAXRuntime   `json:"jax,omitempty"`
+}
+
+// TorchRuntime is what an imported torch reported. Error alone is set
+// when `import torch` failed.
+type TorchRuntime struct {
+	Version string `json:"version,omitempty"`
+	// CUDA is torch.version.cuda; empty for CPU builds.
+	CUDA string `json:"cuda,omitempty"`
+	// CUDNN is the cuDNN loaded ("8.9.2"), decoded from
+	// torch.backends.cudnn.version() (CUDNNRaw) or, when that refused a
+	// mismatched copy, from its error text.
+	CUDNN      string `json:"cudnn,omitempty"`
+	CUDNNRaw   string `json:"cudnn_raw,omitempty"`
+	CUDNNError string `json:"cudnn_error,omitempty"`
+	// CUDAAvailable is torch.cuda.is_available(); CUDAError is the error
+	// torch.cuda.init() raised when it was false.
+	CUDAAvailable *bool  `json:"cuda_available,omitempty"`
+	CUDAError     string `json:"cuda_error,omitempty"`
+	DeviceCount   *int   `json:"device_count,omitempty"`
+	// ArchList is torch.cuda.get_arch_list() (empty without CUDA).
+	ArchList []string        `json:"arch_list,omitempty"`
+	Devices  []RuntimeDevice `json:"devices,omitempty"`
+	NCCL     string          `json:"nccl,omitempty"`
+	// KernelError is the error of a one-element computation on GPU 0.
+	KernelError string `json:"kernel_error,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// RuntimeDevice is one device as torch saw it.
+type RuntimeDevice struct {
+	Index             int    `json:"index"`
+	Name              string `json:"name"`
+	ComputeCapability string `json:"compute_capability,omitempty"`
+}
+
+// TFRuntime is what an imported TensorFlow reported.
+type TFRuntime struct {
+	Version     string `json:"version,omitempty"`
+	CUDA        string `json:"cuda,omitempty"`
+	CUDNN       string `json:"cudnn,omitempty"`
+	IsCUDABuild *bool  `json:"is_cuda_build,omitempty"`
+	// GPUs is len(tf.config.list_physical_devices('GPU')).
+	GPUs  *int   `json:"gpus,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// JAXRuntime is what an imported JAX reported.
+type JAXRuntime struct {
+	Version string      `json:"version,omitempty"`
+	Devices []JAXDevice `json:"devices,omitempty"`
+	Error   string      `json:"error,omitempty"`
+}
+
+// JAXDevice is one entry of jax.devices().
+type JAXDevice struct {
+	Platform string `json:"platform"`
+	Kind     string `json:"kind,omitempty"`
 }
 
 // Torch is an installed PyTorch build.

@@ -21,6 +21,8 @@ type ProbeOptions struct {
 	Python  string
 	Deep    bool
 	Timeout time.Duration
+	// DeepTimeout bounds each interpreter run of --deep.
+	DeepTimeout time.Duration
 }
 
 func newProbeCmd(f *Factory) *cobra.Command {
@@ -34,28 +36,24 @@ files, cuDNN headers and libraries (loader cache, LD_LIBRARY_PATH, pip wheels,
 conda), and Python environments' package metadata. It prints facts, not a verdict:
 ` + "`cudb verify`" + ` judges them.
 
+--deep also runs each environment's interpreter (bin/python3, or --python) with a
+short inline script, never through a shell: it imports torch, TensorFlow and JAX
+where installed and records the runtime facts (torch's loaded cuDNN, CUDA
+availability and its error, devices, architecture list, NCCL; TensorFlow's build
+info and GPUs; JAX's devices) under "runtime". Importing frameworks takes seconds.
+
 With --root, files are read under DIR and no command runs unless --replay names a
 directory of recorded command outputs.`,
 		Example: `  cudb probe
   cudb probe --json > host.json
   cudb probe --python ~/venv/bin/python
+  cudb probe --deep --json
   cudb probe --root /mnt/image --replay recorded/cmds`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			po := probe.Options{Root: opts.Root, Env: probe.OSEnv(), Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout}
-			switch {
-			case opts.Replay != "":
-				rr, err := probe.LoadReplay(opts.Replay)
-				if err != nil {
-					return err
-				}
-				po.Runner = rr
-			case opts.Root == "" || opts.Root == "/":
-				po.Runner = probe.ExecRunner{}
-			}
-			facts, err := probe.Run(c.Context(), po)
+			facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
 			if err != nil {
-				return fmt.Errorf("failed to probe the host: %w", err)
+				return err
 			}
 			return f.Out(facts, func() error { return writeFacts(f.IO.Out, facts) })
 		},
@@ -63,8 +61,8 @@ directory of recorded command outputs.`,
 	c.Flags().StringVar(&opts.Root, "root", "", "read the host's files under `DIR` (a copied tree or a mounted image)")
 	c.Flags().StringVar(&opts.Replay, "replay", "", "answer commands from recorded outputs in `DIR` instead of running them")
 	c.Flags().StringVar(&opts.Python, "python", "", "also probe the environment of this interpreter `PATH` (probed first)")
-	c.Flags().BoolVar(&opts.Deep, "deep", false, "allow running the interpreter for runtime facts (reserved; the probe reads files only today)")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", probe.DefaultTimeout, "limit for each command (nvidia-smi hangs on a wedged GPU)")
+	addDeepFlags(c, &opts.Deep, &opts.DeepTimeout)
 	return c
 }
 

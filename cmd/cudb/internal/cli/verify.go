@@ -25,6 +25,9 @@ type VerifyOptions struct {
 	From    []string
 	Format  string
 	Timeout time.Duration
+	// Deep and DeepTimeout are probe.Options' (--deep).
+	Deep        bool
+	DeepTimeout time.Duration
 }
 
 // VerifyFormats are the output formats of `cudb verify`.
@@ -57,11 +60,17 @@ toolkits that disagree, an unsupported Python. Every finding names a fix.
 tf.sysconfig.get_build_info(), ldconfig -p, error lines, or cudb probe --json; "-" is
 standard input. Several --from files give one report each plus a summary.
 
+--deep also runs each environment's Python interpreter, which imports torch,
+TensorFlow and JAX (those installed) and reports what they really load and see: the
+cuDNN torch loaded, whether CUDA initialises (and its error when not), the
+architectures the build carries, import errors. It takes seconds, not milliseconds.
+
 Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error,
 1 when the host could not be probed.`,
 		Example: `  cudb verify
   cudb verify --json
   cudb verify --format prometheus > /var/lib/node_exporter/textfile/cudb.prom
+  cudb verify --deep
   cudb verify --from collect_env.txt
   pbpaste | cudb verify --from -
   cudb verify --root /mnt/image --replay recorded/cmds`,
@@ -80,7 +89,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			}
 			var reps []FileReport
 			if len(opts.From) == 0 {
-				facts, err := probeHost(c, opts.Root, opts.Replay, opts.Python, opts.Timeout)
+				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
 				if err != nil {
 					return err
 				}
@@ -124,13 +133,21 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 	c.Flags().StringArrayVar(&opts.From, "from", nil, "judge a report `FILE` instead of this host (- for standard input; repeatable)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: text, json or prometheus (node_exporter textfile)")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", probe.DefaultTimeout, "limit for each command the probe runs")
+	addDeepFlags(c, &opts.Deep, &opts.DeepTimeout)
 	return c
 }
 
-// probeHost runs the probe as `cudb probe` does: real commands on the
-// real host, none under --root unless --replay names recordings.
-func probeHost(c *cobra.Command, root, replay, python string, timeout time.Duration) (*host.Facts, error) {
-	po := probe.Options{Root: root, Env: probe.OSEnv(), Python: python, Timeout: timeout}
+// addDeepFlags adds --deep and --deep-timeout, shared by probe and verify.
+func addDeepFlags(c *cobra.Command, deep *bool, timeout *time.Duration) {
+	c.Flags().BoolVar(deep, "deep", false, "also run each environment's Python to import its frameworks and record what they load and see (takes seconds)")
+	c.Flags().DurationVar(timeout, "deep-timeout", probe.DefaultDeepTimeout, "limit for each interpreter run of --deep (imports and CUDA initialisation)")
+}
+
+// probeHost runs the probe: real commands on the real host, none under
+// --root unless --replay names recordings.
+func probeHost(c *cobra.Command, replay string, po probe.Options) (*host.Facts, error) {
+	po.Env = probe.OSEnv()
+	root := po.Root
 	switch {
 	case replay != "":
 		rr, err := probe.LoadReplay(replay)

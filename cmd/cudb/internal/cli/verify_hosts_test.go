@@ -205,3 +205,94 @@ func BenchmarkVerifyFakeHost(b *testing.B) {
 		}
 	}
 }
+
+// findingWith returns the findings of category cat, and fails unless
+// exactly one has every wanted evidence fragment.
+func findingWith(t *testing.T, r *query.Report, cat string, evidence ...string) query.Finding {
+	t.Helper()
+	var got []query.Finding
+	for _, f := range r.Findings {
+		if f.Category == cat {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("want one %s finding, got %d: %+v", cat, len(got), r.Findings)
+	}
+	joined := strings.Join(got[0].Evidence, "\n")
+	for _, e := range evidence {
+		if !strings.Contains(joined, e) {
+			t.Errorf("%s evidence lacks %q:\n%s", cat, e, joined)
+		}
+	}
+	return got[0]
+}
+
+// TestVerifyDeepHosts: runtime facts and file facts that say the same
+// thing make one finding carrying both; runtime errors are explained.
+func TestVerifyDeepHosts(t *testing.T) {
+	d := embeddedDB(t)
+	t.Run("healthy", func(t *testing.T) {
+		r := verifyHost(t, d, "deep-healthy")
+		if len(r.Findings) != 0 || r.Facts.Pythons[0].Runtime == nil {
+			t.Fatalf("want runtime facts and no findings, got %+v", r.Findings)
+		}
+	})
+	t.Run("cudnn loaded at runtime", func(t *testing.T) {
+		r := verifyHost(t, d, "deep-cudnn-runtime")
+		f := findingWith(t, r, query.CatCUDNNMismatch, "cuDNN loaded at runtime: 8.2.4", "cuDNN loaded first: 8.2.4 /opt/cudnn-8.2", "found runtime version (8, 2, 4)")
+		if !strings.Contains(f.Message, "loaded at runtime") {
+			t.Errorf("message %q does not say loaded at runtime", f.Message)
+		}
+		findingWith(t, r, query.CatMultipleCUDALibs, "cuDNN loaded at runtime: 8.2.4")
+	})
+	t.Run("cuda unavailable, driver too old", func(t *testing.T) {
+		r := verifyHost(t, d, "deep-driver-too-old")
+		findingWith(t, r, query.CatDriverTooOld, "driver: 470.182.03", "torch.cuda.is_available(): False (RuntimeError: The NVIDIA driver on your system is too old (found version 11040)")
+	})
+	t.Run("import torch fails", func(t *testing.T) {
+		r := verifyHost(t, d, "deep-import-fails")
+		f := findingWith(t, r, query.CatCUDNNMissing, "import torch: OSError: libcudnn.so.9: cannot open shared object file")
+		if f.Severity != query.SevError || !strings.Contains(f.Fix, "nvidia-cudnn-cu12==9.1.0.70") {
+			t.Errorf("want an error naming torch's own cuDNN pin, got %+v", f)
+		}
+	})
+	t.Run("runtime arch list preferred", func(t *testing.T) {
+		opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "deep-healthy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		facts, err := probe.Run(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A source build without sm_90: the database's list has it.
+		facts.Pythons[0].Runtime.Torch.ArchList = []string{"sm_80", "sm_86"}
+		r, err := query.Verify(context.Background(), d, facts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := findingWith(t, r, query.CatArchUnsupported, "at runtime (torch.cuda.get_arch_list(), preferred over the database's", "sm_80 sm_86")
+		if f.Severity != query.SevError {
+			t.Errorf("want an error, got %+v", f)
+		}
+	})
+}
+
+// TestVerifyHangingInterpreter: an interpreter that never answers costs
+// one DeepTimeout and gives a note and a probe_incomplete warning.
+func TestVerifyHangingInterpreter(t *testing.T) {
+	d := embeddedDB(t)
+	start := time.Now()
+	r := verifyHost(t, d, "deep-hanging-python")
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("probe + verify took %s with a 100ms interpreter timeout", el)
+	}
+	f := findingWith(t, r, query.CatProbeIncomplete, "interpreter: timed out")
+	if f.Severity != query.SevWarning || !strings.Contains(f.Message, "/home/u/venv/bin/python did not answer within 100ms") || !strings.Contains(f.Fix, "/home/u/venv/bin/python -c") {
+		t.Errorf("got %+v", f)
+	}
+	if r.Facts.Pythons[0].Runtime != nil {
+		t.Errorf("a hung interpreter gave runtime facts")
+	}
+}

@@ -12,7 +12,8 @@ import (
 
 // LoadFakeHost reads a fake host directory as the tests lay it out:
 // root/ (the file tree), cmds/ (recorded commands, optional), env
-// (KEY=VALUE lines; PYTHON names --python) and emptydirs (directories git
+// (KEY=VALUE lines; PYTHON names --python, DEEP=1 sets Deep,
+// DEEP_TIMEOUT a DeepTimeout) and emptydirs (directories git
 // cannot keep, created under the host directory first). Other packages'
 // tests use it to run the probe on the same hosts.
 func LoadFakeHost(dir string) (Options, error) {
@@ -40,8 +41,19 @@ func LoadFakeHost(dir string) (Options, error) {
 		if !ok {
 			continue
 		}
-		if k == "PYTHON" {
+		switch k {
+		case "PYTHON":
 			opts.Python = v
+			continue
+		case "DEEP":
+			opts.Deep = v == "1"
+			continue
+		case "DEEP_TIMEOUT":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return Options{}, fmt.Errorf("fake host env: DEEP_TIMEOUT: %w", err)
+			}
+			opts.DeepTimeout = d
 			continue
 		}
 		opts.Env[k] = v

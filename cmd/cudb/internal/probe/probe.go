@@ -70,11 +70,14 @@ type Options struct {
 	Runner Runner
 	// Python is an interpreter path whose environment is probed first.
 	Python string
-	// Deep may run the interpreter for runtime truth (not yet used: the
-	// probe reads files only).
+	// Deep runs each environment's interpreter (DeepScript) to import
+	// its frameworks and record what they load and see (host.Runtime).
 	Deep bool
 	// Timeout bounds each command; zero means DefaultTimeout.
 	Timeout time.Duration
+	// DeepTimeout bounds each interpreter run of Deep, which imports
+	// frameworks and initialises CUDA; zero means DefaultDeepTimeout.
+	DeepTimeout time.Duration
 }
 
 // EnvKeys are the environment variables the probe reads.
@@ -118,22 +121,28 @@ func (p *prober) note(probe, format string, args ...any) {
 // run runs one command under the per-command timeout. ok is false when
 // the command could not give an answer; a note then says why.
 func (p *prober) run(ctx context.Context, probe, name string, args ...string) (out []byte, code int, ok bool) {
+	return p.runFor(ctx, p.opts.Timeout, probe, baseName(name), "a wedged GPU or driver makes it hang", name, args...)
+}
+
+// runFor is run with its own timeout; who names the command in notes and
+// why says what a hang means.
+func (p *prober) runFor(ctx context.Context, timeout time.Duration, probe, who, why, name string, args ...string) (out []byte, code int, ok bool) {
 	if p.opts.Runner == nil {
-		p.note(probe, "%s not run: commands are disabled", baseName(name))
+		p.note(probe, "%s not run: commands are disabled", who)
 		return nil, -1, false
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, code, err := p.opts.Runner.Run(cctx, name, args...)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		p.note(probe, "%s not found on PATH", baseName(name))
+		p.note(probe, "%s not found on PATH", who)
 		return nil, -1, false
 	case errors.Is(err, context.DeadlineExceeded) || cctx.Err() != nil && ctx.Err() == nil:
-		p.note(probe, "%s did not answer within %s (a wedged GPU or driver makes it hang); its facts are missing", baseName(name), p.opts.Timeout)
+		p.note(probe, "%s did not answer within %s (%s); its facts are missing", who, timeout, why)
 		return nil, -1, false
 	case err != nil:
-		p.note(probe, "%s: %v", baseName(name), err)
+		p.note(probe, "%s: %v", who, err)
 		return nil, -1, false
 	}
 	return out, code, true
@@ -143,6 +152,9 @@ func (p *prober) run(ctx context.Context, probe, name string, args ...string) (o
 func Run(ctx context.Context, opts Options) (*host.Facts, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.DeepTimeout <= 0 {
+		opts.DeepTimeout = DefaultDeepTimeout
 	}
 	if opts.Env == nil {
 		opts.Env = map[string]string{}
@@ -180,10 +192,24 @@ func Run(ctx context.Context, opts Options) (*host.Facts, error) {
 	}
 	f.LDLibraryPath = splitPath(opts.Env["LD_LIBRARY_PATH"])
 	f.Pythons = p.pythons()
+	// Importing frameworks takes seconds: overlap it with the rest, and
+	// keep the answers apart until the file readers are done with Pythons.
+	runtimes := make([]*host.Runtime, len(f.Pythons))
+	if opts.Deep {
+		for i := range f.Pythons {
+			if py := f.Pythons[i]; hasFramework(&py) {
+				wg.Add(1)
+				go func() { defer wg.Done(); runtimes[i] = p.runtime(ctx, &py) }()
+			}
+		}
+	}
 	f.Toolkits = p.toolkits(ctx)
 	f.CUDNN = p.cudnn(f.LDLibraryPath, f.Toolkits, f.Pythons)
 
 	wg.Wait()
+	for i, rt := range runtimes {
+		f.Pythons[i].Runtime = rt
+	}
 	f.Driver = p.driver(files, smi, banner, libcuda)
 	if banner.cuda != "" {
 		f.DriverCUDA = &host.DriverCUDA{Version: banner.cuda, Source: "nvidia_smi_banner"}

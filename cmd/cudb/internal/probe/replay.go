@@ -22,7 +22,12 @@ import (
 // The first line is the command (its base name and arguments, separated
 // by single spaces); the second is "# exit N", "# hang" (block until the
 // deadline) or "# notfound"; the rest is the output. Commands without a
-// recording are not found.
+// recording are not found. A recording may name the program by its full
+// path, which matches before the base name does (two environments'
+// interpreters differ only by path), and writes <deep-script> for
+// DeepScript:
+//
+//	$ /home/u/venv/bin/python3 -c <deep-script>
 type ReplayRunner struct {
 	cmds map[string]recorded
 }
@@ -85,8 +90,17 @@ func parseRecording(s string) (string, recorded, error) {
 
 // Run implements Runner.
 func (r *ReplayRunner) Run(ctx context.Context, name string, args ...string) ([]byte, int, error) {
-	key := strings.Join(append([]string{baseName(name)}, args...), " ")
-	rec, ok := r.cmds[key]
+	keyArgs := make([]string, len(args))
+	for i, a := range args {
+		if a == DeepScript {
+			a = deepScriptKey
+		}
+		keyArgs[i] = a
+	}
+	rec, ok := r.cmds[strings.Join(append([]string{name}, keyArgs...), " ")]
+	if !ok {
+		rec, ok = r.cmds[strings.Join(append([]string{baseName(name)}, keyArgs...), " ")]
+	}
 	if !ok || rec.gone {
 		return nil, -1, &exec.Error{Name: name, Err: exec.ErrNotFound}
 	}
