@@ -4,7 +4,7 @@ GO ?= go
 SNAPSHOTS ?= ../shared/sources
 FUZZTIME ?= 5s
 
-.PHONY: help build test vet race data fuzz bench fmt
+.PHONY: help build test vet race data fuzz bench fmt load
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -37,3 +37,10 @@ bench: ## run the benchmarks recorded in docs/benchmarks.md
 
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')
+
+load: ## load-test cudb serve on loopback with wrk (installed from Debian when missing), 60 s
+	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(GO) build -o cudb ./cmd/cudb
+	@./cudb serve --addr 127.0.0.1:18090 2>/dev/null & pid=$$!; sleep 1; \
+	  wrk -t1 -c8 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
+	  echo "server RSS after the run: $$(ps -o rss= -p $$pid) KiB"; kill $$pid
