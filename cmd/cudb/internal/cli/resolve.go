@@ -107,7 +107,15 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	if len(res.Stacks) == 0 {
 		return nil
 	}
-	t := &Table{Header: []string{"packages", "variant", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)", "gpu"}}
+	withGPU := false
+	for _, s := range res.Stacks {
+		withGPU = withGPU || s.GPU != nil
+	}
+	header := []string{"packages", "variant", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)"}
+	if withGPU {
+		header = append(header, "gpu")
+	}
+	t := &Table{Header: header}
 	for _, s := range res.Stacks {
 		drv := ""
 		if s.Driver != nil {
@@ -128,7 +136,11 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		if s.Default {
 			variant += "*"
 		}
-		t.Add(packagesText(s.Packages), variant, s.CUDA, s.CUDNN, s.NCCL, py, strings.Join(s.Platforms, ","), drv, gpu)
+		row := []string{packagesText(s.Packages), variant, s.CUDA, s.CUDNN, s.NCCL, py, strings.Join(s.Platforms, ","), drv}
+		if withGPU {
+			row = append(row, gpu)
+		}
+		t.Add(row...)
 	}
 	if err := t.Render(f.IO); err != nil {
 		return err
