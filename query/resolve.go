@@ -746,9 +746,10 @@ func fill(s *Stack, fam family) {
 	}
 	s.Packages = map[string]string{name: pipVersion}
 	s.cite("version", name+" "+pipVersion, rep.Provenance)
-	for _, b := range s.builds {
-		s.Default = s.Default || b.IsDefault
-	}
+	// "Default" is about the representative (Linux x86-64) wheel: PyPI's
+	// default for another platform (aarch64, Windows) is a different
+	// question, and marking both would show two defaults for one release.
+	s.Default = rep.IsDefault
 	s.Python = Range{Min: rep.PythonMin, Max: rep.PythonMax}
 	if s.Python.Min != "" || s.Python.Max != "" {
 		s.cite("python", s.Python.Min+"–"+s.Python.Max, rep.Provenance)
