@@ -127,6 +127,9 @@ func TestCUDNNHeader(t *testing.T) {
 // fuzzOne checks the contract every parser keeps: no panic, and a result
 // that serialises to JSON.
 func fuzzOne(t *testing.T, b []byte) {
+	if len(b) > maxFuzzInput {
+		return
+	}
 	f, _, err := Parse(b)
 	if err == nil {
 		if _, jerr := json.Marshal(f); jerr != nil {
@@ -155,6 +158,9 @@ func FuzzParse(f *testing.F) {
 func FuzzCollectEnv(f *testing.F) {
 	seed(f, "collect_env_new.txt", "collect_env_old.txt", "collect_env_cpu.txt")
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return // real pages are far smaller; huge mutants only slow the fuzzer
+		}
 		p := &parser{lines: lines(b), text: b}
 		p.collectEnv()
 		fuzzOne(t, b)
@@ -164,6 +170,9 @@ func FuzzCollectEnv(f *testing.F) {
 func FuzzNvidiaSMI(f *testing.F) {
 	seed(f, "smi_banner.txt", "smi_banner_r610.txt", "smi_q.txt", "smi_csv_header.txt", "smi_csv_noheader.txt", "smi_l.txt")
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return // real pages are far smaller; huge mutants only slow the fuzzer
+		}
 		ParseBanner(b)
 		ParseSMIQuery(b)
 		ParseQueryCSV(b, nil)
@@ -176,6 +185,9 @@ func FuzzNvidiaSMI(f *testing.F) {
 func FuzzPackages(f *testing.F) {
 	seed(f, "pip_list.txt", "pip_freeze.txt", "conda_list.txt")
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return // real pages are far smaller; huge mutants only slow the fuzzer
+		}
 		p := &parser{lines: lines(b), text: b}
 		p.packages()
 		ParseMetadata(b)
@@ -188,9 +200,16 @@ func FuzzBuildFiles(f *testing.F) {
 	f.Add([]byte("__version__ = '2.1.0+cu121'\ncuda: Optional[str] = '12.1'\n"))
 	f.Add([]byte("#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return // real pages are far smaller; huge mutants only slow the fuzzer
+		}
 		ParseTFBuildInfo(b)
 		ParseTorchVersionPy(b)
 		ParseCUDNNHeader(b)
 		host.NormalizeCUDNN(string(b))
 	})
 }
+
+// maxFuzzInput bounds fuzz inputs: parsers are linear, and a multi-megabyte
+// mutant makes one execution outlast the fuzz time budget.
+const maxFuzzInput = 64 << 10

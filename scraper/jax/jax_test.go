@@ -145,7 +145,14 @@ func FuzzWheels(f *testing.F) {
 		f.Add(read(f, n))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return // real pages are far smaller; huge mutants only slow the fuzzer
+		}
 		Wheels(b)
 		DriverFloors(b)
 	})
 }
+
+// maxFuzzInput bounds fuzz inputs: parsers are linear, and a multi-megabyte
+// mutant makes one execution outlast the fuzz time budget.
+const maxFuzzInput = 64 << 10

@@ -335,6 +335,9 @@ func FuzzTestedBuilds(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return // real pages are far smaller; huge mutants only slow the fuzzer
+		}
 		rows, err := TestedBuilds(b, "source.md")
 		if err != nil {
 			return
@@ -348,3 +351,7 @@ func FuzzTestedBuilds(f *testing.F) {
 		WindowsGPUCutoff(b)
 	})
 }
+
+// maxFuzzInput bounds fuzz inputs: parsers are linear, and a multi-megabyte
+// mutant makes one execution outlast the fuzz time budget.
+const maxFuzzInput = 64 << 10
