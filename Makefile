@@ -31,7 +31,15 @@ data: ## rebuild data/ from the source snapshots ($(SNAPSHOTS))
 fuzz: ## run every fuzz target for $(FUZZTIME)
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) || exit 1; \
+	    echo "fuzz $$pkg $$f"; \
+	    out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) 2>&1); rc=$$?; \
+	    echo "$$out" | tail -n 3; \
+	    if [ $$rc -ne 0 ]; then \
+	      if echo "$$out" | grep -q 'Failing input written'; then echo "$$out"; exit 1; fi; \
+	      if echo "$$out" | grep -q '^    context deadline exceeded$$'; then \
+	        echo "  (Go 1.26 fuzz coordinator race at the -fuzztime deadline, golang/go#75804: no failing input; ignored)"; \
+	      else echo "$$out"; exit 1; fi; \
+	    fi; \
 	  done; \
 	done
 
