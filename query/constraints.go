@@ -17,6 +17,7 @@ type constraints struct {
 	ctx     context.Context
 	d       *db.DB
 	driver  string
+	os      string // whose driver floors apply: windows when asked, else linux
 	gpuName string
 	cc      string
 	floors  map[string]*Floors
@@ -31,6 +32,10 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 			return nil, err
 		}
 		c.driver = drv
+	}
+	c.os = "linux"
+	if p.Platform == "windows" {
+		c.os = "windows"
 	}
 	if p.GPU != "" && p.SM != "" {
 		return nil, usage("give either --gpu or --sm, not both").WithHint("cudb resolve torch --gpu \"Tesla T4\"")
@@ -83,7 +88,7 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 			v, ok := c.verdict[s.CUDA]
 			if !ok {
 				var err error
-				v, err = CheckDriver(c.ctx, c.d, c.driver, s.CUDA)
+				v, err = CheckDriverOS(c.ctx, c.d, c.driver, s.CUDA, c.os)
 				if err != nil {
 					v = DriverVerdict{Reason: err.Error()}
 				}

@@ -180,10 +180,17 @@ func DriverFloors(ctx context.Context, d *db.DB, cuda string) (Floors, error) {
 	return f, nil
 }
 
-// MaxCUDAForDriver returns the newest CUDA toolkit minor a driver runs
-// natively: the newest toolkit whose Linux floor it meets, else the
-// branch's stated maximum.
+// MaxCUDAForDriver returns the newest CUDA toolkit minor a (Linux)
+// driver runs natively: the newest toolkit whose Linux floor it meets,
+// else the branch's stated maximum.
 func MaxCUDAForDriver(ctx context.Context, d *db.DB, driver string) (string, error) {
+	return MaxCUDAForDriverOS(ctx, d, driver, "linux")
+}
+
+// MaxCUDAForDriverOS is MaxCUDAForDriver for the driver numbering of os
+// ("linux" or "windows": Windows drivers carry their own numbers, 531.14
+// where Linux has 530.30.02).
+func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (string, error) {
 	drv, err := ParseDriver(driver)
 	if err != nil {
 		return "", err
@@ -195,7 +202,7 @@ func MaxCUDAForDriver(ctx context.Context, d *db.DB, driver string) (string, err
 	var best string
 	key := version.DottedKey(drv)
 	for _, r := range table { // cuda_key order: the last hit is the newest
-		if r.kind == "toolkit" && r.os == "linux" && r.min != "" && r.minKey <= key {
+		if r.kind == "toolkit" && r.os == os && r.min != "" && r.minKey <= key {
 			best = r.cuda
 		}
 	}
@@ -236,6 +243,12 @@ func (v DriverVerdict) Err() error {
 // note when below the toolkit's own floor), refused below it, and refused
 // when the driver's newest CUDA is of an older major.
 func CheckDriver(ctx context.Context, d *db.DB, driver, cuda string) (DriverVerdict, error) {
+	return CheckDriverOS(ctx, d, driver, cuda, "linux")
+}
+
+// CheckDriverOS is CheckDriver against the floors of os ("linux" or
+// "windows").
+func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (DriverVerdict, error) {
 	drv, err := ParseDriver(driver)
 	if err != nil {
 		return DriverVerdict{}, err
@@ -244,33 +257,37 @@ func CheckDriver(ctx context.Context, d *db.DB, driver, cuda string) (DriverVerd
 	if err != nil {
 		return DriverVerdict{}, err
 	}
+	toolkit, compat, osName := fl.LinuxMin, fl.MinorCompatLinuxMin, "Linux"
+	if os == "windows" {
+		toolkit, compat, osName = fl.WindowsMin, fl.MinorCompatWindowsMin, "Windows"
+	}
 	v := DriverVerdict{Driver: drv, CUDA: fl.CUDA}
-	if mx, err := MaxCUDAForDriver(ctx, d, drv); err == nil {
+	if mx, err := MaxCUDAForDriverOS(ctx, d, drv, os); err == nil {
 		v.MaxCUDA = mx
 		if a, b := majorOf(mx), majorOf(fl.CUDA); cmpDotted(a, b) < 0 {
 			v.Reason = fmt.Sprintf("driver %s supports CUDA up to %s; CUDA %s needs a CUDA %s-era driver", drv, mx, fl.CUDA, b)
-			if fl.MinorCompatLinuxMin != "" {
-				v.Reason += fmt.Sprintf(" (>= %s)", fl.MinorCompatLinuxMin)
-			} else if fl.LinuxMin != "" {
-				v.Reason += fmt.Sprintf(" (>= %s)", fl.LinuxMin)
+			if compat != "" {
+				v.Reason += fmt.Sprintf(" (>= %s)", compat)
+			} else if toolkit != "" {
+				v.Reason += fmt.Sprintf(" (>= %s)", toolkit)
 			}
-			v.Floor = fl.MinorCompatLinuxMin
+			v.Floor = compat
 			return v, nil
 		}
 	}
-	floor := fl.MinorCompatLinuxMin
+	floor := compat
 	if floor == "" {
-		floor = fl.LinuxMin
+		floor = toolkit
 	}
 	v.Floor = floor
 	switch {
 	case floor == "":
-		return v, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no Linux driver floor known for CUDA %s", fl.CUDA)}).WithHint("cudb matrix cuda")
+		return v, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)}).WithHint("cudb matrix cuda")
 	case cmpDotted(drv, floor) < 0:
 		v.Reason = fmt.Sprintf("driver %s is below the minimum %s for CUDA %s", drv, floor, fl.CUDA)
-	case fl.LinuxMin != "" && cmpDotted(drv, fl.LinuxMin) < 0:
+	case toolkit != "" && cmpDotted(drv, toolkit) < 0:
 		v.OK, v.Via = true, "minor_compat"
-		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", fl.LinuxMin)
+		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", toolkit)
 	default:
 		v.OK, v.Via = true, "toolkit"
 	}

@@ -154,3 +154,23 @@ func TestSpecVersion(t *testing.T) {
 		}
 	}
 }
+
+// Windows drivers carry their own numbers: the Windows floors apply when
+// the request is for Windows.
+func TestResolveWindowsDriverFloors(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Platform: "windows", Driver: "528.33"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := strings.Join(res.Stacks[0].Notes, "\n"); !strings.Contains(note, "minor-version compatibility; recommended >= 531.14") {
+		t.Errorf("notes %q: want the Windows toolkit floor", note)
+	}
+	_, err = resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Platform: "windows", Driver: "516.94"})
+	if err == nil || !strings.Contains(err.Error(), "527.41") {
+		t.Errorf("a Windows 516 driver with cu121: %v (want the Windows 12.x floor 527.41)", err)
+	}
+	// The same number read as a Linux driver is judged by Linux floors.
+	if _, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Driver: "528.33"}); err != nil {
+		t.Errorf("Linux 528.33 with cu121: %v", err)
+	}
+}
