@@ -602,13 +602,22 @@ func (v *verifier) driver(fw *framework) error {
 	return nil
 }
 
+// driverOS is whose driver floors apply: Windows ones for the Windows
+// driver a WSL2 guest sees, else Linux ones.
+func (v *verifier) driverOS() string {
+	if v.f.Driver != nil && v.f.Driver.WSL {
+		return "windows"
+	}
+	return "linux"
+}
+
 // checkDriver applies CheckDriver; done is true when it gave a verdict.
 func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, error) {
 	cuda := fw.cuda
 	if !strings.Contains(cuda, ".") {
 		// JAX and ONNX Runtime state a major only: the minor-version
 		// compatibility floor is all that can be checked.
-		floor, err := minDriver(v.ctx, v.d, cuda, "linux", "minor_compat")
+		floor, err := minDriver(v.ctx, v.d, cuda, v.driverOS(), "minor_compat")
 		if err != nil || floor == "" {
 			return false, err
 		}
@@ -620,7 +629,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		}
 		return true, nil
 	}
-	vd, err := CheckDriver(v.ctx, v.d, drv, cuda)
+	vd, err := CheckDriverOS(v.ctx, v.d, drv, cuda, v.driverOS())
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound || ErrorCode(err) == CodeUsage {
 			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,

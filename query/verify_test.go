@@ -69,6 +69,16 @@ func TestVerifyRules(t *testing.T) {
 			f.Driver.Version = "470.82.01"
 			return f
 		}, []wantFinding{{CatDriverTooOld, SevError, []string{"525.60.13", "pip install torch==2.4.0+cu118"}}}},
+		{"WSL2: a Windows driver judged by the Windows floors (minor-compat info)", func() *host.Facts {
+			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")
+			f.Driver = &host.Driver{Version: "528.33", Source: "nvidia_smi", WSL: true}
+			return f
+		}, []wantFinding{{CatDriverTooOld, SevInfo, []string{"minor-version compatibility", "531.14"}}}},
+		{"WSL2: a Windows driver below the Windows 12.x floor", func() *host.Facts {
+			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")
+			f.Driver = &host.Driver{Version: "516.94", Source: "nvidia_smi", WSL: true}
+			return f
+		}, []wantFinding{{CatDriverTooOld, SevError, []string{"527.41"}}}},
 		{"driver CUDA from nvidia-smi below the build's major", func() *host.Facts {
 			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")
 			f.Driver = nil

@@ -48,6 +48,10 @@ type Driver struct {
 	Source string `json:"source"`
 	// KernelModule is "open" or "proprietary" when the module said so.
 	KernelModule string `json:"kernel_module,omitempty"`
+	// WSL is true when Version is the Windows host's driver seen from
+	// WSL2 (its numbers, 516.94, are Windows driver numbers: NVIDIA's
+	// Windows floors apply).
+	WSL bool `json:"wsl,omitempty"`
 }
 
 // DriverCUDA is the newest CUDA version the driver supports ("12.4").

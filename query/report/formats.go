@@ -34,6 +34,18 @@ type Banner struct {
 	Driver     string
 	CUDA       string
 	GPUs       []host.GPU
+	// WSL is true when a Linux nvidia-smi (three-field version) reports a
+	// two-field Windows driver: the WSL2 shim over the Windows driver.
+	// (A snap-bundled old nvidia-smi also disagrees with its driver, but
+	// both numbers are Linux ones.)
+	WSL bool
+}
+
+// wslBanner tells the WSL2 shim (NVIDIA-SMI 510.73.05, Driver Version:
+// 516.94) from other disagreements.
+func wslBanner(smi, driver string) bool {
+	return smi != "" && driver != "" && smi != driver &&
+		strings.Count(smi, ".") == 2 && strings.Count(driver, ".") == 1
 }
 
 // ParseBanner reads an nvidia-smi banner; ok is false when text has none.
@@ -86,6 +98,7 @@ func ParseBanner(text []byte) (b Banner, ok bool) {
 			}
 		}
 	}
+	b.WSL = wslBanner(b.SMIVersion, b.Driver)
 	return b, ok
 }
 

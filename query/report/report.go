@@ -84,6 +84,7 @@ type parser struct {
 	formats []string
 
 	driver, driverSrc  string
+	wslDriver          string // the banner's driver when it is a Windows one seen through WSL2
 	driverCUDA, dcSrc  string
 	gpuSets            [][]host.GPU // in precedence order of arrival
 	toolkits           []host.Toolkit
@@ -351,6 +352,9 @@ func (p *parser) smi() {
 		p.found(FormatSMIBanner)
 		if b.Driver != "" {
 			p.setDriverFirst(b.Driver, FormatSMIBanner)
+			if b.WSL {
+				p.wslDriver = b.Driver
+			}
 		}
 		if b.CUDA != "" {
 			p.driverCUDA, p.dcSrc = b.CUDA, FormatSMIBanner
@@ -558,7 +562,7 @@ func (p *parser) errorLines() {
 func (p *parser) facts() *host.Facts {
 	f := &host.Facts{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
 	if p.driver != "" {
-		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc}
+		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}
 	}
 	if p.driverCUDA != "" {
 		f.DriverCUDA = &host.DriverCUDA{Version: p.driverCUDA, Source: p.dcSrc}

@@ -213,3 +213,19 @@ func FuzzBuildFiles(f *testing.F) {
 // maxFuzzInput bounds fuzz inputs: parsers are linear, and a multi-megabyte
 // mutant makes one execution outlast the fuzz time budget.
 const maxFuzzInput = 64 << 10
+
+func TestWSLBanner(t *testing.T) {
+	for _, tc := range []struct {
+		smi, driver string
+		want        bool
+	}{
+		{"510.73.05", "516.94", true},      // the WSL2 shim over a Windows driver
+		{"470.256.02", "580.95.05", false}, // a snap-bundled old nvidia-smi
+		{"535.129.03", "535.129.03", false},
+		{"", "516.94", false},
+	} {
+		if got := wslBanner(tc.smi, tc.driver); got != tc.want {
+			t.Errorf("wslBanner(%q, %q) = %v", tc.smi, tc.driver, got)
+		}
+	}
+}

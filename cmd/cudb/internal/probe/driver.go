@@ -176,6 +176,7 @@ func (p *prober) smiQuery(ctx context.Context) smiResult {
 type bannerResult struct {
 	driver, cuda string
 	gpus         []host.GPU
+	wsl          bool
 }
 
 func (p *prober) smiBanner(ctx context.Context) bannerResult {
@@ -195,7 +196,7 @@ func (p *prober) smiBanner(ctx context.Context) bannerResult {
 	if b.CUDA == "" && b.Driver != "" {
 		p.note("nvidia-smi", "nvidia-smi banner has no CUDA Version (pre-410 driver)")
 	}
-	return bannerResult{driver: b.Driver, cuda: b.CUDA, gpus: b.GPUs}
+	return bannerResult{driver: b.Driver, cuda: b.CUDA, gpus: b.GPUs, wsl: b.WSL}
 }
 
 func (p *prober) driver(files driverFiles, smi smiResult, banner bannerResult, libcuda string) *host.Driver {
@@ -220,6 +221,10 @@ func (p *prober) driver(files driverFiles, smi smiResult, banner bannerResult, l
 		return nil
 	}
 	d := &host.Driver{Version: rs[0].v, Source: rs[0].src, KernelModule: files.module}
+	// Under WSL2 the driver is the Windows host's: /usr/lib/wsl holds its
+	// user-space libraries, and the banner shows a Linux shim over a
+	// Windows version.
+	d.WSL = (banner.wsl && d.Version == banner.driver) || (p.fs.exists("/usr/lib/wsl/lib") && files.sys == "" && files.proc == "")
 	var others []string
 	for _, r := range rs[1:] {
 		if r.v != d.Version {
