@@ -37,6 +37,13 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 	if p.Platform == "windows" {
 		c.os = "windows"
 	}
+	switch p.DriverOS {
+	case "":
+	case "linux", "windows":
+		c.os = p.DriverOS
+	default:
+		return nil, usage("invalid driver OS %q: expected linux or windows", p.DriverOS)
+	}
 	if p.GPU != "" && p.SM != "" {
 		return nil, usage("give either --gpu or --sm, not both").WithHint("cudb resolve torch --gpu \"Tesla T4\"")
 	}

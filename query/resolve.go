@@ -19,10 +19,14 @@ type ResolveRequest struct {
 	Variant      string   // --variant cu121 | cpu | rocm6.0 (default: CUDA builds)
 	Channel      string   // "" (pip wheels) | conda
 	Driver       string   // --driver 535.104.05
-	GPU          string   // --gpu "Tesla T4"
-	SM           string   // --sm 7.5
-	Pre          bool     // include pre-releases
-	Explain      bool     // cite the row behind each fact
+	// DriverOS says whose numbering Driver uses, "linux" or "windows";
+	// empty follows Platform. A WSL2 guest installs Linux wheels on a
+	// Windows driver.
+	DriverOS string
+	GPU      string // --gpu "Tesla T4"
+	SM       string // --sm 7.5
+	Pre      bool   // include pre-releases
+	Explain  bool   // cite the row behind each fact
 }
 
 // Query echoes the parsed request.

@@ -611,6 +611,14 @@ func (v *verifier) driverOS() string {
 	return "linux"
 }
 
+// upgradeDriver says where the driver is upgraded.
+func (v *verifier) upgradeDriver() string {
+	if v.driverOS() == "windows" {
+		return "upgrade the driver on the Windows host"
+	}
+	return "upgrade the driver"
+}
+
 // checkDriver applies CheckDriver; done is true when it gave a verdict.
 func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, error) {
 	cuda := fw.cuda
@@ -647,7 +655,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 	case vd.Via == "minor_compat":
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevInfo,
 			Message:  fmt.Sprintf("%s runs via minor-version compatibility on driver %s (below CUDA %s's own floor); features that need a newer driver, such as PTX JIT of newer code, are unavailable", fw.label, drv, vd.CUDA),
-			Evidence: ev, Fix: "optional: " + strings.TrimPrefix(vd.Note, "runs via minor-version compatibility; ") + " (upgrade the driver)",
+			Evidence: ev, Fix: "optional: " + strings.TrimPrefix(vd.Note, "runs via minor-version compatibility; ") + " (" + v.upgradeDriver() + ")",
 			Sources: v.driverSources()})
 	}
 	return true, nil
@@ -675,18 +683,22 @@ func branchFor(v *verifier, cuda string) string {
 func (v *verifier) driverFix(fw *framework, drv string) string {
 	var parts []string
 	if fl, err := DriverFloors(v.ctx, v.d, fw.cuda); err == nil {
-		floor := fl.LinuxMin
-		if floor == "" {
-			floor = fl.MinorCompatLinuxMin
+		toolkit, compat, where := fl.LinuxMin, fl.MinorCompatLinuxMin, ""
+		if v.driverOS() == "windows" {
+			toolkit, compat, where = fl.WindowsMin, fl.MinorCompatWindowsMin, " on the Windows host (WSL2 uses its driver)"
 		}
-		s := fmt.Sprintf("upgrade the NVIDIA driver to >= %s (CUDA %s", floor, fl.CUDA)
-		if fl.MinorCompatLinuxMin != "" && fl.MinorCompatLinuxMin != floor {
-			s += fmt.Sprintf("; >= %s runs it via minor-version compatibility", fl.MinorCompatLinuxMin)
+		floor := toolkit
+		if floor == "" {
+			floor = compat
+		}
+		s := fmt.Sprintf("upgrade the NVIDIA driver%s to >= %s (CUDA %s", where, floor, fl.CUDA)
+		if compat != "" && compat != floor {
+			s += fmt.Sprintf("; >= %s runs it via minor-version compatibility", compat)
 		}
 		parts = append(parts, s+")")
 	}
 	if drv != "" && fw.name != "jax" {
-		req := ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Driver: drv, Platform: "linux", Python: pyMinor(fw.py)}
+		req := ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Driver: drv, DriverOS: v.driverOS(), Platform: "linux", Python: pyMinor(fw.py)}
 		if cmd := v.resolveCmd(req); cmd != "" {
 			parts = append(parts, "or keep the driver: "+cmd)
 		} else {

@@ -78,7 +78,7 @@ func TestVerifyRules(t *testing.T) {
 			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")
 			f.Driver = &host.Driver{Version: "516.94", Source: "nvidia_smi", WSL: true}
 			return f
-		}, []wantFinding{{CatDriverTooOld, SevError, []string{"527.41"}}}},
+		}, []wantFinding{{CatDriverTooOld, SevError, []string{"527.41", "on the Windows host", "pip install torch==2.4.0+cu118"}}}},
 		{"driver CUDA from nvidia-smi below the build's major", func() *host.Facts {
 			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")
 			f.Driver = nil
