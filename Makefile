@@ -53,5 +53,5 @@ load: ## load-test cudb serve on loopback with wrk (installed from Debian when m
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(GO) build -o cudb ./cmd/cudb
 	@./cudb serve --addr 127.0.0.1:18090 2>/dev/null & pid=$$!; sleep 1; \
-	  wrk -t1 -c8 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
+	  wrk -t1 -c4 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
 	  echo "server RSS after the run: $$(ps -o rss= -p $$pid) KiB"; kill $$pid
