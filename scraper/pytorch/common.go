@@ -103,6 +103,19 @@ func (d doc) read(ctx context.Context, in scraper.Input) ([]byte, doc, error) {
 	return b, d, nil
 }
 
+// scrape reads d and parses it, naming what failed to parse and where.
+func (d doc) scrape(ctx context.Context, in scraper.Input, what string, parse func(src []byte, ref string) ([]scraper.Record, error)) ([]scraper.Record, error) {
+	b, got, err := d.read(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := parse(b, got.ref())
+	if err != nil {
+		return nil, fmt.Errorf("failed to parse %s from %s: %w", what, got.ref(), err)
+	}
+	return recs, nil
+}
+
 // facts accumulates one source's facts. A second statement of the same
 // fact identity is folded into the first; a different value becomes a
 // db.Conflict naming both rows, so within-source disagreements are listed

@@ -35,21 +35,13 @@ func (Domains) Name() string { return "pytorch-domains" }
 func (Domains) URL() string  { return visionDoc.page }
 
 func (s Domains) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	b, d, err := visionDoc.read(ctx, in)
+	recs, err := visionDoc.scrape(ctx, in, "the torchvision compatibility table", parseVisionTable)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := parseVisionTable(b, d.ref())
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse the torchvision compatibility table from %s: %w", d.ref(), err)
-	}
-	b, d, err = audioDoc.read(ctx, in)
+	arecs, err := audioDoc.scrape(ctx, in, "the torchaudio compatibility matrix", parseAudioTable)
 	if err != nil {
 		return nil, err
-	}
-	arecs, err := parseAudioTable(b, d.ref())
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse the torchaudio compatibility matrix from %s: %w", d.ref(), err)
 	}
 	return append(recs, arecs...), nil
 }

@@ -28,15 +28,7 @@ func (PreviousVersions) Name() string { return "pytorch-previous-versions" }
 func (PreviousVersions) URL() string  { return prevDoc.page }
 
 func (s PreviousVersions) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	b, d, err := prevDoc.read(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := parsePreviousVersions(b, d.ref())
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse previous versions from %s: %w", d.ref(), err)
-	}
-	return recs, nil
+	return prevDoc.scrape(ctx, in, "previous versions", parsePreviousVersions)
 }
 
 var (

@@ -28,15 +28,7 @@ func (ReleaseMD) Name() string { return "pytorch-release-md" }
 func (ReleaseMD) URL() string  { return releaseDoc.page }
 
 func (s ReleaseMD) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	b, d, err := releaseDoc.read(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := parseReleaseMatrix(b, d.ref())
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse the release compatibility matrix from %s: %w", d.ref(), err)
-	}
-	return recs, nil
+	return releaseDoc.scrape(ctx, in, "the release compatibility matrix", parseReleaseMatrix)
 }
 
 func parseReleaseMatrix(src []byte, ref string) ([]scraper.Record, error) {
