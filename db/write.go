@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // Write builds a fresh database at path from facts: migrations first,

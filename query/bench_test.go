@@ -8,16 +8,6 @@ import (
 	"github.com/cudb/cudb/db"
 )
 
-func embeddedT(t testing.TB) *db.DB {
-	t.Helper()
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func embedded(b *testing.B) *db.DB {
 	b.Helper()
 	d, err := db.OpenImage(context.Background(), data.DB, "embedded")

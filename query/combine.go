@@ -3,11 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // maxPairs bounds the combinations tried; stacks arrive best first, so
@@ -75,13 +76,13 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 			both = m.Platforms
 		default:
 			for _, pl := range m.Platforms {
-				if containsStr(s.Platforms, pl) {
+				if slices.Contains(s.Platforms, pl) {
 					both = append(both, pl)
 				}
 			}
 		}
 		anywhere := len(m.Platforms) == 0 && len(s.Platforms) == 0
-		if !anywhere && (len(both) == 0 || (platform != "" && !containsStr(both, platform))) {
+		if !anywhere && (len(both) == 0 || (platform != "" && !slices.Contains(both, platform))) {
 			conflicts = append(conflicts, Conflict{Kind: "platform", Between: []string{label(prev), label(s)},
 				Message: fmt.Sprintf("%s ships for %s, %s for %s: no common platform", label(prev), strings.Join(prev.Platforms, ", "), label(s), strings.Join(s.Platforms, ", "))})
 		}
@@ -134,7 +135,7 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 			m.NCCL = s.NCCL
 		}
 		for _, pin := range s.Pins {
-			if !containsStr(m.Pins, pin) {
+			if !slices.Contains(m.Pins, pin) {
 				m.Pins = append(m.Pins, pin)
 			}
 		}

@@ -3,10 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // constraints are the host-side limits of a request (driver, GPU) turned
@@ -42,10 +44,10 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 	case "linux", "windows":
 		c.os = p.DriverOS
 	default:
-		return nil, usage("invalid driver OS %q: expected linux or windows", p.DriverOS)
+		return nil, errs.Usage("invalid driver OS %q: expected linux or windows", p.DriverOS)
 	}
 	if p.GPU != "" && p.SM != "" {
-		return nil, usage("give either --gpu or --sm, not both").WithHint("cudb resolve torch --gpu \"Tesla T4\"")
+		return nil, errs.Usage("give either --gpu or --sm, not both").WithHint("cudb resolve torch --gpu \"Tesla T4\"")
 	}
 	if p.GPU != "" {
 		g, err := LookupGPU(ctx, d, p.GPU)
@@ -101,14 +103,14 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 				}
 				c.verdict[s.CUDA] = v
 			}
-			if v.OK && v.Note != "" && !containsStr(s.Notes, "driver "+c.driver+": "+v.Note) {
+			if v.OK && v.Note != "" && !slices.Contains(s.Notes, "driver "+c.driver+": "+v.Note) {
 				s.Notes = append(s.Notes, "driver "+c.driver+": "+v.Note)
 			}
 			return v.OK
 		}, func(before []Stack) string {
 			var reasons []string
 			for _, s := range before {
-				if v, ok := c.verdict[s.CUDA]; ok && v.Reason != "" && !containsStr(reasons, v.Reason) {
+				if v, ok := c.verdict[s.CUDA]; ok && v.Reason != "" && !slices.Contains(reasons, v.Reason) {
 					reasons = append(reasons, v.Reason)
 				}
 			}
@@ -120,7 +122,7 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 	}
 	if c.cc != "" {
 		steps = append(steps, step{"gpu", func(s *Stack) bool {
-			arch := representative(s).ArchList
+			arch := s.Representative().ArchList
 			if arch == "" {
 				return false
 			}
@@ -132,7 +134,7 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 			for _, s := range before {
 				if len(s.ComputeCapabilities) > 0 {
 					l := s.Variant + ": " + strings.Join(s.ComputeCapabilities, " ")
-					if !containsStr(lists, l) {
+					if !slices.Contains(lists, l) {
 						lists = append(lists, l)
 					}
 				}
@@ -157,7 +159,7 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 	for _, req := range p.native {
 		spec, err := version.ParseDottedSpec(req.SpecText())
 		if err != nil {
-			return nil, usage("invalid %s version %q: %v", req.Name, req.SpecText(), err)
+			return nil, errs.Usage("invalid %s version %q: %v", req.Name, req.SpecText(), err)
 		}
 		switch req.Name {
 		case "cuda":
@@ -172,7 +174,7 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 				}
 			}
 			if len(hits) == 0 {
-				return nil, Errorf(CodeNotFound, "no CUDA release matches %s", req.String()).WithHint("cudb matrix cuda")
+				return nil, errs.Errorf(errs.CodeNotFound, "no CUDA release matches %s", req.String()).WithHint("cudb matrix cuda")
 			}
 			out = append(out, ComponentAnswer{Component: "cuda", Version: req.SpecText(), Facts: hits})
 		case "cudnn":
@@ -187,7 +189,7 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 				}
 			}
 			if len(hits) == 0 {
-				return nil, Errorf(CodeNotFound, "no cuDNN release matches %s", req.String()).WithHint("cudb matrix cudnn")
+				return nil, errs.Errorf(errs.CodeNotFound, "no cuDNN release matches %s", req.String()).WithHint("cudb matrix cudnn")
 			}
 			out = append(out, ComponentAnswer{Component: "cudnn", Version: req.SpecText(), Facts: hits})
 		case "driver":
@@ -197,11 +199,11 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 			}
 			out = append(out, ComponentAnswer{Component: "driver", Version: p.Driver, Facts: map[string]string{"max_cuda": mx}})
 		default:
-			return nil, usage("%s alone is not a question cudb answers; add a framework", req.Name).WithHint("cudb resolve torch %s", req.String())
+			return nil, errs.Usage("%s alone is not a question cudb answers; add a framework", req.Name).WithHint("cudb resolve torch %s", req.String())
 		}
 	}
 	if len(out) == 0 {
-		return nil, usage("name a framework (torch, tensorflow, jax, onnxruntime-gpu) or a component (cuda==12.4, cudnn==9.1.0)").WithHint("cudb resolve torch==2.1")
+		return nil, errs.Usage("name a framework (torch, tensorflow, jax, onnxruntime-gpu) or a component (cuda==12.4, cudnn==9.1.0)").WithHint("cudb resolve torch==2.1")
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 // MatrixFunc builds one compatibility table. The value is what
@@ -37,7 +38,7 @@ var Matrices = map[string]MatrixFunc{
 // orEmpty turns "the database has no such builds" into an empty table:
 // a site or API over a partial database still serves its other tables.
 func orEmpty[T any](rows []T, err error) (any, error) {
-	if ErrorCode(err) == CodeNotFound {
+	if errs.CodeOf(err) == errs.CodeNotFound {
 		return []T{}, nil
 	}
 	if rows == nil && err == nil {

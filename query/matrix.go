@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 // TorchRow is one row of `cudb matrix torch`: a torch release × variant
@@ -38,7 +39,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 	case "pip", "conda":
 		channels = []string{channel}
 	default:
-		return nil, usage("invalid channel %q: expected pip or conda", channel).WithHint("cudb matrix torch --channel conda")
+		return nil, errs.Usage("invalid channel %q: expected pip or conda", channel).WithHint("cudb matrix torch --channel conda")
 	}
 	builds, err := LoadBuilds(ctx, d, "torch")
 	if err != nil {

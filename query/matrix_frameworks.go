@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/cudb/cudb/internal/errs"
 )
 
 // TensorFlowRow is one row of `cudb matrix tensorflow`: a GPU build.
@@ -124,7 +126,7 @@ func loadBuilds(ctx context.Context, conn *sql.DB, component string) ([]buildRow
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, Errorf(CodeNotFound, "the database has no %s builds", component).WithHint("cudb db info")
+		return nil, errs.Errorf(errs.CodeNotFound, "the database has no %s builds", component).WithHint("cudb db info")
 	}
 	return out, nil
 }

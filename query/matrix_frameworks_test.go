@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 func TestFrameworkMatrices(t *testing.T) {
@@ -71,7 +72,7 @@ func TestFrameworkMatrices(t *testing.T) {
 	}
 	e, _ := db.OpenFile(ctx, empty)
 	defer e.Close()
-	if _, err := JAXMatrix(ctx, e.SQL); ErrorCode(err) != CodeNotFound {
+	if _, err := JAXMatrix(ctx, e.SQL); errs.CodeOf(err) != errs.CodeNotFound {
 		t.Errorf("empty database: %v, want not_found", err)
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // Floors is the minimum driver for a CUDA toolkit: the toolkit's own
@@ -30,11 +31,11 @@ func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "r"), "R")
 	if !dottedRe().MatchString(t) {
-		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a driver version", s)}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a driver version", s)}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
 	if major < 100 || major > 999 {
-		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("driver version %q is out of range", s)}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("driver version %q is out of range", s)}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
 	}
 	return t, nil
 }
@@ -52,11 +53,11 @@ func ParseSM(s string) (string, error) {
 	} else if m := smRe().FindStringSubmatch(t); m != nil {
 		maj, min = m[1], m[2]
 	} else {
-		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a compute capability", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a compute capability", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	n, _ := strconv.Atoi(maj)
 	if n < 1 || n > 19 {
-		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("compute capability %q is out of range", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("compute capability %q is out of range", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	return strconv.Itoa(n) + "." + min, nil
 }
@@ -72,16 +73,14 @@ func ParseSMKnown(ctx context.Context, d *db.DB, s string) (string, error) {
 		return "", err
 	}
 	if n == 0 {
-		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("no known GPU has compute capability %s", cc)}).WithHint("cudb matrix gpu")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("no known GPU has compute capability %s", cc)}).WithHint("cudb matrix gpu")
 	}
 	return cc, nil
 }
 
-func cmpDotted(a, b string) int { return strings.Compare(version.DottedKey(a), version.DottedKey(b)) }
-
-func majorOf(v string) string { m, _, _ := strings.Cut(v, "."); return m }
-
-func minDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, error) {
+// MinDriver is the driver floor of one CUDA release, OS and kind
+// (toolkit or minor_compat).
+func MinDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, error) {
 	rows, err := cudaDrivers(ctx, d)
 	if err != nil {
 		return "", err
@@ -127,7 +126,7 @@ func cudaDrivers(ctx context.Context, d *db.DB) ([]cudaDriverRow, error) {
 func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) {
 	c := strings.TrimSpace(cuda)
 	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
-		return "", (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
 	table, err := cudaDrivers(ctx, d)
 	if err != nil {
@@ -156,7 +155,7 @@ func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) 
 	if len(all) > 0 {
 		return all[0], nil
 	}
-	return "", (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no driver floor known for CUDA %s", cuda)}).WithHint("cudb matrix cuda")
+	return "", (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no driver floor known for CUDA %s", cuda)}).WithHint("cudb matrix cuda")
 }
 
 // DriverFloors returns the driver floors of a CUDA toolkit.
@@ -171,9 +170,9 @@ func DriverFloors(ctx context.Context, d *db.DB, cuda string) (Floors, error) {
 		cuda, os, kind string
 	}{
 		{&f.LinuxMin, v, "linux", "toolkit"}, {&f.WindowsMin, v, "windows", "toolkit"},
-		{&f.MinorCompatLinuxMin, majorOf(v), "linux", "minor_compat"}, {&f.MinorCompatWindowsMin, majorOf(v), "windows", "minor_compat"},
+		{&f.MinorCompatLinuxMin, version.MajorText(v), "linux", "minor_compat"}, {&f.MinorCompatWindowsMin, version.MajorText(v), "windows", "minor_compat"},
 	} {
-		if *p.dst, err = minDriver(ctx, d, p.cuda, p.os, p.kind); err != nil {
+		if *p.dst, err = MinDriver(ctx, d, p.cuda, p.os, p.kind); err != nil {
 			return Floors{}, err
 		}
 	}
@@ -211,11 +210,11 @@ func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (strin
 		return parts[0] + "." + parts[1], nil
 	}
 	var mc string
-	err = d.SQL.QueryRowContext(ctx, "SELECT max_cuda FROM driver_branch WHERE branch = ?", majorOf(drv)).Scan(&mc)
+	err = d.SQL.QueryRowContext(ctx, "SELECT max_cuda FROM driver_branch WHERE branch = ?", version.MajorText(drv)).Scan(&mc)
 	if err == nil && mc != "" {
 		return mc, nil
 	}
-	return "", (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no CUDA toolkit is known to run on driver %s", drv)}).WithHint("cudb matrix driver")
+	return "", (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA toolkit is known to run on driver %s", drv)}).WithHint("cudb matrix driver")
 }
 
 // DriverVerdict is the answer of CheckDriver.
@@ -235,7 +234,7 @@ func (v DriverVerdict) Err() error {
 	if v.OK {
 		return nil
 	}
-	return &Error{Code: CodeIncompatible, Message: v.Reason}
+	return &errs.Error{Code: errs.CodeIncompatible, Message: v.Reason}
 }
 
 // CheckDriver says whether a (Linux) driver runs CUDA cuda: OK at or
@@ -264,7 +263,7 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 	v := DriverVerdict{Driver: drv, CUDA: fl.CUDA}
 	if mx, err := MaxCUDAForDriverOS(ctx, d, drv, os); err == nil {
 		v.MaxCUDA = mx
-		if a, b := majorOf(mx), majorOf(fl.CUDA); cmpDotted(a, b) < 0 {
+		if a, b := version.MajorText(mx), version.MajorText(fl.CUDA); version.CompareDottedText(a, b) < 0 {
 			v.Reason = fmt.Sprintf("driver %s supports CUDA up to %s; CUDA %s needs a CUDA %s-era driver", drv, mx, fl.CUDA, b)
 			if compat != "" {
 				v.Reason += fmt.Sprintf(" (>= %s)", compat)
@@ -282,10 +281,10 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 	v.Floor = floor
 	switch {
 	case floor == "":
-		return v, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)}).WithHint("cudb matrix cuda")
-	case cmpDotted(drv, floor) < 0:
+		return v, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)}).WithHint("cudb matrix cuda")
+	case version.CompareDottedText(drv, floor) < 0:
 		v.Reason = fmt.Sprintf("driver %s is below the minimum %s for CUDA %s", drv, floor, fl.CUDA)
-	case toolkit != "" && cmpDotted(drv, toolkit) < 0:
+	case toolkit != "" && version.CompareDottedText(drv, toolkit) < 0:
 		v.OK, v.Via = true, "minor_compat"
 		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", toolkit)
 	default:
@@ -408,7 +407,7 @@ func allGPUs(ctx context.Context, d *db.DB) ([]GPU, error) {
 func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	want := normGPU(strings.TrimSpace(name))
 	if want == "" {
-		return GPU{}, (&Error{Code: CodeUsage, Message: "empty GPU name"}).WithHint("a GPU name such as \"RTX 4090\" or \"T4\"")
+		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: "empty GPU name"}).WithHint("a GPU name such as \"RTX 4090\" or \"T4\"")
 	}
 	gs, err := allGPUs(ctx, d)
 	if err != nil {
@@ -428,7 +427,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	}
 	if len(hits) > 1 {
 		names := gpuNames(hits)
-		return GPU{}, (&Error{Code: CodeUsage, Message: fmt.Sprintf("%q names several GPUs: %s", name, strings.Join(names, ", ")), Detail: names}).WithHint("cudb matrix gpu")
+		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q names several GPUs: %s", name, strings.Join(names, ", ")), Detail: names}).WithHint("cudb matrix gpu")
 	}
 	var close []string
 	for _, g := range gs {
@@ -441,7 +440,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	if len(close) > 8 {
 		close = close[:8]
 	}
-	e := &Error{Code: CodeNotFound, Message: fmt.Sprintf("unknown GPU %q", name), Detail: close}
+	e := &errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("unknown GPU %q", name), Detail: close}
 	if len(close) > 0 {
 		e.Message += "; did you mean: " + strings.Join(close, ", ")
 	}

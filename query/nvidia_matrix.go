@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // CUDARow is one row of `cudb matrix cuda`.
@@ -47,11 +48,11 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 		return nil, err
 	}
 	for i := range out {
-		m := majorOf(out[i].CUDA)
-		if out[i].MinorCompatLinuxMinDriver, err = minDriver(ctx, d, m, "linux", "minor_compat"); err != nil {
+		m := version.MajorText(out[i].CUDA)
+		if out[i].MinorCompatLinuxMinDriver, err = MinDriver(ctx, d, m, "linux", "minor_compat"); err != nil {
 			return nil, err
 		}
-		if out[i].MinorCompatWindowsMinDriver, err = minDriver(ctx, d, m, "windows", "minor_compat"); err != nil {
+		if out[i].MinorCompatWindowsMinDriver, err = MinDriver(ctx, d, m, "windows", "minor_compat"); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 func nvDB(t testing.TB) *db.DB {
@@ -60,7 +61,7 @@ func TestDriverFloors(t *testing.T) {
 	if f, _ := DriverFloors(context.Background(), d, "12.1.1"); f.CUDA != "12.1.1" {
 		t.Errorf("12.1.1: %+v", f)
 	}
-	if _, err := DriverFloors(context.Background(), d, "9.9"); ErrorCode(err) != CodeNotFound {
+	if _, err := DriverFloors(context.Background(), d, "9.9"); errs.CodeOf(err) != errs.CodeNotFound {
 		t.Errorf("unknown CUDA: %v", err)
 	}
 }
@@ -85,13 +86,13 @@ func TestCheckDriver(t *testing.T) {
 	}
 	// A 13.x build on a 12.x-era driver: refused.
 	v, err = CheckDriver(ctx, d, "550.54.14", "13.0")
-	if err != nil || v.OK || v.Err() == nil || ErrorCode(v.Err()) != CodeIncompatible {
+	if err != nil || v.OK || v.Err() == nil || errs.CodeOf(v.Err()) != errs.CodeIncompatible {
 		t.Errorf("550 + 13.0: %+v %v", v, err)
 	}
 	if mx, _ := MaxCUDAForDriver(ctx, d, "550.54.14"); mx != "12.4" {
 		t.Errorf("MaxCUDAForDriver(550.54.14) = %q", mx)
 	}
-	if _, err := CheckDriver(ctx, d, "banana", "12.1"); ErrorCode(err) != CodeUsage {
+	if _, err := CheckDriver(ctx, d, "banana", "12.1"); errs.CodeOf(err) != errs.CodeUsage {
 		t.Errorf("banana: %v", err)
 	}
 }
@@ -126,11 +127,11 @@ func TestLookupGPU(t *testing.T) {
 		}
 	}
 	_, err := LookupGPU(context.Background(), d, "RTX 9999")
-	if ErrorCode(err) != CodeNotFound {
+	if errs.CodeOf(err) != errs.CodeNotFound {
 		t.Errorf("unknown: %v", err)
 	}
 	_, err = LookupGPU(context.Background(), d, "RTX 6000")
-	if ErrorCode(err) != CodeNotFound || !strings.Contains(err.Error(), "Quadro RTX 6000") {
+	if errs.CodeOf(err) != errs.CodeNotFound || !strings.Contains(err.Error(), "Quadro RTX 6000") {
 		t.Errorf("close suggestions: %v", err)
 	}
 }
@@ -142,14 +143,14 @@ func TestParsers(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"99.9", "", "banana", "sm_", "0.5"} {
-		if _, err := ParseSM(in); ErrorCode(err) != CodeUsage {
+		if _, err := ParseSM(in); errs.CodeOf(err) != errs.CodeUsage {
 			t.Errorf("ParseSM(%q) should be a usage error: %v", in, err)
 		}
 	}
 	for _, in := range []string{"banana", "", "99999999.1", "5", "1.2.3.4.5"} {
 		_, err := ParseDriver(in)
-		var e *Error
-		if ErrorCode(err) != CodeUsage || !asErr(err, &e) || e.Hint == "" {
+		var e *errs.Error
+		if errs.CodeOf(err) != errs.CodeUsage || !asErr(err, &e) || e.Hint == "" {
 			t.Errorf("ParseDriver(%q) should be a usage error with a hint: %v", in, err)
 		}
 	}
@@ -158,8 +159,8 @@ func TestParsers(t *testing.T) {
 	}
 }
 
-func asErr(err error, e **Error) bool {
-	x, ok := err.(*Error)
+func asErr(err error, e **errs.Error) bool {
+	x, ok := err.(*errs.Error)
 	*e = x
 	return ok
 }

@@ -3,8 +3,12 @@ package query
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query/querytest"
 )
 
 // These tests ask the embedded database (the committed data) the
@@ -12,13 +16,13 @@ import (
 
 func resolveReal(t *testing.T, req ResolveRequest) (*Resolution, error) {
 	t.Helper()
-	return Resolve(context.Background(), embeddedT(t), req)
+	return Resolve(context.Background(), querytest.Embedded(t), req)
 }
 
 func TestResolveDriverRefusesOldBranch(t *testing.T) {
 	_, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Driver: "470.82.01"})
-	var qe *Error
-	if !errors.As(err, &qe) || qe.Code != CodeNotFound || !strings.Contains(qe.Message, "525.60.13") {
+	var qe *errs.Error
+	if !errors.As(err, &qe) || qe.Code != errs.CodeNotFound || !strings.Contains(qe.Message, "525.60.13") {
 		t.Fatalf("a 470 driver with cu121 must be refused naming the 12.x floor, got %v", err)
 	}
 }
@@ -64,15 +68,15 @@ func TestResolveK80(t *testing.T) {
 		}
 	}
 	best := res.Stacks[0]
-	if !containsStr(best.ComputeCapabilities, "3.7") {
+	if !slices.Contains(best.ComputeCapabilities, "3.7") {
 		t.Errorf("best K80 stack %s %s lacks sm_37: %v", best.Packages["torch"], best.Variant, best.ComputeCapabilities)
 	}
 }
 
 func TestResolveBlackwellWithoutKernels(t *testing.T) {
 	_, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.5.1"}, GPU: "GeForce RTX 5090"})
-	var qe *Error
-	if !errors.As(err, &qe) || qe.Code != CodeNotFound || !strings.Contains(qe.Message, "12.0") {
+	var qe *errs.Error
+	if !errors.As(err, &qe) || qe.Code != errs.CodeNotFound || !strings.Contains(qe.Message, "12.0") {
 		t.Fatalf("sm_120 on torch 2.5.1: %v", err)
 	}
 }
@@ -98,18 +102,18 @@ func TestResolveComponentQuestions(t *testing.T) {
 func TestResolveConstraintErrors(t *testing.T) {
 	cases := []struct {
 		req  ResolveRequest
-		code Code
+		code errs.Code
 	}{
-		{ResolveRequest{Requirements: []string{"torch"}, Driver: "banana"}, CodeUsage},
-		{ResolveRequest{Requirements: []string{"torch"}, SM: "99.9"}, CodeUsage},
-		{ResolveRequest{Requirements: []string{"torch"}, GPU: "Voodoo 3dfx 9000"}, CodeNotFound},
-		{ResolveRequest{Requirements: []string{"torch"}, GPU: "T4", SM: "7.5"}, CodeUsage},
-		{ResolveRequest{Requirements: []string{"cuda==99.1"}}, CodeNotFound},
+		{ResolveRequest{Requirements: []string{"torch"}, Driver: "banana"}, errs.CodeUsage},
+		{ResolveRequest{Requirements: []string{"torch"}, SM: "99.9"}, errs.CodeUsage},
+		{ResolveRequest{Requirements: []string{"torch"}, GPU: "Voodoo 3dfx 9000"}, errs.CodeNotFound},
+		{ResolveRequest{Requirements: []string{"torch"}, GPU: "T4", SM: "7.5"}, errs.CodeUsage},
+		{ResolveRequest{Requirements: []string{"cuda==99.1"}}, errs.CodeNotFound},
 	}
 	for _, tc := range cases {
 		_, err := resolveReal(t, tc.req)
-		if ErrorCode(err) != tc.code {
-			t.Errorf("%+v: %v (code %s, want %s)", tc.req, err, ErrorCode(err), tc.code)
+		if errs.CodeOf(err) != tc.code {
+			t.Errorf("%+v: %v (code %s, want %s)", tc.req, err, errs.CodeOf(err), tc.code)
 		}
 	}
 }

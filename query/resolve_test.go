@@ -3,10 +3,13 @@ package query
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudb/cudb/internal/errs"
 )
 
 func stackKeys(stacks []Stack) []string {
@@ -123,26 +126,26 @@ func TestResolveErrors(t *testing.T) {
 	d := fixtureDB(t)
 	cases := []struct {
 		req      ResolveRequest
-		code     Code
+		code     errs.Code
 		contains []string
 	}{
-		{ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "9.9"}, CodeNotFound, []string{"CUDA ==9.9", "cu121", "cu118"}},
-		{ResolveRequest{Requirements: []string{"torch==9.1"}}, CodeNotFound, []string{"no torch release matches torch==9.1"}},
-		{ResolveRequest{Requirements: []string{"torch==="}}, CodeUsage, []string{"invalid requirement"}},
-		{ResolveRequest{Requirements: []string{"torch>=abc"}}, CodeUsage, []string{"invalid requirement"}},
-		{ResolveRequest{Requirements: []string{"numpy==1.0"}}, CodeUsage, []string{"unknown component"}},
-		{ResolveRequest{}, CodeUsage, []string{"at least one requirement"}},
-		{ResolveRequest{Requirements: []string{"torch"}, Platform: "beos"}, CodeUsage, []string{"--platform"}},
-		{ResolveRequest{Requirements: []string{"torch"}, Python: "banana"}, CodeUsage, []string{"--python"}},
-		{ResolveRequest{Requirements: []string{"torch"}, CUDA: "twelve"}, CodeUsage, []string{"--cuda"}},
-		{ResolveRequest{Requirements: []string{"torch==2.1"}, Python: "3.12"}, CodeNotFound, []string{"Python 3.12", "3.8–3.11"}},
-		{ResolveRequest{Requirements: []string{"torch==2.1"}, Platform: "macos"}, CodeNotFound, []string{"platform macos", "linux, windows"}},
+		{ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "9.9"}, errs.CodeNotFound, []string{"CUDA ==9.9", "cu121", "cu118"}},
+		{ResolveRequest{Requirements: []string{"torch==9.1"}}, errs.CodeNotFound, []string{"no torch release matches torch==9.1"}},
+		{ResolveRequest{Requirements: []string{"torch==="}}, errs.CodeUsage, []string{"invalid requirement"}},
+		{ResolveRequest{Requirements: []string{"torch>=abc"}}, errs.CodeUsage, []string{"invalid requirement"}},
+		{ResolveRequest{Requirements: []string{"numpy==1.0"}}, errs.CodeUsage, []string{"unknown component"}},
+		{ResolveRequest{}, errs.CodeUsage, []string{"at least one requirement"}},
+		{ResolveRequest{Requirements: []string{"torch"}, Platform: "beos"}, errs.CodeUsage, []string{"--platform"}},
+		{ResolveRequest{Requirements: []string{"torch"}, Python: "banana"}, errs.CodeUsage, []string{"--python"}},
+		{ResolveRequest{Requirements: []string{"torch"}, CUDA: "twelve"}, errs.CodeUsage, []string{"--cuda"}},
+		{ResolveRequest{Requirements: []string{"torch==2.1"}, Python: "3.12"}, errs.CodeNotFound, []string{"Python 3.12", "3.8–3.11"}},
+		{ResolveRequest{Requirements: []string{"torch==2.1"}, Platform: "macos"}, errs.CodeNotFound, []string{"platform macos", "linux, windows"}},
 	}
 	for _, tc := range cases {
 		_, err := Resolve(context.Background(), d, tc.req)
-		var qe *Error
+		var qe *errs.Error
 		if !errors.As(err, &qe) {
-			t.Errorf("%+v: want *Error, got %v", tc.req, err)
+			t.Errorf("%+v: want *errs.Error, got %v", tc.req, err)
 			continue
 		}
 		if qe.Code != tc.code {
@@ -183,7 +186,7 @@ func TestResolveTwoFrameworks(t *testing.T) {
 	for _, s := range res.Suggestions {
 		sugg = append(sugg, strings.Join(s.Requirements, " "))
 	}
-	if !containsStr(sugg, "torch==2.3.1 tensorflow==2.17.0") {
+	if !slices.Contains(sugg, "torch==2.3.1 tensorflow==2.17.0") {
 		t.Errorf("suggestions = %v", sugg)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 )
 
@@ -80,6 +81,18 @@ func Path(t testing.TB) string {
 func Open(t testing.TB) *db.DB {
 	t.Helper()
 	d, err := db.OpenFile(context.Background(), Path(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// Embedded opens the real database embedded in the binary, closed when the
+// test ends.
+func Embedded(t testing.TB) *db.DB {
+	t.Helper()
+	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/nvsrc"
 )

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/nvsrc"
 )

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/mdtab"
 	"github.com/cudb/cudb/scraper/internal/srcio"

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 // Exit codes; `cudb help exit-codes` documents them.
@@ -21,11 +21,11 @@ const (
 )
 
 // exitCodes is the one table from error code to exit status.
-var exitCodes = map[query.Code]int{
-	query.CodeInternal:     ExitError,
-	query.CodeUsage:        ExitUsage,
-	query.CodeIncompatible: ExitIncompatible,
-	query.CodeNotFound:     ExitNoMatch,
+var exitCodes = map[errs.Code]int{
+	errs.CodeInternal:     ExitError,
+	errs.CodeUsage:        ExitUsage,
+	errs.CodeIncompatible: ExitIncompatible,
+	errs.CodeNotFound:     ExitNoMatch,
 }
 
 // Main runs cudb with args (without the program name) and returns the
@@ -42,11 +42,11 @@ func Main(args []string, s *cli.Streams) int {
 		return silent.Code
 	}
 	if strings.HasPrefix(err.Error(), "unknown command") {
-		err = (&query.Error{Code: query.CodeUsage, Message: err.Error()}).WithHint("cudb --help")
+		err = (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).WithHint("cudb --help")
 	}
-	code := exitCodes[query.ErrorCode(err)]
+	code := exitCodes[errs.CodeOf(err)]
 	fmt.Fprintf(s.ErrOut, "error: %s\n", err.Error())
-	var qe *query.Error
+	var qe *errs.Error
 	if errors.As(err, &qe) && qe.Hint != "" {
 		fmt.Fprintf(s.ErrOut, "Try: %s\n", qe.Hint)
 	}

@@ -98,7 +98,7 @@ func TestVerifyCLIProbeFailure(t *testing.T) {
 	}
 }
 
-const reportDir = "../../../../query/report/testdata"
+const reportDir = "../../../../internal/host/report/testdata"
 
 func TestVerifyCLIFrom(t *testing.T) {
 	code, out, stderr := run(t, false, "verify", "--from", filepath.Join(reportDir, "errors_only.txt"), "--json")

@@ -5,16 +5,18 @@ import (
 	"io"
 	"strings"
 
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/report"
 	"github.com/spf13/cobra"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/verify"
 )
 
 func init() { register(newExplainCmd) }
 
 // ExplainResult is `cudb explain --json`.
 type ExplainResult struct {
-	Findings []query.Finding `json:"findings"`
+	Findings []verify.Finding `json:"findings"`
 }
 
 func newExplainCmd(f *Factory) *cobra.Command {
@@ -40,7 +42,7 @@ Exit status: 0 when a cause was found, 4 when no known cause matches.`,
 					return fmt.Errorf("failed to read standard input: %w", err)
 				}
 				if len(b) > report.MaxSize {
-					return &query.Error{Code: query.CodeUsage, Message: "the text is larger than 4 MiB"}
+					return &errs.Error{Code: errs.CodeUsage, Message: "the text is larger than 4 MiB"}
 				}
 				text = string(b)
 			}
@@ -48,7 +50,7 @@ Exit status: 0 when a cause was found, 4 when no known cause matches.`,
 			if err != nil {
 				return err
 			}
-			fs, err := query.Explain(c.Context(), d, text)
+			fs, err := verify.Explain(c.Context(), d, text)
 			if err != nil {
 				return err
 			}

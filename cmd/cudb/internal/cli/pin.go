@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/pin"
 )
 
 func init() { register(newPinCmd) }
@@ -52,7 +55,7 @@ naming the conflicts; a request nothing matches exits 4.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(query.PinFormats, ", "))
+	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of standard output")
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
@@ -60,9 +63,9 @@ naming the conflicts; a request nothing matches exits 4.`,
 }
 
 func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
-	if !containsString(query.PinFormats, opts.Format) {
-		return (&query.Error{Code: query.CodeUsage,
-			Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(query.PinFormats, ", "))}).
+	if !containsString(pin.PinFormats, opts.Format) {
+		return (&errs.Error{Code: errs.CodeUsage,
+			Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(pin.PinFormats, ", "))}).
 			WithHint("cudb pin torch==2.1 --format requirements")
 	}
 	ctx := c.Context()
@@ -70,7 +73,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := query.Pins(ctx, d, opts.ResolveRequest, opts.Format, query.PinOptions{CudbVersion: Version, Devel: opts.Devel})
+	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel})
 	if err != nil {
 		if res != nil && f.JSON {
 			// The conflicts are the answer: print them, then exit 3.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 	"github.com/spf13/cobra"
 )
 

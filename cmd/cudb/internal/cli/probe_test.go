@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 )
 
 func TestProbeCmdReplay(t *testing.T) {

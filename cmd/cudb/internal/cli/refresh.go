@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cudb/cudb/query"
+	"github.com/spf13/cobra"
+
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/fetch"
-	"github.com/spf13/cobra"
 )
 
 func init() { register(newRefreshCmd) }
@@ -184,7 +185,7 @@ func selectSources(all []scraper.Source, names []string) ([]scraper.Source, erro
 			for _, s := range all {
 				known = append(known, s.Name())
 			}
-			return nil, query.Errorf(query.CodeUsage, "unknown source %q (sources: %s)", n, strings.Join(known, ", ")).WithHint("cudb refresh --help")
+			return nil, errs.Errorf(errs.CodeUsage, "unknown source %q (sources: %s)", n, strings.Join(known, ", ")).WithHint("cudb refresh --help")
 		}
 		out = append(out, found)
 	}

@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query"
-	"github.com/spf13/cobra"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 // Version is cudb's own version, set at link time (-ldflags -X).
@@ -108,7 +109,7 @@ func register(c func(*Factory) *cobra.Command) { commands = append(commands, c) 
 
 // usageError is a usage error whose hint is the command's help.
 func usageError(c *cobra.Command, msg string) error {
-	return (&query.Error{Code: query.CodeUsage, Message: msg}).WithHint("%s --help", c.CommandPath())
+	return (&errs.Error{Code: errs.CodeUsage, Message: msg}).WithHint("%s --help", c.CommandPath())
 }
 
 // noArgs rejects positional arguments with a usage error.
@@ -148,8 +149,8 @@ Errors go to standard error, once; with --json, standard output carries only JSO
 	}
 }
 
-// isQueryError reports whether err is a *query.Error with code.
-func isQueryError(err error, code query.Code) bool {
-	var e *query.Error
+// isQueryError reports whether err is a *errs.Error with code.
+func isQueryError(err error, code errs.Code) bool {
+	var e *errs.Error
 	return errors.As(err, &e) && e.Code == code
 }

@@ -9,12 +9,16 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"github.com/cudb/cudb/cmd/cudb/internal/httpapi"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/report"
-	"github.com/spf13/cobra"
+	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/query/verify"
 )
 
 func init() { register(newServeCmd) }
@@ -62,9 +66,9 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	srv := &httpapi.Server{DB: d, Version: Version, Log: f.IO.ErrOut}
 	srv.Pin = func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error) {
 		if format == "json" {
-			return query.Pins(ctx, d, r, "requirements", query.PinOptions{CudbVersion: Version})
+			return pin.Pins(ctx, d, r, "requirements", pin.PinOptions{CudbVersion: Version})
 		}
-		res, err := query.Pins(ctx, d, r, format, query.PinOptions{CudbVersion: Version})
+		res, err := pin.Pins(ctx, d, r, format, pin.PinOptions{CudbVersion: Version})
 		if err != nil {
 			return nil, err
 		}
@@ -73,13 +77,13 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	srv.Verify = func(ctx context.Context, d *db.DB, body []byte) (any, error) {
 		facts, _, err := report.Parse(body)
 		if err != nil {
-			return nil, (&query.Error{Code: query.CodeUsage, Message: err.Error()}).
+			return nil, (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).
 				WithHint("POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)")
 		}
-		return query.Verify(ctx, d, facts)
+		return verify.Verify(ctx, d, facts)
 	}
 	srv.Explain = func(ctx context.Context, d *db.DB, text string) (any, error) {
-		findings, err := query.Explain(ctx, d, text)
+		findings, err := verify.Explain(ctx, d, text)
 		if err != nil {
 			return nil, err
 		}

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/host"
-	"github.com/cudb/cudb/query/report"
 	"github.com/spf13/cobra"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/probe"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/verify"
 )
 
 func init() { register(newVerifyCmd) }
@@ -36,13 +38,13 @@ var VerifyFormats = []string{"text", "json", "prometheus"}
 // FileReport is one --from file's report when several are judged.
 type FileReport struct {
 	File string `json:"file"`
-	*query.Report
+	*verify.Report
 }
 
 // MultiReport is `cudb verify --from A --from B --json`.
 type MultiReport struct {
-	Reports []FileReport  `json:"reports"`
-	Summary query.Summary `json:"summary"`
+	Reports []FileReport   `json:"reports"`
+	Summary verify.Summary `json:"summary"`
 }
 
 func newVerifyCmd(f *Factory) *cobra.Command {
@@ -80,7 +82,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				opts.Format = "json"
 			}
 			if !containsString(VerifyFormats, opts.Format) {
-				return (&query.Error{Code: query.CodeUsage, Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(VerifyFormats, ", "))}).
+				return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(VerifyFormats, ", "))}).
 					WithHint("cudb verify --format prometheus")
 			}
 			d, err := f.DB(c.Context())
@@ -93,7 +95,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
-				r, err := query.Verify(c.Context(), d, facts)
+				r, err := verify.Verify(c.Context(), d, facts)
 				if err != nil {
 					return err
 				}
@@ -107,10 +109,10 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				}
 				facts, _, err := report.Parse(text)
 				if err != nil {
-					return (&query.Error{Code: query.CodeUsage, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
+					return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
 						WithHint("cudb verify --from collect_env.txt (python -m torch.utils.collect_env > collect_env.txt)")
 				}
-				r, err := query.Verify(c.Context(), d, facts)
+				r, err := verify.Verify(c.Context(), d, facts)
 				if err != nil {
 					return err
 				}
@@ -176,7 +178,7 @@ func displayName(name string) string {
 func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	if name == "-" {
 		if *stdinUsed {
-			return nil, (&query.Error{Code: query.CodeUsage, Message: "standard input (-) can be read only once"}).WithHint("cudb verify --from - --from other.txt")
+			return nil, (&errs.Error{Code: errs.CodeUsage, Message: "standard input (-) can be read only once"}).WithHint("cudb verify --from - --from other.txt")
 		}
 		*stdinUsed = true
 		b, err := io.ReadAll(io.LimitReader(in, report.MaxSize+1))
@@ -187,7 +189,7 @@ func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	}
 	fh, err := os.Open(name)
 	if err != nil {
-		return nil, (&query.Error{Code: query.CodeUsage, Message: fmt.Sprintf("cannot read report: %v", err)}).WithHint("cudb verify --from collect_env.txt")
+		return nil, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("cannot read report: %v", err)}).WithHint("cudb verify --from collect_env.txt")
 	}
 	defer fh.Close()
 	b, err := io.ReadAll(io.LimitReader(fh, report.MaxSize+1))
@@ -197,8 +199,8 @@ func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	return b, nil
 }
 
-func totalSummary(reps []FileReport) query.Summary {
-	var s query.Summary
+func totalSummary(reps []FileReport) verify.Summary {
+	var s verify.Summary
 	for _, r := range reps {
 		s.Errors += r.Summary.Errors
 		s.Warnings += r.Summary.Warnings
@@ -238,7 +240,7 @@ func writeVerify(f *Factory, format string, reps []FileReport) error {
 	return err
 }
 
-func summaryLine(s query.Summary) string {
+func summaryLine(s verify.Summary) string {
 	state := "healthy"
 	if !s.Healthy {
 		state = "problems found"
@@ -247,10 +249,10 @@ func summaryLine(s query.Summary) string {
 }
 
 // writeFindings is the human report, grouped by severity.
-func writeFindings(b *strings.Builder, r *query.Report) {
+func writeFindings(b *strings.Builder, r *verify.Report) {
 	fmt.Fprintf(b, "%s\n", summaryLine(r.Summary))
-	for _, sev := range query.Severities {
-		var fs []query.Finding
+	for _, sev := range verify.Severities {
+		var fs []verify.Finding
 		for _, x := range r.Findings {
 			if x.Severity == sev {
 				fs = append(fs, x)
@@ -308,8 +310,8 @@ func Prometheus(reps []FileReport) string {
 		for _, x := range r.Findings {
 			count[[2]string{x.Severity, x.Category}]++
 		}
-		for _, sev := range query.Severities {
-			for _, cat := range query.Categories {
+		for _, sev := range verify.Severities {
+			for _, cat := range verify.Categories {
 				fmt.Fprintf(&b, "cudb_verify_findings%s %d\n", lbl(r, "severity", sev, "category", cat), count[[2]string{sev, cat}])
 			}
 		}

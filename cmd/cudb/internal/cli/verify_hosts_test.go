@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/report"
-	"github.com/google/go-cmp/cmp"
+	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/verify"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the verify golden files")
@@ -46,7 +47,7 @@ type goldenReport struct {
 	Findings []goldenFinding `json:"findings"`
 }
 
-func toGolden(r *query.Report) goldenReport {
+func toGolden(r *verify.Report) goldenReport {
 	g := goldenReport{Healthy: r.Summary.Healthy, Findings: []goldenFinding{}}
 	for _, f := range r.Findings {
 		g.Findings = append(g.Findings, goldenFinding{f.Category, f.Severity, f.Message, f.Fix})
@@ -82,7 +83,7 @@ func compareVerifyGolden(t *testing.T, path string, got goldenReport) {
 	}
 }
 
-func verifyHost(t testing.TB, d *db.DB, name string) *query.Report {
+func verifyHost(t testing.TB, d *db.DB, name string) *verify.Report {
 	t.Helper()
 	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, name))
 	if err != nil {
@@ -95,7 +96,7 @@ func verifyHost(t testing.TB, d *db.DB, name string) *query.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := query.Verify(context.Background(), d, facts)
+	r, err := verify.Verify(context.Background(), d, facts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestVerifyFakeHosts(t *testing.T) {
 func TestVerifyReports(t *testing.T) {
 	d := embeddedDB(t)
 	var files []string
-	for _, pat := range []string{"../../../../query/report/testdata/*.txt", "../../../../query/report/testdata/probe.json"} {
+	for _, pat := range []string{"../../../../internal/host/report/testdata/*.txt", "../../../../internal/host/report/testdata/probe.json"} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}
@@ -146,7 +147,7 @@ func TestVerifyReports(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			r, err := query.Verify(context.Background(), d, facts)
+			r, err := verify.Verify(context.Background(), d, facts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +170,7 @@ func TestVerifyHangingSMI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := query.Verify(context.Background(), d, facts)
+	r, err := verify.Verify(context.Background(), d, facts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestVerifyHangingSMI(t *testing.T) {
 		t.Fatalf("probe + verify took %s with a 200ms command timeout", el)
 	}
 	for _, f := range r.Findings {
-		if f.Category == query.CatProbeIncomplete && f.Severity == query.SevWarning && strings.Contains(f.Message, "did not answer within 200ms") {
+		if f.Category == verify.CatProbeIncomplete && f.Severity == verify.SevWarning && strings.Contains(f.Message, "did not answer within 200ms") {
 			return
 		}
 	}
@@ -199,7 +200,7 @@ func BenchmarkVerifyFakeHost(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := query.Verify(context.Background(), d, facts)
+		r, err := verify.Verify(context.Background(), d, facts)
 		if err != nil || !r.Summary.Healthy {
 			b.Fatalf("%v %+v", err, r)
 		}
@@ -208,9 +209,9 @@ func BenchmarkVerifyFakeHost(b *testing.B) {
 
 // findingWith returns the findings of category cat, and fails unless
 // exactly one has every wanted evidence fragment.
-func findingWith(t *testing.T, r *query.Report, cat string, evidence ...string) query.Finding {
+func findingWith(t *testing.T, r *verify.Report, cat string, evidence ...string) verify.Finding {
 	t.Helper()
-	var got []query.Finding
+	var got []verify.Finding
 	for _, f := range r.Findings {
 		if f.Category == cat {
 			got = append(got, f)
@@ -240,20 +241,20 @@ func TestVerifyDeepHosts(t *testing.T) {
 	})
 	t.Run("cudnn loaded at runtime", func(t *testing.T) {
 		r := verifyHost(t, d, "deep-cudnn-runtime")
-		f := findingWith(t, r, query.CatCUDNNMismatch, "cuDNN loaded at runtime: 8.2.4", "cuDNN loaded first: 8.2.4 /opt/cudnn-8.2", "found runtime version (8, 2, 4)")
+		f := findingWith(t, r, verify.CatCUDNNMismatch, "cuDNN loaded at runtime: 8.2.4", "cuDNN loaded first: 8.2.4 /opt/cudnn-8.2", "found runtime version (8, 2, 4)")
 		if !strings.Contains(f.Message, "loaded at runtime") {
 			t.Errorf("message %q does not say loaded at runtime", f.Message)
 		}
-		findingWith(t, r, query.CatMultipleCUDALibs, "cuDNN loaded at runtime: 8.2.4")
+		findingWith(t, r, verify.CatMultipleCUDALibs, "cuDNN loaded at runtime: 8.2.4")
 	})
 	t.Run("cuda unavailable, driver too old", func(t *testing.T) {
 		r := verifyHost(t, d, "deep-driver-too-old")
-		findingWith(t, r, query.CatDriverTooOld, "driver: 470.182.03", "torch.cuda.is_available(): False (RuntimeError: The NVIDIA driver on your system is too old (found version 11040)")
+		findingWith(t, r, verify.CatDriverTooOld, "driver: 470.182.03", "torch.cuda.is_available(): False (RuntimeError: The NVIDIA driver on your system is too old (found version 11040)")
 	})
 	t.Run("import torch fails", func(t *testing.T) {
 		r := verifyHost(t, d, "deep-import-fails")
-		f := findingWith(t, r, query.CatCUDNNMissing, "import torch: OSError: libcudnn.so.9: cannot open shared object file")
-		if f.Severity != query.SevError || !strings.Contains(f.Fix, "nvidia-cudnn-cu12==9.1.0.70") {
+		f := findingWith(t, r, verify.CatCUDNNMissing, "import torch: OSError: libcudnn.so.9: cannot open shared object file")
+		if f.Severity != verify.SevError || !strings.Contains(f.Fix, "nvidia-cudnn-cu12==9.1.0.70") {
 			t.Errorf("want an error naming torch's own cuDNN pin, got %+v", f)
 		}
 	})
@@ -268,12 +269,12 @@ func TestVerifyDeepHosts(t *testing.T) {
 		}
 		// A source build without sm_90: the database's list has it.
 		facts.Pythons[0].Runtime.Torch.ArchList = []string{"sm_80", "sm_86"}
-		r, err := query.Verify(context.Background(), d, facts)
+		r, err := verify.Verify(context.Background(), d, facts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := findingWith(t, r, query.CatArchUnsupported, "at runtime (torch.cuda.get_arch_list(), preferred over the database's", "sm_80 sm_86")
-		if f.Severity != query.SevError {
+		f := findingWith(t, r, verify.CatArchUnsupported, "at runtime (torch.cuda.get_arch_list(), preferred over the database's", "sm_80 sm_86")
+		if f.Severity != verify.SevError {
 			t.Errorf("want an error, got %+v", f)
 		}
 	})
@@ -288,8 +289,8 @@ func TestVerifyHangingInterpreter(t *testing.T) {
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("probe + verify took %s with a 100ms interpreter timeout", el)
 	}
-	f := findingWith(t, r, query.CatProbeIncomplete, "interpreter: timed out")
-	if f.Severity != query.SevWarning || !strings.Contains(f.Message, "/home/u/venv/bin/python did not answer within 100ms") || !strings.Contains(f.Fix, "/home/u/venv/bin/python -c") {
+	f := findingWith(t, r, verify.CatProbeIncomplete, "interpreter: timed out")
+	if f.Severity != verify.SevWarning || !strings.Contains(f.Message, "/home/u/venv/bin/python did not answer within 100ms") || !strings.Contains(f.Fix, "/home/u/venv/bin/python -c") {
 		t.Errorf("got %+v", f)
 	}
 	if r.Facts.Pythons[0].Runtime != nil {

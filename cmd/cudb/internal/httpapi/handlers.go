@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) matrix(w http.ResponseWriter, r *http.Request) error {
 	}
 	build, ok := query.Matrices[name]
 	if !ok {
-		return query.Errorf(query.CodeNotFound, "unknown table %q", name).
+		return errs.Errorf(errs.CodeNotFound, "unknown table %q", name).
 			WithHint("one of: %s (GET /v1/matrix/ lists them)", strings.Join(query.MatrixNames(), ", "))
 	}
 	return s.cached(w, r, "matrix\x00"+name, func(d *db.DB) (*response, error) {
@@ -88,7 +89,7 @@ func (s *Server) matrix(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) matrixIndex(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Path != "/v1/matrix/" {
-		return query.Errorf(query.CodeNotFound, "no endpoint %s", r.URL.Path).WithHint("GET /v1/matrix/{table}")
+		return errs.Errorf(errs.CodeNotFound, "no endpoint %s", r.URL.Path).WithHint("GET /v1/matrix/{table}")
 	}
 	return s.sendJSON(w, http.StatusOK, map[string][]string{"tables": query.MatrixNames()})
 }
@@ -102,7 +103,7 @@ func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if limit != 0 {
-		return query.Errorf(query.CodeUsage, "limit does not apply to pins").WithHint("GET /v1/pin?req=torch==2.1&cuda=12.1")
+		return errs.Errorf(errs.CodeUsage, "limit does not apply to pins").WithHint("GET /v1/pin?req=torch==2.1&cuda=12.1")
 	}
 	format := r.URL.Query().Get("format")
 	// format=json (the default) answers the pin result as JSON; any pin
@@ -174,12 +175,12 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(body, &in); err != nil {
-			return query.Errorf(query.CodeUsage, "invalid JSON body: %v", err).WithHint(`POST /v1/explain with {"text": "<error message>"} or the plain text`)
+			return errs.Errorf(errs.CodeUsage, "invalid JSON body: %v", err).WithHint(`POST /v1/explain with {"text": "<error message>"} or the plain text`)
 		}
 		text = in.Text
 	}
 	if strings.TrimSpace(text) == "" {
-		return query.Errorf(query.CodeUsage, "the body is empty: send the error message to explain").
+		return errs.Errorf(errs.CodeUsage, "the body is empty: send the error message to explain").
 			WithHint("curl --data-binary @error.txt http://127.0.0.1:8080/v1/explain")
 	}
 	var v any
@@ -224,13 +225,13 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 func unimplemented(what string) error {
-	return query.Errorf(codeUnimplemented, "%s is not available in this build of the server", what).
+	return errs.Errorf(codeUnimplemented, "%s is not available in this build of the server", what).
 		WithHint("cudb %s (the command line)", what)
 }
 
 // readBody reads at most MaxBody bytes; more is a 413.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := query.Errorf(codeTooLarge, "the body is larger than %d bytes", MaxBody).
+	tooLarge := errs.Errorf(codeTooLarge, "the body is larger than %d bytes", MaxBody).
 		WithHint("send the relevant part of the report (at most 1 MiB)")
 	if r.ContentLength > MaxBody {
 		return nil, tooLarge
@@ -242,7 +243,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, tooLarge
 	}
 	if err != nil {
-		return nil, query.Errorf(query.CodeUsage, "failed to read the body: %v", err)
+		return nil, errs.Errorf(errs.CodeUsage, "failed to read the body: %v", err)
 	}
 	return buf.Bytes(), nil
 }

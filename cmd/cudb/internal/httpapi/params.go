@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
 )
 
@@ -32,12 +33,12 @@ func checkParams(q url.Values, allowed map[string]bool, repeatable string, hint 
 			}
 			sort.Strings(known)
 			if len(known) == 0 {
-				return query.Errorf(query.CodeUsage, "unknown parameter %q: this endpoint takes none", k).WithHint("%s", hint)
+				return errs.Errorf(errs.CodeUsage, "unknown parameter %q: this endpoint takes none", k).WithHint("%s", hint)
 			}
-			return query.Errorf(query.CodeUsage, "unknown parameter %q (parameters: %s)", k, strings.Join(known, ", ")).WithHint("%s", hint)
+			return errs.Errorf(errs.CodeUsage, "unknown parameter %q (parameters: %s)", k, strings.Join(known, ", ")).WithHint("%s", hint)
 		}
 		if k != repeatable && len(q[k]) > 1 {
-			return query.Errorf(query.CodeUsage, "parameter %q given %d times", k, len(q[k])).WithHint("%s", hint)
+			return errs.Errorf(errs.CodeUsage, "parameter %q given %d times", k, len(q[k])).WithHint("%s", hint)
 		}
 	}
 	return nil
@@ -75,7 +76,7 @@ func parseResolve(q url.Values, extra ...string) (query.ResolveRequest, int, err
 	if s := q.Get("limit"); s != "" {
 		limit, err = strconv.Atoi(s)
 		if err != nil || limit < 0 {
-			return r, 0, query.Errorf(query.CodeUsage, "invalid limit %q: expected a whole number, 0 or more", s).WithHint("GET /v1/resolve?req=torch&limit=3")
+			return r, 0, errs.Errorf(errs.CodeUsage, "invalid limit %q: expected a whole number, 0 or more", s).WithHint("GET /v1/resolve?req=torch&limit=3")
 		}
 	}
 	return r, limit, nil
@@ -93,7 +94,7 @@ func boolParam(q url.Values, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(vs[0])
 	if err != nil {
-		return false, query.Errorf(query.CodeUsage, "invalid %s %q: expected true or false", name, vs[0]).WithHint("GET /v1/resolve?req=torch==2.1&%s=true", name)
+		return false, errs.Errorf(errs.CodeUsage, "invalid %s %q: expected true or false", name, vs[0]).WithHint("GET /v1/resolve?req=torch==2.1&%s=true", name)
 	}
 	return b, nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
 )
 
@@ -106,7 +107,7 @@ func (s *Server) init() {
 		s.route(mux, "/v1/meta", http.MethodGet, s.meta)
 		s.route(mux, "/healthz", http.MethodGet, s.health)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, r, query.Errorf(query.CodeNotFound, "no endpoint %s", r.URL.Path).
+			s.writeError(w, r, errs.Errorf(errs.CodeNotFound, "no endpoint %s", r.URL.Path).
 				WithHint("GET /v1/resolve, /v1/matrix/{table}, /v1/pin, /v1/meta, /healthz; POST /v1/verify, /v1/explain"))
 		})
 		s.handler = s.logRequests(s.recoverPanics(mux))
@@ -132,7 +133,7 @@ func (s *Server) route(mux *http.ServeMux, path, method string, h handlerFunc) {
 				allow += ", HEAD"
 			}
 			w.Header().Set("Allow", allow)
-			s.writeError(w, r, query.Errorf(codeMethod, "%s %s is not allowed", r.Method, r.URL.Path).WithHint("%s %s", method, r.URL.Path))
+			s.writeError(w, r, errs.Errorf(codeMethod, "%s %s is not allowed", r.Method, r.URL.Path).WithHint("%s %s", method, r.URL.Path))
 			return
 		}
 		if err := h(w, r); err != nil {
@@ -236,7 +237,7 @@ func (s *Server) errorResponse(r *http.Request, err error) *response {
 	body, encErr := encodeJSON(qe)
 	if encErr != nil {
 		body = []byte(`{"error": "internal error", "code": "internal"}` + "\n")
-		qe = &query.Error{Code: query.CodeInternal}
+		qe = &errs.Error{Code: errs.CodeInternal}
 	}
 	return &response{status: statusOf[qe.Code], contentType: jsonType, body: body}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/cmd/cudb/internal/httpapi"
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
 )
 
@@ -61,12 +62,12 @@ func cliJSON(t *testing.T, path string, args ...string) (string, int) {
 	return out.String(), code
 }
 
-func errorBody(t *testing.T, r reply) query.Error {
+func errorBody(t *testing.T, r reply) errs.Error {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("error content type %q", ct)
 	}
-	var e query.Error
+	var e errs.Error
 	if err := json.Unmarshal([]byte(r.body), &e); err != nil {
 		t.Fatalf("error body is not JSON: %v: %s", err, r.body)
 	}
@@ -128,7 +129,7 @@ func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		method, url string
 		status      int
-		code        query.Code
+		code        errs.Code
 		inMessage   string
 		wantHint    bool
 	}{
@@ -226,7 +227,7 @@ func TestWiredEndpoints(t *testing.T) {
 		Pin: func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error) {
 			gotReq = r
 			if r.Requirements[0] == "nope" {
-				return nil, query.Errorf(query.CodeNotFound, "no such thing").WithHint("try another")
+				return nil, errs.Errorf(errs.CodeNotFound, "no such thing").WithHint("try another")
 			}
 			switch format {
 			case "requirements":
@@ -236,7 +237,7 @@ func TestWiredEndpoints(t *testing.T) {
 			}
 			// The server passes the format through; the pin code names
 			// the formats it knows.
-			return nil, query.Errorf(query.CodeUsage, "unknown format %q", format).WithHint("format=requirements")
+			return nil, errs.Errorf(errs.CodeUsage, "unknown format %q", format).WithHint("format=requirements")
 		},
 		Verify: func(ctx context.Context, d *db.DB, body []byte) (any, error) {
 			if string(body) == "boom" {

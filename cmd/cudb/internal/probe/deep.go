@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 )
 
 // DefaultDeepTimeout bounds one interpreter run of --deep: importing

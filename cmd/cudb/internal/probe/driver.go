@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/query/host"
-	"github.com/cudb/cudb/query/report"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/host/report"
 )
 
 // Driver version sources, in order of preference: files the kernel module

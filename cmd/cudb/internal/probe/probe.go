@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 )
 
 // Runner runs one command without a shell. It returns the command's

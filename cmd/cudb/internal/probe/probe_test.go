@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/query/host"
-	"github.com/cudb/cudb/query/report"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/host/report"
 )
 
 type pyCand struct{ prefix, source string }

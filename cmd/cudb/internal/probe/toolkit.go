@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/query/host"
-	"github.com/cudb/cudb/query/report"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/host/report"
 )
 
 var cudaDirName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cuda(-\d+(\.\d+)*)?$`) })

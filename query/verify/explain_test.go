@@ -1,15 +1,18 @@
-package query
+package verify
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query/querytest"
 )
 
 // TestExplainMessages: each error message frameworks and tools print maps
 // to its category, severity and a fix drawn from the embedded database.
 func TestExplainMessages(t *testing.T) {
-	d := embeddedT(t)
+	d := querytest.Embedded(t)
 	for _, tc := range []struct {
 		text     string
 		category string
@@ -75,11 +78,11 @@ func TestExplainMessages(t *testing.T) {
 }
 
 func TestExplainUnknownAndEmpty(t *testing.T) {
-	d := embeddedT(t)
-	if _, err := Explain(context.Background(), d, "all good"); ErrorCode(err) != CodeNotFound {
+	d := querytest.Embedded(t)
+	if _, err := Explain(context.Background(), d, "all good"); errs.CodeOf(err) != errs.CodeNotFound {
 		t.Errorf("unknown text: %v", err)
 	}
-	if _, err := Explain(context.Background(), d, "  "); ErrorCode(err) != CodeUsage {
+	if _, err := Explain(context.Background(), d, "  "); errs.CodeOf(err) != errs.CodeUsage {
 		t.Errorf("empty text: %v", err)
 	}
 }
@@ -87,7 +90,7 @@ func TestExplainUnknownAndEmpty(t *testing.T) {
 // TestExplainSpecificBeatsGeneric: the sm_ warning and "no kernel image"
 // in one paste are one cause.
 func TestExplainSpecificBeatsGeneric(t *testing.T) {
-	fs, err := Explain(context.Background(), embeddedT(t), "GPU with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nRuntimeError: CUDA error: no kernel image is available for execution on the device")
+	fs, err := Explain(context.Background(), querytest.Embedded(t), "GPU with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nRuntimeError: CUDA error: no kernel image is available for execution on the device")
 	if err != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, "sm_120") {
 		t.Fatalf("%v %+v", err, fs)
 	}

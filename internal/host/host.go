@@ -2,7 +2,7 @@
 // read without judging them: the driver, the GPUs, CUDA toolkits, cuDNN
 // copies and Python environments. The probe (cmd/cudb/internal/probe)
 // fills it from a live host, package query/report from a pasted report;
-// query.Verify judges it against the database.
+// verify.Verify judges it against the database.
 //
 // Facts is the JSON of `cudb probe --json` and one input of
 // `cudb verify --from`, documented in docs/json.md. Consumers ignore

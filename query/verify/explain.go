@@ -1,4 +1,4 @@
-package query
+package verify
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
 )
 
 // explainer matches one family of error messages. fn gets the submatches
@@ -52,10 +55,10 @@ var explainers = sync.OnceValue(func() []explainer {
 
 // Explain matches error text (one message or a pasted log) to causes.
 // Each recognised message gives one finding, in the order the patterns
-// are listed; text that matches none is a CodeNotFound error.
+// are listed; text that matches none is a errs.CodeNotFound error.
 func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, usage("nothing to explain: give an error message").WithHint(`cudb explain "no kernel image is available for execution on the device"`)
+		return nil, errs.Usage("nothing to explain: give an error message").WithHint(`cudb explain "no kernel image is available for execution on the device"`)
 	}
 	e := &explainCtx{ctx: ctx, d: d}
 	var out []Finding
@@ -78,13 +81,13 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 			f.Evidence = []string{}
 		}
 		if f.Sources == nil {
-			f.Sources = []SourceRef{}
+			f.Sources = []query.SourceRef{}
 		}
 		f.Evidence = append([]string{"message: " + strings.TrimSpace(m[0])}, f.Evidence...)
 		out = append(out, f)
 	}
 	if len(out) == 0 {
-		return nil, Errorf(CodeNotFound, "no known cause matches this message").
+		return nil, errs.Errorf(errs.CodeNotFound, "no known cause matches this message").
 			WithHint("cudb verify (judges the whole host), or paste the full traceback")
 	}
 	// "no kernel image" alone is the general form of the sm_ message:
@@ -108,12 +111,12 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 	return out, nil
 }
 
-func (e *explainCtx) driverSources() []SourceRef {
-	var s SourceRef
+func (e *explainCtx) driverSources() []query.SourceRef {
+	var s query.SourceRef
 	if err := e.d.SQL.QueryRowContext(e.ctx, "SELECT source, url FROM cuda_driver LIMIT 1").Scan(&s.Name, &s.URL); err != nil {
 		return nil
 	}
-	return []SourceRef{s}
+	return []query.SourceRef{s}
 }
 
 // cudaFromInt turns cudaDriverGetVersion's 11040 into "11.4".
@@ -121,14 +124,14 @@ func cudaFromInt(n int) string { return fmt.Sprintf("%d.%d", n/1000, (n%1000)/10
 
 // newestTorch resolves torch under extra constraints and returns the best
 // stack's install command and version.
-func (e *explainCtx) newestTorch(r ResolveRequest) (string, string) {
+func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 	if len(r.Requirements) == 0 {
 		r.Requirements = []string{"torch"}
 	}
 	if r.Platform == "" {
 		r.Platform = "linux"
 	}
-	res, err := Resolve(e.ctx, e.d, r)
+	res, err := query.Resolve(e.ctx, e.d, r)
 	if err != nil || len(res.Stacks) == 0 {
 		return "", ""
 	}
@@ -139,7 +142,7 @@ func (e *explainCtx) newestTorch(r ResolveRequest) (string, string) {
 // toolkitDriver is the Linux toolkit floor of CUDA cuda ("11.4" → the
 // 11.4 GA driver), the oldest driver that states that CUDA.
 func (e *explainCtx) toolkitDriver(cuda string) string {
-	fl, err := DriverFloors(e.ctx, e.d, cuda)
+	fl, err := query.DriverFloors(e.ctx, e.d, cuda)
 	if err != nil {
 		return ""
 	}
@@ -163,14 +166,14 @@ func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
 		Message:  fmt.Sprintf("the driver supports CUDA up to %s, older than the CUDA this PyTorch build was compiled with", cuda),
 		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources()}
 	var fixes []string
-	if maj, _ := strconv.Atoi(majorOf(cuda)); maj > 0 {
+	if maj, _ := strconv.Atoi(version.MajorText(cuda)); maj > 0 {
 		next := strconv.Itoa(maj + 1)
-		if floor, _ := minDriver(e.ctx, e.d, next, "linux", "minor_compat"); floor != "" {
+		if floor, _ := query.MinDriver(e.ctx, e.d, next, "linux", "minor_compat"); floor != "" {
 			fixes = append(fixes, fmt.Sprintf("for a cu%s build (CUDA %s.x) upgrade the driver to >= %s", next, next, floor))
 		}
 	}
 	if drv := e.toolkitDriver(cuda); drv != "" {
-		if cmd, ver := e.newestTorch(ResolveRequest{Driver: drv}); cmd != "" {
+		if cmd, ver := e.newestTorch(query.ResolveRequest{Driver: drv}); cmd != "" {
 			fixes = append(fixes, fmt.Sprintf("or keep the driver (CUDA %s) with torch %s: %s", cuda, ver, cmd))
 		}
 	}
@@ -186,9 +189,9 @@ func (e *explainCtx) containerCLI(m []string) (Finding, error) {
 	f := Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message:  fmt.Sprintf("the container image requires CUDA >= %s and the host driver is older than that CUDA's floor", cuda),
 		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources()}
-	fl, err := DriverFloors(e.ctx, e.d, cuda)
+	fl, err := query.DriverFloors(e.ctx, e.d, cuda)
 	if err != nil {
-		if ErrorCode(err) != CodeNotFound {
+		if errs.CodeOf(err) != errs.CodeNotFound {
 			return f, err
 		}
 		f.Fix = "upgrade the host's NVIDIA driver (cudb matrix cuda lists each CUDA's floor), or use an image built for an older CUDA"
@@ -227,7 +230,7 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 		if err := rows.Scan(&v, &va, &list); err != nil {
 			return "", "", err
 		}
-		if s, _ := GPUSupport(cc, list); s == "sass" {
+		if s, _ := query.GPUSupport(cc, list); s == "sass" {
 			return v, va, nil
 		}
 	}
@@ -235,7 +238,7 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 }
 
 func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
-	cc, err := ParseSM(m[1])
+	cc, err := query.ParseSM(m[1])
 	if err != nil {
 		return Finding{}, nil
 	}
@@ -252,8 +255,8 @@ func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
 	if first != "" {
 		f.Message += fmt.Sprintf("; the first torch with sm_%s is %s (%s)", m[1], first, variant)
 	}
-	if _, err := ParseSMKnown(e.ctx, e.d, cc); err == nil {
-		if cmd, _ := e.newestTorch(ResolveRequest{SM: cc}); cmd != "" {
+	if _, err := query.ParseSMKnown(e.ctx, e.d, cc); err == nil {
+		if cmd, _ := e.newestTorch(query.ResolveRequest{SM: cc}); cmd != "" {
 			f.Fix = cmd
 		}
 	}
@@ -324,7 +327,7 @@ func cudnnFromInt(s string) string {
 
 func (e *explainCtx) jaxCUDNN(m []string) (Finding, error) {
 	built, min, have := cudnnFromInt(m[1]), cudnnFromInt(m[2]), cudnnFromInt(m[3])
-	maj := majorOf(min)
+	maj := version.MajorText(min)
 	minMinor := strings.Join(strings.Split(min, ".")[:2], ".")
 	return Finding{Category: CatCUDNNMismatch, Severity: SevError,
 		Message:  fmt.Sprintf("JAX needs cuDNN >= %s (built against %s) but found %s", min, built, have),
@@ -336,7 +339,7 @@ func (e *explainCtx) missingLib(m []string) (Finding, error) {
 	lib, ver := m[1], m[2]
 	soname := lib + ".so." + ver
 	if strings.HasPrefix(lib, "libcudnn") {
-		major := majorOf(ver)
+		major := version.MajorText(ver)
 		f := Finding{Category: CatCUDNNMissing, Severity: SevError,
 			Message:  fmt.Sprintf("%s is not on the loader path: the framework needs cuDNN %s and finds none", soname, major),
 			Evidence: []string{"missing: " + soname}}
@@ -355,7 +358,7 @@ func (e *explainCtx) missingLib(m []string) (Finding, error) {
 	return Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message:  fmt.Sprintf("%s is not on the loader path: the CUDA %s runtime libraries the framework was built against are missing", soname, ver),
 		Evidence: []string{"missing: " + soname},
-		Fix:      fmt.Sprintf("install the CUDA %s libraries (the framework's pip extras, e.g. pip install \"tensorflow[and-cuda]\", or the toolkit) and add their lib64 directory to LD_LIBRARY_PATH", majorOf(ver))}, nil
+		Fix:      fmt.Sprintf("install the CUDA %s libraries (the framework's pip extras, e.g. pip install \"tensorflow[and-cuda]\", or the toolkit) and add their lib64 directory to LD_LIBRARY_PATH", version.MajorText(ver))}, nil
 }
 
 func (e *explainCtx) nvJitLink(m []string) (Finding, error) {
@@ -369,11 +372,11 @@ func (e *explainCtx) nvJitLink(m []string) (Finding, error) {
 func (e *explainCtx) toolkitMismatch(m []string) (Finding, error) {
 	detected, built := m[1], m[2]
 	sev := SevWarning
-	if majorOf(detected) != majorOf(built) {
+	if version.MajorText(detected) != version.MajorText(built) {
 		sev = SevError
 	}
 	fix := fmt.Sprintf("export CUDA_HOME=/usr/local/cuda-%s (install CUDA %s if absent: conda install -c nvidia cuda-toolkit=%s)", built, built, built)
-	if cmd, ver := e.newestTorch(ResolveRequest{CUDA: detected}); cmd != "" {
+	if cmd, ver := e.newestTorch(query.ResolveRequest{CUDA: detected}); cmd != "" {
 		fix += fmt.Sprintf("; or use torch %s built for CUDA %s: %s", ver, detected, cmd)
 	}
 	return Finding{Category: CatToolkitMismatch, Severity: sev,
@@ -383,7 +386,7 @@ func (e *explainCtx) toolkitMismatch(m []string) (Finding, error) {
 
 func (e *explainCtx) torchCPU(m []string) (Finding, error) {
 	fix := "cudb pin torch --format pip (names the CUDA build for your driver with --driver)"
-	if cmd, _ := e.newestTorch(ResolveRequest{}); cmd != "" {
+	if cmd, _ := e.newestTorch(query.ResolveRequest{}); cmd != "" {
 		fix = "pip uninstall -y torch && " + cmd + " (or cudb resolve torch --driver <your driver> for a build matched to it)"
 	}
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 )
 
 // The parsers in this file read one tool's output or one file's text.

@@ -1,11 +1,11 @@
-package query
+package verify
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
 )
 
 // torchRuntime is what the environment's interpreter said about torch

@@ -1,11 +1,12 @@
-package query
+package verify
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/cudb/cudb/query/host"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/querytest"
 )
 
 // verifyCase builds facts for one environment with torch installed.
@@ -52,7 +53,7 @@ func checkFindings(t *testing.T, name string, r *Report, want []wantFinding) {
 
 // TestVerifyRules: one host per rule, judged against the embedded data.
 func TestVerifyRules(t *testing.T) {
-	d := embeddedT(t)
+	d := querytest.Embedded(t)
 	for _, tc := range []struct {
 		name  string
 		facts func() *host.Facts
@@ -167,7 +168,7 @@ func TestVerifyRules(t *testing.T) {
 }
 
 func TestVerifyNilFacts(t *testing.T) {
-	r, err := Verify(context.Background(), embeddedT(t), nil)
+	r, err := Verify(context.Background(), querytest.Embedded(t), nil)
 	if err != nil || !r.Summary.Healthy || r.Findings == nil {
 		t.Fatalf("%v %+v", err, r)
 	}

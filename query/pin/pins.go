@@ -1,14 +1,17 @@
-package query
+package pin
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
 )
 
 // PinFormats lists the formats Pins renders, in the order help shows them.
@@ -25,14 +28,14 @@ type PinOptions struct {
 
 // PinResult is what `cudb pin` prints (with --json) or writes.
 type PinResult struct {
-	Format      string       `json:"format"`
-	Content     string       `json:"content"`
-	Stack       *Stack       `json:"stack,omitempty"`
-	Query       Query        `json:"query"`
-	Data        PinData      `json:"data"`
-	Notes       []string     `json:"notes"`
-	Conflicts   []Conflict   `json:"conflicts,omitempty"`
-	Suggestions []Suggestion `json:"suggestions,omitempty"`
+	Format      string             `json:"format"`
+	Content     string             `json:"content"`
+	Stack       *query.Stack       `json:"stack,omitempty"`
+	Query       query.Query        `json:"query"`
+	Data        PinData            `json:"data"`
+	Notes       []string           `json:"notes"`
+	Conflicts   []query.Conflict   `json:"conflicts,omitempty"`
+	Suggestions []query.Suggestion `json:"suggestions,omitempty"`
 }
 
 // PinData identifies the facts a pin set was made from.
@@ -44,37 +47,37 @@ type PinData struct {
 
 // Pins resolves r exactly as Resolve does, takes the best stack and
 // renders it in format. Frameworks that cannot share an environment give
-// a CodeIncompatible *Error and a result carrying the conflicts.
-func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts PinOptions) (*PinResult, error) {
+// a errs.CodeIncompatible *errs.Error and a result carrying the conflicts.
+func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, opts PinOptions) (*PinResult, error) {
 	if format == "" {
 		format = "requirements"
 	}
-	if !containsStr(PinFormats, format) {
-		return nil, usage("unknown format %q: expected one of %s", format, strings.Join(PinFormats, ", ")).
+	if !slices.Contains(PinFormats, format) {
+		return nil, errs.Usage("unknown format %q: expected one of %s", format, strings.Join(PinFormats, ", ")).
 			WithHint("cudb pin torch==2.1 --format requirements")
 	}
 	switch {
 	case format == "conda":
 		r.Channel = "conda"
 	case r.Channel == "conda":
-		return nil, usage("--channel conda goes with --format conda: %s pins come from pip", format).
+		return nil, errs.Usage("--channel conda goes with --format conda: %s pins come from pip", format).
 			WithHint("cudb pin %s --format conda", strings.Join(r.Requirements, " "))
 	}
-	res, err := Resolve(ctx, d, r)
+	res, err := query.Resolve(ctx, d, r)
 	if err != nil {
-		if ErrorCode(err) == CodeNotFound {
+		if errs.CodeOf(err) == errs.CodeNotFound {
 			if format == "conda" {
 				return nil, notOnConda(r, err)
 			}
 			// A release with no pip build at all but conda builds deserves
 			// that answer (the version-level error is the one that lists
 			// the versions that exist).
-			var qe *Error
+			var qe *errs.Error
 			versionLevel := errors.As(err, &qe) && qe.Detail != nil
 			cr := r
 			cr.Channel = "conda"
-			if _, cerr := Resolve(ctx, d, cr); versionLevel && cerr == nil {
-				return nil, Errorf(CodeNotFound, "%s was published to the conda channels only, not as pip wheels", strings.Join(r.Requirements, " ")).
+			if _, cerr := query.Resolve(ctx, d, cr); versionLevel && cerr == nil {
+				return nil, errs.Errorf(errs.CodeNotFound, "%s was published to the conda channels only, not as pip wheels", strings.Join(r.Requirements, " ")).
 					WithHint("cudb pin %s --format conda", strings.Join(r.Requirements, " "))
 			}
 		}
@@ -92,7 +95,7 @@ func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts P
 		for _, c := range res.Conflicts {
 			msgs = append(msgs, c.Message)
 		}
-		e := Errorf(CodeIncompatible, "these frameworks cannot share one environment: %s", strings.Join(msgs, "; "))
+		e := errs.Errorf(errs.CodeIncompatible, "these frameworks cannot share one environment: %s", strings.Join(msgs, "; "))
 		e.Detail = map[string]any{"conflicts": res.Conflicts, "suggestions": res.Suggestions}
 		if len(res.Suggestions) > 0 {
 			e.WithHint("cudb pin %s --format %s", strings.Join(res.Suggestions[0].Requirements, " "), format)
@@ -102,7 +105,7 @@ func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts P
 		return out, e
 	}
 	if len(res.Stacks) == 0 {
-		return nil, Errorf(CodeNotFound, "pins need a framework: %s names only native components", strings.Join(r.Requirements, " ")).
+		return nil, errs.Errorf(errs.CodeNotFound, "pins need a framework: %s names only native components", strings.Join(r.Requirements, " ")).
 			WithHint("cudb pin torch==2.1 --cuda 12.1")
 	}
 	best := res.Stacks[0]
@@ -121,9 +124,9 @@ func Pins(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts P
 	return out, nil
 }
 
-func notOnConda(r ResolveRequest, err error) error {
+func notOnConda(r query.ResolveRequest, err error) error {
 	msg := err.Error()
-	return (&Error{Code: CodeNotFound,
+	return (&errs.Error{Code: errs.CodeNotFound,
 		Message: fmt.Sprintf("%s was not published to the conda channels cudb knows (%s)", strings.Join(r.Requirements, " "), msg)}).
 		WithHint("cudb pin %s --format requirements (pip wheels), or --format uv", strings.Join(r.Requirements, " "))
 }
@@ -144,7 +147,7 @@ func (p pinPackage) requirement(withExtras bool) string {
 
 // pinPart is one framework's share of the environment.
 type pinPart struct {
-	stack     *Stack
+	stack     *query.Stack
 	framework string
 	packages  []pinPackage
 	index     string // variant index; "" = PyPI
@@ -157,10 +160,10 @@ type pinPart struct {
 }
 
 type pinPlan struct {
-	req       ResolveRequest
+	req       query.ResolveRequest
 	format    string
 	opts      PinOptions
-	stack     *Stack
+	stack     *query.Stack
 	parts     []pinPart
 	data      PinData
 	driver    string // driver floor text
@@ -171,11 +174,11 @@ type pinPlan struct {
 	condaChan []string
 }
 
-func newPinPlan(ctx context.Context, d *db.DB, r ResolveRequest, format string, opts PinOptions, s *Stack, data PinData) (*pinPlan, error) {
+func newPinPlan(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, opts PinOptions, s *query.Stack, data PinData) (*pinPlan, error) {
 	p := &pinPlan{req: r, format: format, opts: opts, stack: s, data: data}
 	parts := s.Parts
 	if len(parts) == 0 {
-		parts = []Stack{*s}
+		parts = []query.Stack{*s}
 	}
 	for i := range parts {
 		p.parts = append(p.parts, newPinPart(&parts[i], r.Platform))
@@ -200,7 +203,7 @@ func newPinPlan(ctx context.Context, d *db.DB, r ResolveRequest, format string, 
 	}
 	for _, pt := range p.parts {
 		for _, pl := range pt.nonDefaultOn {
-			if !containsStr(s.Platforms, pl) {
+			if !slices.Contains(s.Platforms, pl) {
 				continue
 			}
 			p.notes = append(p.notes, fmt.Sprintf("on %s, PyPI's %s %s is not the %s build: install there from %s",
@@ -214,10 +217,10 @@ func newPinPlan(ctx context.Context, d *db.DB, r ResolveRequest, format string, 
 	return p, nil
 }
 
-func newPinPart(s *Stack, platform string) pinPart {
-	pt := pinPart{stack: s, framework: s.framework}
-	rep := representative(s)
-	name := s.framework
+func newPinPart(s *query.Stack, platform string) pinPart {
+	pt := pinPart{stack: s, framework: s.Framework()}
+	rep := s.Representative()
+	name := s.Framework()
 	if rep.Package != "" {
 		name = rep.Package
 	}
@@ -235,7 +238,7 @@ func newPinPart(s *Stack, platform string) pinPart {
 			ver = v.Public()
 		}
 		if platform == "" {
-			for _, b := range s.builds {
+			for _, b := range s.Builds() {
 				if !b.IsDefault && b.Platform != "" && !isPyPI(b.IndexURL) && b.IndexURL != "" {
 					pt.nonDefaultOn = append(pt.nonDefaultOn, b.Platform)
 				}
@@ -253,23 +256,23 @@ func newPinPart(s *Stack, platform string) pinPart {
 	for _, c := range comps {
 		pt.packages = append(pt.packages, pinPackage{name: c, version: s.Packages[c]})
 	}
-	for _, r := range s.pinReqs {
+	for _, r := range s.PinReqs() {
 		marker, extra := splitExtra(r.Marker)
-		if extra != "" && !containsStr(pt.packages[0].extras, extra) {
+		if extra != "" && !slices.Contains(pt.packages[0].extras, extra) {
 			pt.packages[0].extras = append(pt.packages[0].extras, extra)
 		}
 		line := r.Needs + r.Spec
 		if marker != "" {
 			line += "; " + marker
 		}
-		if !containsStr(pt.pins, line) {
+		if !slices.Contains(pt.pins, line) {
 			pt.pins = append(pt.pins, line)
 		}
 	}
 	sort.Strings(pt.pins)
 	if s.CUDA != "" && rep.Channel == "" {
 		hasPin := func(prefix string) bool {
-			for _, r := range s.pinReqs {
+			for _, r := range s.PinReqs() {
 				if strings.HasPrefix(r.Needs, prefix) {
 					return true
 				}
@@ -278,7 +281,7 @@ func newPinPart(s *Stack, platform string) pinPart {
 		}
 		// A cuDNN the framework only documents (tested, minimum) rather
 		// than ships or pins is one the system must provide.
-		pt.systemCUDNN = s.CUDNN != "" && (s.cudnnKind == db.KindTested || s.cudnnKind == db.KindMinimum) && !hasPin("nvidia-cudnn")
+		pt.systemCUDNN = s.CUDNN != "" && (s.CUDNNKind() == db.KindTested || s.CUDNNKind() == db.KindMinimum) && !hasPin("nvidia-cudnn")
 		_, tested := rep.Req("cuda", db.KindTested)
 		pt.systemCUDA = tested && !hasPin("nvidia-cuda-runtime") && !hasPin("nvidia-cublas")
 	}
@@ -287,11 +290,11 @@ func newPinPart(s *Stack, platform string) pinPart {
 
 // defaultOn reports whether plain pip gets this variant: on the asked
 // platform, or on the representative (Linux) build when none was asked.
-func defaultOn(s *Stack, platform string) bool {
+func defaultOn(s *query.Stack, platform string) bool {
 	if platform == "" {
-		return representative(s).IsDefault
+		return s.Representative().IsDefault
 	}
-	for _, b := range s.builds {
+	for _, b := range s.Builds() {
 		if b.Platform == platform || b.Platform == "" {
 			return b.IsDefault
 		}
@@ -299,8 +302,8 @@ func defaultOn(s *Stack, platform string) bool {
 	return false
 }
 
-func defaultIndex(s *Stack) string {
-	for _, b := range s.builds {
+func defaultIndex(s *query.Stack) string {
+	for _, b := range s.Builds() {
 		if b.IndexURL != "" && !isPyPI(b.IndexURL) {
 			return b.IndexURL
 		}
@@ -358,7 +361,7 @@ func (p *pinPlan) needsPyPI() bool {
 func (p *pinPlan) variantIndexes() []string {
 	var out []string
 	for _, pt := range p.parts {
-		if pt.index != "" && !containsStr(out, pt.index) {
+		if pt.index != "" && !slices.Contains(out, pt.index) {
 			out = append(out, pt.index)
 		}
 	}
@@ -368,7 +371,7 @@ func (p *pinPlan) variantIndexes() []string {
 func (p *pinPlan) findLinks() []string {
 	var out []string
 	for _, pt := range p.parts {
-		if pt.findLinks != "" && !containsStr(out, pt.findLinks) {
+		if pt.findLinks != "" && !slices.Contains(out, pt.findLinks) {
 			out = append(out, pt.findLinks)
 		}
 	}
@@ -435,7 +438,7 @@ func (p *pinPlan) needsSystemLibs() bool {
 // driverFloor is the newest of the stack's driver floors: resolve's when
 // the NVIDIA facts gave one, else the builds' own minimums, else the
 // CUDA toolkit table's floor for the stack's CUDA minor.
-func driverFloor(ctx context.Context, d *db.DB, s *Stack, parts []pinPart) (string, error) {
+func driverFloor(ctx context.Context, d *db.DB, s *query.Stack, parts []pinPart) (string, error) {
 	if s.Driver != nil && s.Driver.LinuxMin != "" {
 		t := ">= " + s.Driver.LinuxMin + " (Linux)"
 		if s.Driver.WindowsMin != "" {
@@ -448,7 +451,7 @@ func driverFloor(ctx context.Context, d *db.DB, s *Stack, parts []pinPart) (stri
 	}
 	best := ""
 	for _, pt := range parts {
-		for _, b := range pt.stack.builds {
+		for _, b := range pt.stack.Builds() {
 			for _, r := range b.Reqs {
 				if r.Needs == "driver" && r.Kind == db.KindMinimum {
 					v := strings.TrimLeft(r.Spec, ">=~ ")

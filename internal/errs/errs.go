@@ -1,4 +1,7 @@
-package query
+// Package errs holds the one coded error type that crosses layers: query
+// returns it, the CLI maps its code to an exit status and the HTTP API to
+// a status code, each in one table.
+package errs
 
 import (
 	"errors"
@@ -17,7 +20,7 @@ const (
 	CodeNotFound     Code = "not_found"    // exit 4, HTTP 404
 )
 
-// Error is the one error type that crosses from query to the CLI and the
+// Error is the one error type that crosses from query (and the other layers) to the CLI and the
 // HTTP API. Message is lowercase and says what was wrong; Hint, when set,
 // is a command or input to try instead.
 type Error struct {
@@ -42,12 +45,17 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 	return e
 }
 
-// ErrorCode extracts the code of err; errors that are not *Error are
+// CodeOf extracts the code of err; errors that are not *Error are
 // internal.
-func ErrorCode(err error) Code {
+func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// Usage builds a usage error (exit 2, HTTP 400).
+func Usage(format string, args ...any) *Error {
+	return Errorf(CodeUsage, format, args...)
 }

@@ -1,4 +1,4 @@
-package query
+package pin
 
 import (
 	"context"
@@ -11,9 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudb/cudb/query/querytest"
-	"github.com/cudb/cudb/query/version"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/querytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -21,25 +24,25 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // pinCases are the stacks every format is rendered for.
 var pinCases = []struct {
 	name string
-	req  ResolveRequest
+	req  query.ResolveRequest
 }{
-	{"conda-era-torch", ResolveRequest{Requirements: []string{"torch==1.13.1"}}},
-	{"cudatoolkit-era-torch", ResolveRequest{Requirements: []string{"torch==1.12.1"}}},
-	{"findlinks-torch", ResolveRequest{Requirements: []string{"torch==1.10.1"}, CUDA: "11.3"}},
-	{"cu11x-torch", ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "11.8"}},
-	{"cu12x-torch", ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1"}},
-	{"cu12x-torch-windows", ResolveRequest{Requirements: []string{"torch==2.4.0"}, Platform: "windows"}},
-	{"tf-system-cudnn", ResolveRequest{Requirements: []string{"tensorflow==2.11.0"}}},
-	{"tf-and-cuda", ResolveRequest{Requirements: []string{"tensorflow==2.18.0"}}},
-	{"torch-and-tf-extra-index", ResolveRequest{Requirements: []string{"torch==2.1.0", "tensorflow==2.14.0"}}},
-	{"torch-and-tf-pypi", ResolveRequest{Requirements: []string{"torch==2.3.1", "tensorflow==2.17.0"}, Python: "3.11"}},
+	{"conda-era-torch", query.ResolveRequest{Requirements: []string{"torch==1.13.1"}}},
+	{"cudatoolkit-era-torch", query.ResolveRequest{Requirements: []string{"torch==1.12.1"}}},
+	{"findlinks-torch", query.ResolveRequest{Requirements: []string{"torch==1.10.1"}, CUDA: "11.3"}},
+	{"cu11x-torch", query.ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "11.8"}},
+	{"cu12x-torch", query.ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1"}},
+	{"cu12x-torch-windows", query.ResolveRequest{Requirements: []string{"torch==2.4.0"}, Platform: "windows"}},
+	{"tf-system-cudnn", query.ResolveRequest{Requirements: []string{"tensorflow==2.11.0"}}},
+	{"tf-and-cuda", query.ResolveRequest{Requirements: []string{"tensorflow==2.18.0"}}},
+	{"torch-and-tf-extra-index", query.ResolveRequest{Requirements: []string{"torch==2.1.0", "tensorflow==2.14.0"}}},
+	{"torch-and-tf-pypi", query.ResolveRequest{Requirements: []string{"torch==2.3.1", "tensorflow==2.17.0"}, Python: "3.11"}},
 }
 
 // pinOutput is what a golden holds: the content, or the error a format
 // gives for that stack.
 func pinOutput(res *PinResult, err error) string {
 	if err != nil {
-		var qe *Error
+		var qe *errs.Error
 		if errors.As(err, &qe) {
 			return fmt.Sprintf("error (%s): %s\nTry: %s\n", qe.Code, qe.Message, qe.Hint)
 		}
@@ -76,7 +79,7 @@ func TestPinsGolden(t *testing.T) {
 					}
 					want, err := os.ReadFile(path)
 					if err != nil {
-						t.Fatalf("%v (run go test ./query -run TestPinsGolden -update)", err)
+						t.Fatalf("%v (run go test ./query/pin -run TestPinsGolden -update)", err)
 					}
 					if diff := cmp.Diff(string(want), got); diff != "" {
 						t.Errorf("%s (-want +got):\n%s", path, diff)
@@ -95,11 +98,11 @@ var (
 // parsePinned reads a rendered pin set back as a resolve request: the ==
 // pins of framework packages (companions without their local label),
 // conda's CUDA selector, and the index URLs it names.
-func parsePinned(content string) (ResolveRequest, []string) {
-	var r ResolveRequest
+func parsePinned(content string) (query.ResolveRequest, []string) {
+	var r query.ResolveRequest
 	var indexes []string
 	known := map[string]bool{"pytorch": true}
-	for _, k := range Known() {
+	for _, k := range query.Known() {
 		known[k] = true
 	}
 	for _, line := range strings.Split(content, "\n") {
@@ -118,7 +121,7 @@ func parsePinned(content string) (ResolveRequest, []string) {
 			case name == "pytorch-cuda" || name == "cudatoolkit":
 				r.CUDA = ver
 			case known[name] && name != "python":
-				if f := familyOf(name); f.component != name && f.component != "" {
+				if f := query.FrameworkOf(name); f != name && f != "" {
 					ver, _, _ = strings.Cut(ver, "+")
 				}
 				r.Requirements = append(r.Requirements, name+"=="+ver)
@@ -138,7 +141,7 @@ func TestPinsRoundTrip(t *testing.T) {
 		for _, format := range []string{"requirements", "constraints", "pip", "uv", "conda", "docker"} {
 			res, err := Pins(ctx, d, tc.req, format, PinOptions{})
 			if err != nil {
-				if ErrorCode(err) == CodeNotFound { // the goldens hold these
+				if errs.CodeOf(err) == errs.CodeNotFound { // the goldens hold these
 					continue
 				}
 				t.Errorf("%s %s: %v", tc.name, format, err)
@@ -150,7 +153,7 @@ func TestPinsRoundTrip(t *testing.T) {
 				continue
 			}
 			back.Platform = tc.req.Platform
-			again, err := Resolve(ctx, d, back)
+			again, err := query.Resolve(ctx, d, back)
 			if err != nil {
 				t.Errorf("%s %s: pins %v do not resolve: %v\n%s", tc.name, format, back.Requirements, err, res.Content)
 				continue
@@ -167,10 +170,10 @@ func TestPinsRoundTrip(t *testing.T) {
 			knownIdx := map[string]bool{}
 			parts := res.Stack.Parts
 			if len(parts) == 0 {
-				parts = []Stack{*res.Stack}
+				parts = []query.Stack{*res.Stack}
 			}
 			for _, p := range parts {
-				for _, b := range p.builds {
+				for _, b := range p.Builds() {
 					knownIdx[b.IndexURL] = true
 				}
 			}
@@ -203,24 +206,24 @@ func TestPinsErrors(t *testing.T) {
 	d := querytest.OpenPins(t)
 	ctx := context.Background()
 	cases := []struct {
-		req      ResolveRequest
+		req      query.ResolveRequest
 		format   string
-		code     Code
+		code     errs.Code
 		contains []string
 	}{
-		{ResolveRequest{Requirements: []string{"torch"}}, "yaml", CodeUsage, []string{"unknown format", "requirements, constraints, pip, uv, conda, apt, docker"}},
-		{ResolveRequest{Requirements: []string{"torch==2.3.1", "tensorflow==2.16.1"}}, "requirements", CodeIncompatible, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}},
-		{ResolveRequest{Requirements: []string{"tensorflow==2.11.0"}, Platform: "windows"}, "requirements", CodeNotFound, []string{"platform windows", "linux"}},
-		{ResolveRequest{Requirements: []string{"torch==2.4.0"}}, "conda", CodeNotFound, []string{"not published to the conda channels"}},
-		{ResolveRequest{Requirements: []string{"tensorflow==2.18.0"}}, "conda", CodeNotFound, []string{"not published to the conda channels"}},
-		{ResolveRequest{Requirements: []string{"torch==2.1.0"}, Channel: "conda"}, "requirements", CodeUsage, []string{"--format conda"}},
-		{ResolveRequest{Requirements: []string{"torch==9.9"}}, "pip", CodeNotFound, []string{"no torch release matches"}},
+		{query.ResolveRequest{Requirements: []string{"torch"}}, "yaml", errs.CodeUsage, []string{"unknown format", "requirements, constraints, pip, uv, conda, apt, docker"}},
+		{query.ResolveRequest{Requirements: []string{"torch==2.3.1", "tensorflow==2.16.1"}}, "requirements", errs.CodeIncompatible, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}},
+		{query.ResolveRequest{Requirements: []string{"tensorflow==2.11.0"}, Platform: "windows"}, "requirements", errs.CodeNotFound, []string{"platform windows", "linux"}},
+		{query.ResolveRequest{Requirements: []string{"torch==2.4.0"}}, "conda", errs.CodeNotFound, []string{"not published to the conda channels"}},
+		{query.ResolveRequest{Requirements: []string{"tensorflow==2.18.0"}}, "conda", errs.CodeNotFound, []string{"not published to the conda channels"}},
+		{query.ResolveRequest{Requirements: []string{"torch==2.1.0"}, Channel: "conda"}, "requirements", errs.CodeUsage, []string{"--format conda"}},
+		{query.ResolveRequest{Requirements: []string{"torch==9.9"}}, "pip", errs.CodeNotFound, []string{"no torch release matches"}},
 	}
 	for _, tc := range cases {
 		res, err := Pins(ctx, d, tc.req, tc.format, PinOptions{})
-		var qe *Error
+		var qe *errs.Error
 		if !errors.As(err, &qe) {
-			t.Errorf("%v %s: want *Error, got %v", tc.req.Requirements, tc.format, err)
+			t.Errorf("%v %s: want *errs.Error, got %v", tc.req.Requirements, tc.format, err)
 			continue
 		}
 		if qe.Code != tc.code || qe.Hint == "" {
@@ -231,7 +234,7 @@ func TestPinsErrors(t *testing.T) {
 				t.Errorf("%v %s: %q lacks %q", tc.req.Requirements, tc.format, qe.Message, s)
 			}
 		}
-		if tc.code == CodeIncompatible && (res == nil || len(res.Conflicts) == 0) {
+		if tc.code == errs.CodeIncompatible && (res == nil || len(res.Conflicts) == 0) {
 			t.Errorf("%v: conflicts missing from the result", tc.req.Requirements)
 		}
 	}

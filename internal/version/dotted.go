@@ -214,3 +214,14 @@ func (s DottedSpec) String() string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// MajorText is the text before the first dot of a dotted version ("12" for
+// "12.1.1"); it does not parse, so it also serves driver branches.
+func MajorText(v string) string { m, _, _ := strings.Cut(v, "."); return m }
+
+// CompareDottedText orders two dotted version texts numerically per field.
+func CompareDottedText(a, b string) int { return strings.Compare(DottedKey(a), DottedKey(b)) }
+
+// Field is f[i], or 0 past the end: a missing field of a dotted version
+// counts as zero.
+func Field(f []int, i int) int { return at(f, i) }

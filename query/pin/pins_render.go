@@ -1,11 +1,13 @@
-package query
+package pin
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/cudb/cudb/query/version"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
 )
 
 var renderers = map[string]func(*pinPlan) (string, error){
@@ -70,14 +72,14 @@ func (p *pinPlan) header(comment string) string {
 
 // stackFacts describes a stack's native pieces; env adds what the
 // environment as a whole allows (Python, platforms).
-func stackFacts(s *Stack, env bool) []string {
+func stackFacts(s *query.Stack, env bool) []string {
 	facts := []string{"variant " + s.Variant}
 	if len(s.Parts) == 0 {
 		if s.CUDA != "" {
 			facts = append(facts, "CUDA "+s.CUDA)
 		}
 		if s.CUDNN != "" {
-			facts = append(facts, fmt.Sprintf("cuDNN %s (%s)", s.CUDNN, s.cudnnKind))
+			facts = append(facts, fmt.Sprintf("cuDNN %s (%s)", s.CUDNN, s.CUDNNKind()))
 		}
 		if s.NCCL != "" {
 			facts = append(facts, "NCCL "+s.NCCL)
@@ -243,7 +245,7 @@ func renderUV(p *pinPlan) (string, error) {
 
 // requiresPython turns an inclusive major.minor range into a PEP 440
 // specifier (3.8–3.11 → >=3.8,<3.12).
-func requiresPython(r Range) string {
+func requiresPython(r query.Range) string {
 	var parts []string
 	if r.Min != "" {
 		parts = append(parts, ">="+r.Min)
@@ -303,7 +305,7 @@ func renderConda(p *pinPlan) (string, error) {
 // the rule is PyTorch's: pytorch-cuda (from the nvidia channel) from 1.13
 // on, cudatoolkit (conda-forge carries every minor) before.
 func condaCUDA(pt pinPart) (string, []string) {
-	rep := representative(pt.stack)
+	rep := pt.stack.Representative()
 	for _, name := range []string{"pytorch-cuda", "cudatoolkit"} {
 		if r, ok := rep.Req(name, "paired", "pin", "minimum", "bundled", "tested"); ok {
 			dep := name + "=" + strings.TrimLeft(r.Spec, "=")
@@ -313,7 +315,7 @@ func condaCUDA(pt pinPart) (string, []string) {
 			return dep, []string{"pytorch", "conda-forge"}
 		}
 	}
-	if pt.stack.version.Compare(version.MustParse("1.13")) >= 0 {
+	if pt.stack.Version().Compare(version.MustParse("1.13")) >= 0 {
 		return "pytorch-cuda=" + minorOf(pt.stack.CUDA), []string{"pytorch", "nvidia"}
 	}
 	return "cudatoolkit=" + minorOf(pt.stack.CUDA), []string{"pytorch", "conda-forge"}
@@ -333,7 +335,7 @@ func ubuntuFor(cuda string) string {
 		return "16.04"
 	case f[0] == 10:
 		return "18.04"
-	case f[0] == 11 && at(f, 1) < 7:
+	case f[0] == 11 && version.Field(f, 1) < 7:
 		return "20.04"
 	}
 	return "22.04"
@@ -371,7 +373,7 @@ func renderApt(p *pinPlan) (string, error) {
 			if p.opts.Devel {
 				name = "cuda-toolkit-" + mm
 			}
-			if !containsStr(pkgs, name) {
+			if !slices.Contains(pkgs, name) {
 				pkgs = append(pkgs, name)
 			}
 		}
@@ -398,7 +400,7 @@ func renderApt(p *pinPlan) (string, error) {
 				}
 			}
 			for _, n := range names {
-				if !containsStr(pkgs, n) {
+				if !slices.Contains(pkgs, n) {
 					pkgs = append(pkgs, n)
 				}
 			}
@@ -484,7 +486,7 @@ func renderDocker(p *pinPlan) (string, error) {
 	return b.String(), nil
 }
 
-func pyInRange(py string, r Range) bool {
+func pyInRange(py string, r query.Range) bool {
 	v, err := version.ParseDotted(py)
-	return err == nil && pythonIn(v, r)
+	return err == nil && r.HasPython(v)
 }

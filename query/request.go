@@ -1,0 +1,216 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+)
+
+// family is a framework and the packages released in lockstep with it.
+type family struct {
+	component  string
+	companions []string
+}
+
+var families = []family{
+	{"torch", []string{"torchvision", "torchaudio"}},
+	{"tensorflow", nil},
+	{"jax", []string{"jaxlib"}},
+	{"onnxruntime-gpu", nil},
+}
+
+// aliases maps other spellings to a family component and, where the name
+// is a distinct pip package, a package filter.
+var aliases = map[string]struct{ component, pkg string }{
+	"pytorch":        {"torch", ""},
+	"tensorflow-gpu": {"tensorflow", "tensorflow-gpu"},
+	"tf":             {"tensorflow", ""},
+	"onnxruntime":    {"onnxruntime-gpu", ""},
+	"ort":            {"onnxruntime-gpu", ""},
+}
+
+// nativeComponents are constraints rather than frameworks.
+var nativeComponents = []string{"cuda", "cudnn", "nccl", "python", "driver"}
+
+// Known lists every component name resolve accepts.
+func Known() []string {
+	var out []string
+	for _, f := range families {
+		out = append(out, f.component)
+		out = append(out, f.companions...)
+	}
+	return append(out, nativeComponents...)
+}
+
+// frameworkReq is a parsed framework requirement.
+type frameworkReq struct {
+	fam   family
+	pkg   string // package filter (tensorflow-gpu)
+	req   version.Requirement
+	comps map[string]version.Requirement // companion constraints
+}
+
+// parsedRequest is a ResolveRequest after validation.
+type parsedRequest struct {
+	ResolveRequest
+	frameworks []*frameworkReq
+	cuda       *version.DottedSpec
+	cudnn      *version.DottedSpec
+	nccl       *version.DottedSpec
+	python     *version.Dotted
+	native     []version.Requirement // component questions with no framework
+}
+
+func parseRequest(r ResolveRequest) (*parsedRequest, error) {
+	p := &parsedRequest{ResolveRequest: r}
+	if len(r.Requirements) == 0 {
+		return nil, errs.Usage("name at least one requirement, e.g. torch==2.1").WithHint("cudb resolve torch==2.1 --cuda 12.1")
+	}
+	byFamily := map[string]*frameworkReq{}
+	pending := map[string]version.Requirement{} // companions named before their framework
+	for _, raw := range r.Requirements {
+		req, err := version.ParseRequirement(raw)
+		if err != nil {
+			return nil, errs.Usage("invalid requirement %q: %v", raw, err).WithHint("cudb resolve 'torch==2.1' (pip syntax: ==, !=, >=, <=, >, <, ~=, ==X.*)")
+		}
+		name := req.Name
+		if a, ok := aliases[name]; ok {
+			fr := byFamily[a.component]
+			if fr == nil {
+				fr = &frameworkReq{fam: familyOf(a.component), comps: map[string]version.Requirement{}}
+				byFamily[a.component] = fr
+				p.frameworks = append(p.frameworks, fr)
+			}
+			fr.req, fr.pkg = and(fr.req, req), a.pkg
+			continue
+		}
+		switch name {
+		case "cuda", "cudnn", "nccl":
+			spec, err := version.ParseDottedSpec(req.SpecText())
+			if err != nil {
+				return nil, errs.Usage("invalid %s version in %q: %v", name, raw, err).WithHint("cudb resolve torch %s==12.1", name)
+			}
+			switch name {
+			case "cuda":
+				p.cuda = &spec
+			case "cudnn":
+				p.cudnn = &spec
+			case "nccl":
+				p.nccl = &spec
+			}
+			p.native = append(p.native, req)
+			continue
+		case "python":
+			v, err := version.ParseDotted(strings.TrimLeft(req.SpecText(), "=~<>! "))
+			if err != nil || !req.Specs.IsExact() {
+				return nil, errs.Usage("give python as an exact version, e.g. python==3.11 or --python 3.11").WithHint("cudb resolve torch==2.1 --python 3.11")
+			}
+			p.python = &v
+			continue
+		case "driver":
+			if r.Driver != "" {
+				return nil, errs.Usage("driver given twice").WithHint("cudb resolve torch --driver 535.104.05")
+			}
+			p.Driver = strings.TrimLeft(req.SpecText(), "=>~ ")
+			p.native = append(p.native, req)
+			continue
+		}
+		if f := familyOf(name); f.component != "" {
+			if f.component == name {
+				fr := byFamily[name]
+				if fr == nil {
+					fr = &frameworkReq{fam: f, comps: map[string]version.Requirement{}}
+					byFamily[name] = fr
+					p.frameworks = append(p.frameworks, fr)
+				}
+				fr.req = and(fr.req, req)
+			} else {
+				pending[name] = req
+				if byFamily[f.component] == nil {
+					fr := &frameworkReq{fam: f, comps: map[string]version.Requirement{}}
+					fr.req = version.Requirement{Name: f.component}
+					byFamily[f.component] = fr
+					p.frameworks = append(p.frameworks, fr)
+				}
+			}
+			continue
+		}
+		return nil, errs.Usage("unknown component %q", raw).WithHint("cudb resolve torch==2.1 (components: %s)", strings.Join(Known(), ", "))
+	}
+	for name, req := range pending {
+		byFamily[familyOf(name).component].comps[name] = req
+	}
+	if r.CUDA != "" {
+		if p.cuda != nil {
+			return nil, errs.Usage("CUDA given twice (--cuda and cuda==)").WithHint("cudb resolve torch==2.1 --cuda 12.1")
+		}
+		spec, err := version.ParseDottedSpec(r.CUDA)
+		if err != nil {
+			return nil, errs.Usage("invalid --cuda %q: %v", r.CUDA, err).WithHint("cudb resolve torch==2.1 --cuda 12.1")
+		}
+		p.cuda = &spec
+	}
+	if r.Python != "" {
+		v, err := version.ParseDotted(r.Python)
+		if err != nil || len(v.Fields()) > 3 || v.Major() < 2 || v.Major() > 3 {
+			return nil, errs.Usage("invalid --python %q: expected a Python version such as 3.11", r.Python).WithHint("cudb resolve torch==2.1 --python 3.11")
+		}
+		p.python = &v
+	}
+	switch r.Platform {
+	case "", "linux", "windows", "macos", "linux-aarch64":
+	default:
+		return nil, errs.Usage("invalid --platform %q: expected linux, windows, macos or linux-aarch64", r.Platform).WithHint("cudb resolve torch==2.1 --platform linux")
+	}
+	switch r.Channel {
+	case "", "pip", "conda":
+	default:
+		return nil, errs.Usage("invalid --channel %q: expected pip or conda", r.Channel).WithHint("cudb resolve torch==1.13 --channel conda")
+	}
+	if p.Channel == "pip" {
+		p.Channel = ""
+	}
+	return p, nil
+}
+
+// and joins two requirements on one package: both must hold.
+func and(prev, next version.Requirement) version.Requirement {
+	if prev.Name == "" {
+		return next
+	}
+	prev.Specs = append(append(version.Specifiers{}, prev.Specs...), next.Specs...)
+	prev.Extras = append(prev.Extras, next.Extras...)
+	prev.Raw += "," + next.SpecText()
+	return prev
+}
+
+// FrameworkOf names the framework a package belongs to: itself for a
+// framework, the framework for a companion (torchvision → torch), "" when
+// it is neither.
+func FrameworkOf(name string) string { return familyOf(name).component }
+
+func familyOf(name string) family {
+	for _, f := range families {
+		if f.component == name {
+			return f
+		}
+		for _, c := range f.companions {
+			if c == name {
+				return f
+			}
+		}
+	}
+	return family{}
+}
+
+func (p *parsedRequest) echo() Query {
+	q := Query{CUDA: p.ResolveRequest.CUDA, Python: p.ResolveRequest.Python, Platform: p.Platform, Variant: p.Variant,
+		Channel: p.Channel, Driver: p.Driver, GPU: p.GPU, SM: p.SM, Pre: p.Pre, Requirements: []QueryRequirement{}}
+	for _, raw := range p.Requirements {
+		if req, err := version.ParseRequirement(raw); err == nil {
+			q.Requirements = append(q.Requirements, QueryRequirement{Name: req.Name, Specifier: req.SpecText(), Extras: req.Extras})
+		}
+	}
+	return q
+}

@@ -1,0 +1,275 @@
+package query
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
+)
+
+// groupStacks folds builds of one (version, variant, package) across
+// platforms into a stack. Builds arrive newest first.
+func groupStacks(fr *frameworkReq, builds []*BuildRow) []Stack {
+	type key struct{ v, variant, pkg string }
+	idx := map[key]int{}
+	var stacks []Stack
+	for _, b := range builds {
+		k := key{b.Version, b.Variant, b.Package}
+		i, ok := idx[k]
+		if !ok {
+			i = len(stacks)
+			idx[k] = i
+			v, _ := version.Parse(b.Version)
+			stacks = append(stacks, Stack{framework: fr.fam.component, version: v, Variant: b.Variant, CUDA: b.CUDA})
+		}
+		s := &stacks[i]
+		s.builds = append(s.builds, b)
+		if b.Platform != "" && !slices.Contains(s.Platforms, b.Platform) {
+			s.Platforms = append(s.Platforms, b.Platform)
+		}
+	}
+	for i := range stacks {
+		fill(&stacks[i], fr.fam)
+	}
+	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
+	return stacks
+}
+
+// better orders stacks best first: newest release, then the variant plain
+// pip installs, then the newest CUDA.
+func better(a, b *Stack) bool {
+	if c := a.version.Compare(b.version); c != 0 {
+		return c > 0
+	}
+	if a.Default != b.Default {
+		return a.Default
+	}
+	if a.CUDA != b.CUDA {
+		return version.DottedKey(a.CUDA) > version.DottedKey(b.CUDA)
+	}
+	return a.Variant < b.Variant
+}
+
+// representative is the build whose facts describe the stack: Linux when
+// it has one (the best documented platform), else the first.
+// Representative is the build that stands for the stack: its Linux build
+// when there is one.
+func (s *Stack) Representative() *BuildRow {
+	for _, b := range s.builds {
+		if b.Platform == "linux" {
+			return b
+		}
+	}
+	return s.builds[0]
+}
+
+func fill(s *Stack, fam family) {
+	sort.Strings(s.Platforms)
+	rep := s.Representative()
+	name := fam.component
+	if rep.Package != "" {
+		name = rep.Package
+	}
+	pipVersion := rep.PipVersion
+	if pipVersion == "" {
+		pipVersion = rep.Version
+	}
+	s.Packages = map[string]string{name: pipVersion}
+	s.cite("version", name+" "+pipVersion, rep.Provenance)
+	// "Default" is about the representative (Linux x86-64) wheel: PyPI's
+	// default for another platform (aarch64, Windows) is a different
+	// question, and marking both would show two defaults for one release.
+	s.Default = rep.IsDefault
+	s.Python = Range{Min: rep.PythonMin, Max: rep.PythonMax}
+	if s.Python.Min != "" || s.Python.Max != "" {
+		s.cite("python", s.Python.Min+"–"+s.Python.Max, rep.Provenance)
+	}
+	for _, c := range fam.companions {
+		// A pin names the exact wheel pip must install (jaxlib's
+		// +cuda12.cudnn89 flavour); a pairing names the release.
+		if r, ok := rep.Req(c, db.KindPin, db.KindPaired, db.KindTested); ok {
+			s.Packages[c] = specVersion(r.Spec)
+			s.cite(c, s.Packages[c], r.Provenance)
+		}
+	}
+	if r, ok := rep.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+		s.CUDNN = strings.TrimLeft(r.Spec, "=")
+		s.cudnnKind = r.Kind
+		s.cite("cudnn", s.CUDNN+" ("+r.Kind+")", r.Provenance)
+		for _, other := range rep.Reqs {
+			if other.Needs == "cudnn" && other.Kind != r.Kind && strings.TrimLeft(other.Spec, "=") != s.CUDNN {
+				s.Notes = append(s.Notes, fmt.Sprintf("cuDNN: pip installs %s (%s); %s says %s (%s)", s.CUDNN, r.Kind, other.Source, other.Spec, other.Kind))
+				s.cite("cudnn (other)", other.Spec+" ("+other.Kind+")", other.Provenance)
+			}
+		}
+	}
+	if r, ok := rep.Req("nccl", db.KindPin, db.KindBundled, db.KindTested); ok {
+		s.NCCL = strings.TrimLeft(r.Spec, "=")
+		s.cite("nccl", s.NCCL, r.Provenance)
+	}
+	for _, r := range rep.Reqs {
+		if r.Kind == db.KindPin && !slices.Contains(fam.companions, r.Needs) && !slices.Contains(nativeComponents, r.Needs) {
+			s.pinReqs = append(s.pinReqs, r)
+			s.pinNames = append(s.pinNames, version.NormalizeName(r.Needs))
+			pin := r.Needs + r.Spec
+			if r.Marker != "" {
+				pin += "; " + r.Marker
+			}
+			s.Pins = append(s.Pins, pin)
+		}
+	}
+	s.ComputeCapabilities = archToCC(rep.ArchList)
+	if rep.ArchList != "" {
+		s.cite("arch_list", rep.ArchList, rep.Provenance)
+	}
+	s.Install = install(fam, s, rep, name, pipVersion)
+	s.addSource(rep.Provenance)
+	for _, r := range rep.Reqs {
+		s.addSource(r.Provenance)
+	}
+	for _, b := range s.builds {
+		s.addSource(b.Provenance)
+	}
+}
+
+func install(fam family, s *Stack, rep *BuildRow, name, pipVersion string) Install {
+	in := Install{PyPIDefault: s.Default}
+	if rep.Channel == "conda" {
+		in.CondaChannel = "pytorch"
+		in.Command = fmt.Sprintf("conda install %s==%s -c pytorch", condaName(name), rep.Version)
+		return in
+	}
+	pkgs := []string{name + "==" + pipVersion}
+	for _, c := range fam.companions {
+		if v, ok := s.Packages[c]; ok {
+			pkgs = append(pkgs, c+"=="+v)
+		}
+	}
+	switch {
+	case strings.HasSuffix(rep.IndexURL, ".html"):
+		in.FindLinks = rep.IndexURL
+		in.Command = "pip install " + strings.Join(pkgs, " ") + " -f " + rep.IndexURL
+	case rep.IndexURL != "" && !s.Default:
+		in.IndexURL = rep.IndexURL
+		in.Command = "pip install " + strings.Join(pkgs, " ") + " --index-url " + rep.IndexURL
+	default:
+		in.IndexURL = rep.IndexURL
+		// The PyPI wheel is this variant: plain pip, no local label.
+		pkgs[0] = name + "==" + rep.Version
+		in.Command = "pip install " + strings.Join(pkgs, " ")
+	}
+	return in
+}
+
+func condaName(n string) string {
+	if n == "torch" {
+		return "pytorch"
+	}
+	return n
+}
+
+func (s *Stack) cite(fact, value string, p db.Provenance) {
+	s.Citations = append(s.Citations, Citation{Fact: fact, Value: value, Source: p.Source, URL: p.URL, Ref: p.Ref})
+}
+
+func (s *Stack) addSource(p db.Provenance) {
+	if p.Source == "" {
+		return
+	}
+	for _, x := range s.Sources {
+		if x.Name == p.Source && x.URL == p.URL {
+			return
+		}
+	}
+	s.Sources = append(s.Sources, SourceRef{Name: p.Source, URL: p.URL})
+}
+
+// specVersion is the one version a requirement admits ("==0.16.0",
+// "0.16.0", ">=0.11.0,<=0.11.0" all give the bare version); a real range
+// is kept as written (">=0.4.30").
+func specVersion(spec string) string {
+	spec = strings.TrimSpace(spec)
+	if v, err := version.Parse(strings.TrimLeft(spec, "=")); err == nil && !strings.ContainsAny(strings.TrimLeft(spec, "="), "<>!~,") {
+		return v.String()
+	}
+	specs, err := version.ParseSpecifiers(spec)
+	if err != nil {
+		return spec
+	}
+	var lo, hi string
+	for _, c := range specs {
+		switch c.Op() {
+		case "==":
+			if !c.Wildcard() {
+				return c.Version().String()
+			}
+		case ">=":
+			lo = c.Version().String()
+		case "<=":
+			hi = c.Version().String()
+		}
+	}
+	if lo != "" && lo == hi {
+		return lo
+	}
+	return spec
+}
+
+// archToCC turns "sm_50 sm_60 compute_90" into ["5.0", "6.0", "9.0+PTX"].
+func archToCC(list string) []string {
+	var out []string
+	for _, tok := range strings.Fields(list) {
+		ptx := strings.HasPrefix(tok, "compute_")
+		num := strings.TrimPrefix(strings.TrimPrefix(tok, "sm_"), "compute_")
+		if len(num) < 2 {
+			continue
+		}
+		cc := num[:len(num)-1] + "." + num[len(num)-1:]
+		if ptx {
+			cc += "+PTX"
+		}
+		out = append(out, cc)
+	}
+	return out
+}
+
+func dottedOK(spec version.DottedSpec, v string) bool {
+	d, err := version.ParseDotted(v)
+	return err == nil && spec.Check(d)
+}
+
+func at(f []int, i int) int {
+	if i < len(f) {
+		return f[i]
+	}
+	return 0
+}
+
+func distinct(stacks []Stack, f func(Stack) string) []string {
+	var out []string
+	for _, s := range stacks {
+		if v := f(s); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if out == nil {
+		return []string{"(none recorded)"}
+	}
+	return out
+}
+
+func distinctMany(stacks []Stack, f func(Stack) []string) []string {
+	var out []string
+	for _, s := range stacks {
+		for _, v := range f(s) {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,113 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query"
+)
+
+func (v *verifier) gpuCC(g host.GPU) string {
+	if g.ComputeCapability != "" {
+		if cc, err := query.ParseSM(g.ComputeCapability); err == nil {
+			return cc
+		}
+	}
+	if g.Name == "" {
+		return ""
+	}
+	if row, err := query.LookupGPU(v.ctx, v.d, g.Name); err == nil {
+		return row.ComputeCapability
+	}
+	return ""
+}
+
+func (v *verifier) arch(fw *framework) error {
+	// The list torch itself reports is the truth; the database's is what
+	// the release's wheels were built with.
+	archList, archEv := "", ""
+	if fw.build != nil && fw.build.ArchList != "" {
+		archList = fw.build.ArchList
+		archEv = fmt.Sprintf("%s: %s", fw.label, archList)
+	}
+	if rt := fw.torchRuntime(); rt != nil && len(rt.ArchList) > 0 {
+		rtList := strings.Join(rt.ArchList, " ")
+		if archList != "" && archList != rtList {
+			archEv = fmt.Sprintf("%s at runtime (torch.cuda.get_arch_list(), preferred over the database's %s): %s", fw.label, archList, rtList)
+		} else {
+			archEv = fmt.Sprintf("%s at runtime (torch.cuda.get_arch_list()): %s", fw.label, rtList)
+		}
+		archList = rtList
+	}
+	if archList == "" || fw.cuda == "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, g := range v.f.GPUs {
+		cc := v.gpuCC(g)
+		if rt := fw.torchRuntime(); cc == "" && rt != nil {
+			for _, d := range rt.Devices {
+				if d.Index == g.Index && d.ComputeCapability != "" {
+					cc = d.ComputeCapability
+				}
+			}
+		}
+		key := g.Name + "/" + cc
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ev := []string{fmt.Sprintf("GPU %d: %s", g.Index, g.Name), archEv}
+		if cc == "" {
+			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+				Message:  fmt.Sprintf("the compute capability of %q is unknown (not reported, not in the GPU table); the architecture check is skipped", g.Name),
+				Evidence: ev[:1], Fix: "nvidia-smi --query-gpu=name,compute_cap --format=csv"})
+			continue
+		}
+		ev[0] += " (compute capability " + cc + ")"
+		support, detail := query.GPUSupport(cc, archList)
+		switch support {
+		case "sass_compatible":
+			v.add(Finding{Category: CatArchUnsupported, Severity: SevInfo,
+				Message:  fmt.Sprintf("%s runs on %s through same-major binary compatibility: %s", fw.label, g.Name, detail),
+				Evidence: ev, Sources: fw.sources()})
+		case "ptx_jit":
+			v.add(Finding{Category: CatArchUnsupported, Severity: SevWarning,
+				Message:  fmt.Sprintf("%s has no native kernels for %s: %s (slower first start, kernels cached afterwards)", fw.label, g.Name, detail),
+				Evidence: ev, Fix: v.archFix(fw, cc), Sources: fw.sources()})
+		case "none":
+			msg := fmt.Sprintf("%s carries no kernels for %s (sm_%s): CUDA calls fail with \"no kernel image is available\"", fw.label, g.Name, strings.ReplaceAll(cc, ".", ""))
+			if fw.name == "torch" {
+				first, variant, err := firstTorchWith(v.ctx, v.d, cc)
+				if err != nil {
+					return err
+				}
+				if first != "" {
+					msg += fmt.Sprintf("; the first torch with sm_%s is %s (%s)", strings.ReplaceAll(cc, ".", ""), first, variant)
+				}
+			}
+			v.add(Finding{Category: CatArchUnsupported, Severity: SevError,
+				Message:  msg,
+				Evidence: ev, Fix: v.archFix(fw, cc), Sources: fw.sources()})
+		}
+	}
+	return nil
+}
+
+func (v *verifier) archFix(fw *framework, cc string) string {
+	req := query.ResolveRequest{Requirements: []string{fw.name}, SM: cc, Platform: "linux", Python: pyMinor(fw.py)}
+	if v.f.Driver != nil {
+		if _, err := query.ParseDriver(v.f.Driver.Version); err == nil {
+			req.Driver = v.f.Driver.Version
+		}
+	}
+	if cmd := v.resolveCmd(req); cmd != "" {
+		return cmd
+	}
+	req.Driver = ""
+	if cmd := v.resolveCmd(req); cmd != "" {
+		return cmd + " (after upgrading the driver: cudb resolve " + fw.name + " --sm " + cc + ")"
+	}
+	return "cudb resolve " + fw.name + " --sm " + cc
+}

@@ -1,0 +1,255 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/pin"
+)
+
+// cudnnLib reports whether a copy is a loadable library (not a header).
+func cudnnLib(c host.CUDNN) bool { return c.Source != host.CUDNNHeader }
+
+// loadedCUDNN is the copy a framework in py meets first: LD_LIBRARY_PATH
+// directories, then (for wheels that pin cuDNN) its own pip copy, then
+// the loader cache and anything else.
+func (v *verifier) loadedCUDNN(py *host.Python, usesPip bool) (first *host.CUDNN, pip *host.CUDNN) {
+	var ld, other *host.CUDNN
+	for i := range v.f.CUDNN {
+		c := &v.f.CUDNN[i]
+		if !cudnnLib(*c) {
+			continue
+		}
+		switch {
+		case c.Source == host.CUDNNLDLibraryPath && ld == nil:
+			ld = c
+		case c.Source == host.CUDNNPip && pip == nil && (py == nil || c.Env == "" || c.Env == py.Prefix):
+			pip = c
+		case other == nil && c.Source != host.CUDNNPip && c.Source != host.CUDNNLDLibraryPath:
+			other = c
+		}
+	}
+	switch {
+	case ld != nil:
+		return ld, pip
+	case usesPip && pip != nil:
+		return pip, pip
+	case other != nil:
+		return other, pip
+	}
+	return pip, pip
+}
+
+func (v *verifier) cudnn(fw *framework) error {
+	if fw.build == nil || fw.cuda == "" {
+		return nil
+	}
+	r, ok := fw.build.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested)
+	if !ok {
+		return nil
+	}
+	_, pinned := fw.build.Req("cudnn", db.KindPin)
+	if fw.name == "tensorflow" && r.Kind == db.KindTested {
+		if _, ok := fw.py.NvidiaWheels[cudnnWheel(fw.cuda)]; ok {
+			pinned = true
+		}
+	}
+	rt := fw.torchRuntime()
+	if rt != nil && rt.CUDNN == "" {
+		rt = nil
+	}
+	if !pinned && r.Kind == db.KindBundled && rt == nil {
+		// The wheel carries its own copy next to the library.
+		return nil
+	}
+	want, err := version.ParseDotted(strings.TrimLeft(r.Spec, "=>~ "))
+	if err != nil {
+		return nil
+	}
+	first, pip := v.loadedCUDNN(fw.py, pinned)
+	if rt != nil {
+		return v.cudnnRuntime(fw, r, pinned, want, rt, first)
+	}
+	if first == nil {
+		// Only a probe can say a copy is absent: a report that lists no
+		// cuDNN simply did not mention it.
+		if !pinned && fw.name == "tensorflow" && v.f.Origin == host.OriginHost {
+			v.cudnnMissing(fw, want)
+		}
+		return nil
+	}
+	have, err := version.ParseDotted(first.Version)
+	if err != nil {
+		return nil
+	}
+	ev := []string{fmt.Sprintf("%s: needs cuDNN %s (%s)", fw.label, r.Spec, r.Kind), fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source)}
+	fix := v.cudnnFix(fw, r, pinned)
+	sources := []query.SourceRef{{Name: r.Source, URL: r.URL}}
+	wf, hf := want.Fields(), have.Fields()
+	switch {
+	case have.Major() != want.Major():
+		if !pinned && fw.name == "tensorflow" && v.f.Origin == host.OriginHost && !v.hasCUDNNMajor(want.Major()) {
+			v.cudnnMissing(fw, want)
+			return nil
+		}
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+			Message:  fmt.Sprintf("%s needs cuDNN %d, but the first copy it meets is cuDNN %s (%s)", fw.label, want.Major(), first.Version, first.Path),
+			Evidence: ev, Fix: fix, Sources: sources})
+	case len(hf) >= 2 && len(wf) >= 2 && cmpPrefix(hf, wf) < 0:
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+			Message:  fmt.Sprintf("%s needs cuDNN %s, but the first copy it meets is the older %s (%s)", fw.label, r.Spec, first.Version, first.Path),
+			Evidence: ev, Fix: fix, Sources: sources})
+	case len(hf) >= 2 && len(wf) >= 2 && hf[1] != wf[1]:
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
+			Message:  fmt.Sprintf("%s was built for cuDNN %s and meets cuDNN %s first (same major, newer minor: usually fine)", fw.label, r.Spec, first.Version),
+			Evidence: ev, Fix: fix, Sources: sources})
+	}
+	_ = pip
+	return nil
+}
+
+// cudnnRuntime judges the cuDNN torch really loaded; the copy the files
+// predicted becomes evidence of the same finding, never a second one.
+func (v *verifier) cudnnRuntime(fw *framework, r db.Requirement, pinned bool, want version.Dotted, rt *host.TorchRuntime, first *host.CUDNN) error {
+	have, err := version.ParseDotted(rt.CUDNN)
+	if err != nil {
+		return nil
+	}
+	how := "torch.backends.cudnn.version()"
+	if rt.CUDNNRaw != "" {
+		how += " = " + rt.CUDNNRaw
+	}
+	ev := []string{fmt.Sprintf("%s: needs cuDNN %s (%s)", fw.label, r.Spec, r.Kind),
+		fmt.Sprintf("cuDNN loaded at runtime: %s (%s, %s)", rt.CUDNN, how, fw.py.Runtime.Interpreter)}
+	if first != nil {
+		ev = append(ev, fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source))
+	}
+	if rt.CUDNNError != "" {
+		ev = append(ev, "torch: "+rt.CUDNNError)
+	}
+	fix := v.cudnnFix(fw, r, pinned)
+	sources := []query.SourceRef{{Name: r.Source, URL: r.URL}}
+	wf, hf := want.Fields(), have.Fields()
+	switch {
+	case have.Major() != want.Major():
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+			Message:  fmt.Sprintf("%s needs cuDNN %d, but cuDNN %s is loaded at runtime", fw.label, want.Major(), rt.CUDNN),
+			Evidence: ev, Fix: fix, Sources: sources})
+	case len(hf) >= 2 && len(wf) >= 2 && cmpPrefix(hf, wf) < 0:
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+			Message:  fmt.Sprintf("%s needs cuDNN %s, but the older cuDNN %s is loaded at runtime", fw.label, r.Spec, rt.CUDNN),
+			Evidence: ev, Fix: fix, Sources: sources})
+	case len(hf) >= 2 && len(wf) >= 2 && hf[1] != wf[1]:
+		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
+			Message:  fmt.Sprintf("%s was built for cuDNN %s and cuDNN %s is loaded at runtime (same major, newer minor: usually fine)", fw.label, r.Spec, rt.CUDNN),
+			Evidence: ev, Fix: fix, Sources: sources})
+	}
+	return nil
+}
+
+// cmpPrefix compares a and b over the fields both have (8.9 vs 8.9.2.26
+// is equal; 8.2.4 vs 8.9.2.26 is older).
+func cmpPrefix(a, b []int) int {
+	for i := 0; i < len(a) && i < len(b) && i < 3; i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func cudnnWheel(cuda string) string { return "nvidia-cudnn-cu" + version.MajorText(cuda) }
+
+func (v *verifier) hasCUDNNMajor(major int) bool {
+	for _, c := range v.f.CUDNN {
+		if cudnnLib(c) && c.Major == major {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *verifier) cudnnFix(fw *framework, r db.Requirement, pinned bool) string {
+	if pinned {
+		if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
+			pin := cudnnWheel(fw.cuda) + pr.Spec
+			return fmt.Sprintf("pip install %q, and keep other cuDNN copies off LD_LIBRARY_PATH (unset LD_LIBRARY_PATH)", pin)
+		}
+	}
+	return v.aptFix(fw)
+}
+
+func (v *verifier) aptFix(fw *framework) string {
+	more := "cudb pin " + fw.name + "==" + fw.version + " --format apt"
+	res, err := pin.Pins(v.ctx, v.d, query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux"}, "apt", pin.PinOptions{})
+	if err == nil {
+		for _, l := range strings.Split(res.Content, "\n") {
+			if l = strings.TrimSpace(l); strings.HasPrefix(l, "libcudnn") {
+				return fmt.Sprintf("sudo apt-get install -y '%s' (from NVIDIA's CUDA apt repository; %s lists every system package)", l, more)
+			}
+		}
+	}
+	return more
+}
+
+func (v *verifier) cudnnMissing(fw *framework, want version.Dotted) {
+	fix := v.aptFix(fw)
+	if _, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
+		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+	}
+	v.add(Finding{Category: CatCUDNNMissing, Severity: SevError,
+		Message: fmt.Sprintf("%s loads cuDNN %d from the system (libcudnn.so.%d), and no cuDNN %d copy was found: it will run on the CPU only",
+			fw.label, want.Major(), want.Major(), want.Major()),
+		Evidence: []string{fmt.Sprintf("%s: tested with cuDNN %s", fw.label, want), fmt.Sprintf("cuDNN copies found: %d", len(v.f.CUDNN))},
+		Fix:      fix, Sources: fw.sources()})
+}
+
+// shadowing reports cuDNN copies on LD_LIBRARY_PATH that hide the pip
+// copy a framework pins.
+func (v *verifier) shadowing(fws []*framework) {
+	for _, fw := range fws {
+		if fw.build == nil {
+			continue
+		}
+		if _, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); !ok {
+			continue
+		}
+		first, pip := v.loadedCUDNN(fw.py, true)
+		if first == nil || pip == nil || first == pip || first.Source != host.CUDNNLDLibraryPath || first.Version == pip.Version {
+			continue
+		}
+		var rtEv []string
+		if rt := fw.torchRuntime(); rt != nil && rt.CUDNN != "" {
+			if version.CompareDottedText(rt.CUDNN, pip.Version) == 0 {
+				// The process loaded the wheel's copy after all.
+				continue
+			}
+			rtEv = []string{"cuDNN loaded at runtime: " + rt.CUDNN}
+		}
+		// A newer copy of the same major usually works; an older one or
+		// another major does not.
+		sev := SevError
+		if first.Major == pip.Major && version.CompareDottedText(first.Version, pip.Version) > 0 {
+			sev = SevWarning
+		}
+		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
+			Message: fmt.Sprintf("LD_LIBRARY_PATH puts cuDNN %s (%s) ahead of the cuDNN %s wheel %s expects (%s)",
+				first.Version, first.Path, pip.Version, fw.label, pip.Path),
+			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
+			Fix:      fmt.Sprintf("unset LD_LIBRARY_PATH (or remove %s from it) so %s loads its own cuDNN", dirOf(first.Path), fw.name)})
+	}
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndex(p, "/"); i > 0 && strings.Contains(p[i:], ".so") {
+		return p[:i]
+	}
+	return p
+}

@@ -1,0 +1,181 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+)
+
+// frameworks lists installed framework builds, matched to the database.
+func (v *verifier) frameworks() ([]*framework, error) {
+	var out []*framework
+	for i := range v.f.Pythons {
+		py := &v.f.Pythons[i]
+		if t := py.Torch; t != nil && t.Version != "" {
+			fw, err := v.matchTorch(py, t)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fw)
+		}
+		if t := py.TensorFlow; t != nil && t.Version != "" {
+			fw, err := v.matchTF(py, t)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fw)
+		}
+		if j := py.JAX; j != nil {
+			for name, ver := range j.Plugins {
+				if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
+					out = append(out, &framework{name: "jax", label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
+						version: j.Version, cuda: m[1], py: py})
+					break
+				}
+			}
+		}
+		if ver, ok := py.Packages["onnxruntime-gpu"]; ok {
+			fw := &framework{name: "onnxruntime-gpu", label: "onnxruntime-gpu " + ver, version: ver, py: py}
+			bs, err := query.LoadBuildsWhere(v.ctx, v.d, "onnxruntime-gpu", func(s string) bool { return s == ver })
+			if err != nil {
+				return nil, err
+			}
+			// ORT publishes one package per CUDA major; the newest
+			// major is what pip installs by default.
+			for _, b := range bs {
+				if b.Platform == "" || b.Platform == "linux" {
+					if fw.build == nil || version.CompareDottedText(b.CUDA, fw.build.CUDA) > 0 {
+						fw.build = b
+					}
+				}
+			}
+			if fw.build != nil {
+				fw.cuda = version.MajorText(fw.build.CUDA)
+			}
+			out = append(out, fw)
+			if fw.build == nil {
+				v.unknown(fw, "onnxruntime-gpu")
+			}
+		}
+	}
+	return out, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+func (v *verifier) unknown(fw *framework, component string) {
+	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+		Message:  fmt.Sprintf("%s is not in the database: its CUDA, cuDNN and GPU checks are skipped", fw.label),
+		Evidence: []string{fmt.Sprintf("%s: %s (%s)", component, fw.version, envName(fw.py))},
+		Fix:      fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", component)})
+}
+
+func envName(py *host.Python) string {
+	if py == nil {
+		return "?"
+	}
+	if py.Prefix != "" {
+		return py.Prefix
+	}
+	return py.Kind
+}
+
+// pickBuild chooses the Linux (or all-platform) pip build of a variant.
+func pickBuild(bs []*query.BuildRow, variant string, wantDefault bool) *query.BuildRow {
+	var best *query.BuildRow
+	for _, b := range bs {
+		if b.Channel != "" || (b.Platform != "" && b.Platform != "linux") {
+			continue
+		}
+		if wantDefault && !b.IsDefault || !wantDefault && b.Variant != variant {
+			continue
+		}
+		if best == nil {
+			best = b
+		}
+	}
+	return best
+}
+
+func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error) {
+	fw := &framework{name: "torch", label: "torch " + t.Version, cuda: t.CUDA, py: py}
+	pv, err := version.Parse(t.Version)
+	if err != nil {
+		fw.version = t.Version
+		v.unknown(fw, "torch")
+		return fw, nil
+	}
+	fw.version = pv.Public()
+	variant := t.Variant
+	if variant == "" && pv.Local() != "" {
+		variant = pv.Local()
+	}
+	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "torch", func(s string) bool { return s == fw.version })
+	if err != nil {
+		return nil, err
+	}
+	if len(bs) == 0 {
+		v.unknown(fw, "torch")
+		return fw, nil
+	}
+	if variant != "" {
+		fw.build = pickBuild(bs, variant, false)
+	} else if t.CUDA != "" || t.Source != "version_py" {
+		// A PyPI wheel without a local label is the default variant.
+		fw.build = pickBuild(bs, "", true)
+	}
+	if fw.build == nil && variant == "" && t.CUDA == "" {
+		fw.build = pickBuild(bs, "cpu", false)
+	}
+	if fw.build == nil {
+		v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+			Message:  fmt.Sprintf("torch %s has no %s build in the database: its CUDA, cuDNN and GPU checks are skipped", fw.version, orUnknown(variant)),
+			Evidence: []string{"torch: " + t.Version},
+			Fix:      fmt.Sprintf("cudb matrix torch (the variants of %s that exist)", fw.version)})
+		return fw, nil
+	}
+	if fw.cuda == "" {
+		fw.cuda = fw.build.CUDA
+	}
+	return fw, nil
+}
+
+func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, error) {
+	fw := &framework{name: "tensorflow", label: "tensorflow " + t.Version, cuda: t.CUDA, py: py}
+	pv, err := version.Parse(t.Version)
+	if err != nil {
+		fw.version = t.Version
+		v.unknown(fw, "tensorflow")
+		return fw, nil
+	}
+	fw.version = pv.Public()
+	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == fw.version })
+	if err != nil {
+		return nil, err
+	}
+	if len(bs) == 0 {
+		v.unknown(fw, "tensorflow")
+		return fw, nil
+	}
+	gpu := t.IsGPU == nil || *t.IsGPU || t.CUDA != ""
+	for _, b := range bs {
+		if b.Channel != "" || (b.Platform != "" && b.Platform != "linux") {
+			continue
+		}
+		if gpu == (b.CUDA != "") {
+			fw.build = b
+			break
+		}
+	}
+	if fw.build != nil && fw.cuda == "" {
+		fw.cuda = fw.build.CUDA
+	}
+	return fw, nil
+}

@@ -1,0 +1,422 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query"
+)
+
+// Finding categories (docs/verify.md).
+const (
+	CatDriverTooOld      = "driver_too_old"
+	CatCUDNNMismatch     = "cudnn_version_mismatch"
+	CatCUDNNMissing      = "cudnn_missing"
+	CatToolkitMismatch   = "cuda_toolkit_mismatch"
+	CatArchUnsupported   = "gpu_arch_unsupported"
+	CatCPUOnlyWheel      = "cpu_only_wheel"
+	CatMultipleCUDALibs  = "multiple_cuda_libs_conflict"
+	CatPythonUnsupported = "python_unsupported"
+	CatNoGPUVisible      = "no_gpu_visible"
+	CatUnknownVersion    = "unknown_version"
+	CatProbeIncomplete   = "probe_incomplete"
+)
+
+// Severities, most serious first.
+const (
+	SevError   = "error"
+	SevWarning = "warning"
+	SevInfo    = "info"
+)
+
+// Categories lists every finding category, for documentation and metrics.
+var Categories = []string{CatDriverTooOld, CatCUDNNMismatch, CatCUDNNMissing, CatToolkitMismatch, CatArchUnsupported,
+	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete}
+
+// Severities lists the severities, most serious first.
+var Severities = []string{SevError, SevWarning, SevInfo}
+
+// Finding is one judgement about a host.
+type Finding struct {
+	Category string `json:"category"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// Evidence are the facts the finding rests on, as "what: value".
+	Evidence []string `json:"evidence"`
+	// Fix is an exact command or pin; empty only for infos that need none.
+	Fix     string            `json:"fix,omitempty"`
+	Sources []query.SourceRef `json:"sources"`
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	Infos    int  `json:"infos"`
+	Healthy  bool `json:"healthy"`
+}
+
+// Report is the answer of Verify.
+type Report struct {
+	Origin   string      `json:"origin"`
+	Summary  Summary     `json:"summary"`
+	Findings []Finding   `json:"findings"`
+	Facts    *host.Facts `json:"facts"`
+}
+
+// Verify judges host facts against the database. It is pure: it reads
+// nothing but facts and d, so a report pasted from elsewhere gets the same
+// answer as a live probe. It raises only what would fail or surprise at
+// run time: minor-version compatibility, same-major SASS and PTX JIT are
+// not failures.
+func Verify(ctx context.Context, d *db.DB, facts *host.Facts) (*Report, error) {
+	if facts == nil {
+		facts = &host.Facts{}
+	}
+	v := &verifier{ctx: ctx, d: d, f: facts}
+	if err := v.run(); err != nil {
+		return nil, err
+	}
+	r := &Report{Origin: facts.Origin, Findings: v.out, Facts: facts}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	sortFindings(r.Findings)
+	r.Summary = summarize(r.Findings)
+	return r, nil
+}
+
+func summarize(fs []Finding) Summary {
+	var s Summary
+	for _, f := range fs {
+		switch f.Severity {
+		case SevError:
+			s.Errors++
+		case SevWarning:
+			s.Warnings++
+		default:
+			s.Infos++
+		}
+	}
+	s.Healthy = s.Errors == 0
+	return s
+}
+
+func sevRank(s string) int {
+	for i, x := range Severities {
+		if x == s {
+			return i
+		}
+	}
+	return len(Severities)
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return sevRank(fs[i].Severity) < sevRank(fs[j].Severity) })
+}
+
+type verifier struct {
+	ctx context.Context
+	d   *db.DB
+	f   *host.Facts
+	out []Finding
+	// seen drops repeated findings (two environments with one torch).
+	seen map[string]bool
+}
+
+func (v *verifier) add(f Finding) {
+	key := f.Category + "\x00" + f.Message
+	if v.seen == nil {
+		v.seen = map[string]bool{}
+	}
+	if v.seen[key] {
+		return
+	}
+	v.seen[key] = true
+	if f.Evidence == nil {
+		f.Evidence = []string{}
+	}
+	if f.Sources == nil {
+		f.Sources = []query.SourceRef{}
+	}
+	v.out = append(v.out, f)
+}
+
+var cudaPluginRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^jax-cuda(\d+)-(?:plugin|pjrt)$`) })
+
+// framework is one installed framework build, matched to the database.
+type framework struct {
+	name    string // torch, tensorflow, jax, onnxruntime-gpu
+	label   string // "torch 2.1.0+cu121"
+	version string // public version
+	cuda    string // the CUDA it was built with ("12.1", or a major "12")
+	py      *host.Python
+	build   *query.BuildRow // nil when the database does not know it
+}
+
+func (fw *framework) sources() []query.SourceRef {
+	if fw.build == nil || fw.build.Source == "" {
+		return nil
+	}
+	return []query.SourceRef{{Name: fw.build.Source, URL: fw.build.URL}}
+}
+
+func (v *verifier) run() error {
+	fws, err := v.frameworks()
+	if err != nil {
+		return err
+	}
+	v.notes()
+	gpuHost := len(v.f.GPUs) > 0
+	if err := v.noGPU(fws); err != nil {
+		return err
+	}
+	for _, fw := range fws {
+		steps := []func(*framework) error{v.cpuOnly, v.python, v.driver, v.arch, v.cudnn, v.toolkit, v.runtime}
+		if !gpuHost && v.f.Origin != host.OriginHost && v.f.Driver == nil {
+			// A report that says nothing about GPUs: judge the build
+			// alone, never the absent hardware.
+			steps = []func(*framework) error{v.python, v.cudnn, v.runtime}
+		}
+		for _, s := range steps {
+			if err := s(fw); err != nil {
+				return err
+			}
+		}
+	}
+	v.shadowing(fws)
+	v.toolkits()
+	return v.errors()
+}
+
+// --- probe notes -----------------------------------------------------
+
+func (v *verifier) notes() {
+	for _, n := range v.f.Notes {
+		if !strings.Contains(n.Message, "did not answer within") {
+			continue
+		}
+		fix := "timeout 10 nvidia-smi (a hang means a wedged GPU or driver: check `sudo dmesg | grep -i xid` and reset the GPU or reboot)"
+		if n.Probe == "interpreter" {
+			// The message starts with the interpreter's path.
+			interp, _, _ := strings.Cut(n.Message, " ")
+			fix = fmt.Sprintf("timeout 120 %s -c \"import torch; print(torch.cuda.is_available())\" (a hang in CUDA initialisation is a wedged GPU or driver: check `sudo dmesg | grep -i xid`; a slow import needs a larger --deep-timeout)", interp)
+		}
+		v.add(Finding{Category: CatProbeIncomplete, Severity: SevWarning,
+			Message:  n.Message,
+			Evidence: []string{n.Probe + ": timed out"},
+			Fix:      fix})
+	}
+}
+
+// --- no GPU ------------------------------------------------------------
+
+func (v *verifier) noGPU(fws []*framework) error {
+	if len(v.f.GPUs) > 0 || v.f.Origin != host.OriginHost {
+		return nil
+	}
+	var cudaFW []string
+	for _, fw := range fws {
+		if fw.cuda != "" {
+			cudaFW = append(cudaFW, fw.label)
+		}
+	}
+	ev := []string{"GPUs: none in nvidia-smi or /proc/driver/nvidia/gpus"}
+	why := "no NVIDIA GPU is visible"
+	fix := "nvidia-smi -L (on a container: run it with --gpus all, or set NVIDIA_VISIBLE_DEVICES; on a VM: check the GPU is attached)"
+	for _, n := range v.f.Notes {
+		if n.Probe != "nvidia-smi" {
+			continue
+		}
+		ev = append(ev, "nvidia-smi: "+n.Message)
+		switch {
+		case strings.Contains(n.Message, "No devices were found"):
+			why = "the driver is loaded but sees no GPU (nvidia-smi: No devices were found)"
+		case strings.Contains(n.Message, "couldn't communicate") || strings.Contains(n.Message, "has failed"):
+			why = "nvidia-smi cannot talk to the driver"
+			fix = "sudo modprobe nvidia && nvidia-smi (if the module does not load, reinstall the driver matching the running kernel, then reboot)"
+		}
+	}
+	if v.f.Driver != nil {
+		ev = append(ev, "driver: "+v.f.Driver.Version+" ("+v.f.Driver.Source+")")
+	} else {
+		ev = append(ev, "driver: not found")
+	}
+	sev := SevWarning
+	msg := why + "; nothing GPU-related is installed, so nothing fails yet"
+	if len(cudaFW) > 0 {
+		sev = SevError
+		msg = why + ": " + strings.Join(cudaFW, ", ") + " will run on the CPU only or fail"
+	}
+	v.add(Finding{Category: CatNoGPUVisible, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
+	return nil
+}
+
+// --- CPU-only wheel ------------------------------------------------------
+
+func (v *verifier) cpuOnly(fw *framework) error {
+	if len(v.f.GPUs) == 0 {
+		return nil
+	}
+	var cpu bool
+	switch fw.name {
+	case "torch":
+		t := fw.py.Torch
+		cpu = t.Variant == "cpu" || (t.CUDA == "" && t.Variant == "" && fw.build != nil && fw.build.Variant == "cpu")
+	case "tensorflow":
+		t := fw.py.TensorFlow
+		cpu = (t.IsGPU != nil && !*t.IsGPU) || (fw.build != nil && fw.build.CUDA == "")
+	}
+	if !cpu {
+		return nil
+	}
+	req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux", Python: pyMinor(fw.py)}
+	v.hostConstraints(&req)
+	if fw.name != "torch" {
+		// Only torch records architecture lists; a GPU constraint
+		// would refuse every other framework's builds.
+		req.SM = ""
+	}
+	fix := v.installFix(req, fw.name)
+	if fw.name == "tensorflow" && v.tfHasAndCUDA(fw.version) {
+		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+	}
+	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
+		Evidence: []string{fmt.Sprintf("%s: %s (%s)", fw.name, fw.label, envName(fw.py)), "GPU 0: " + v.f.GPUs[0].Name},
+		Fix:      fix, Sources: fw.sources()})
+	return nil
+}
+
+// tfHasAndCUDA reports whether a TensorFlow release's `and-cuda` extra
+// brings the CUDA libraries as wheels.
+func (v *verifier) tfHasAndCUDA(ver string) bool {
+	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == ver })
+	if err != nil {
+		return false
+	}
+	for _, b := range bs {
+		for _, r := range b.Reqs {
+			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, "and-cuda") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func pyMinor(py *host.Python) string {
+	if py == nil {
+		return ""
+	}
+	p := strings.Split(py.Version, ".")
+	if len(p) < 2 {
+		return ""
+	}
+	return p[0] + "." + p[1]
+}
+
+// hostConstraints adds the host's driver and GPU to a resolve request so
+// that a suggested install runs here.
+func (v *verifier) hostConstraints(req *query.ResolveRequest) {
+	if v.f.Driver != nil {
+		if _, err := query.ParseDriver(v.f.Driver.Version); err == nil {
+			req.Driver = v.f.Driver.Version
+		}
+	}
+	for _, g := range v.f.GPUs {
+		if cc := v.gpuCC(g); cc != "" {
+			if _, err := query.ParseSMKnown(v.ctx, v.d, cc); err == nil {
+				req.SM = cc
+			}
+			break
+		}
+	}
+}
+
+// installFix resolves req and returns the best stack's install command;
+// failing that, the resolve command that explains why.
+func (v *verifier) installFix(req query.ResolveRequest, name string) string {
+	for _, r := range []query.ResolveRequest{req, withoutPython(req)} {
+		res, err := query.Resolve(v.ctx, v.d, r)
+		if err == nil && len(res.Stacks) > 0 {
+			return res.Stacks[0].Install.Command
+		}
+	}
+	return "cudb resolve " + strings.Join(req.Requirements, " ") + resolveFlags(req)
+}
+
+func withoutPython(r query.ResolveRequest) query.ResolveRequest { r.Python = ""; return r }
+
+func resolveFlags(r query.ResolveRequest) string {
+	var b strings.Builder
+	if r.Driver != "" {
+		b.WriteString(" --driver " + r.Driver)
+	}
+	if r.SM != "" {
+		b.WriteString(" --sm " + r.SM)
+	}
+	return b.String()
+}
+
+// --- Python --------------------------------------------------------------
+
+// --- driver ------------------------------------------------------------
+
+// --- GPU architecture ------------------------------------------------------
+
+// --- cuDNN -------------------------------------------------------------
+
+// --- toolkits ------------------------------------------------------------
+
+// --- error lines -----------------------------------------------------------
+
+func (v *verifier) errors() error {
+	for _, e := range v.f.Errors {
+		if _, err := v.explainInto("error: "+e, e, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// explainInto explains an error text and folds its findings in: one
+// that restates a finding already made (of the facts, or of an earlier
+// text) becomes its evidence, not a second finding. n is the number of
+// findings the text matched; tune, when given, refines a new finding with
+// what the facts know better than the text (the framework's own pins).
+func (v *verifier) explainInto(evidence, text string, tune func(*Finding)) (n int, err error) {
+	fs, err := Explain(v.ctx, v.d, text)
+	if err != nil {
+		if errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage {
+			return 0, nil
+		}
+		return 0, err
+	}
+next:
+	for _, f := range fs {
+		for i := range v.out {
+			if v.out[i].Category == f.Category {
+				v.out[i].Evidence = append(v.out[i].Evidence, evidence)
+				continue next
+			}
+		}
+		f.Evidence = append([]string{evidence}, f.Evidence...)
+		if tune != nil {
+			tune(&f)
+		}
+		v.add(f)
+	}
+	return len(fs), nil
+}
+
+// Incompatible reports whether the report holds an error finding; the
+// HTTP API answers such a report with 409, like a resolve conflict.
+func (r *Report) Incompatible() bool { return !r.Summary.Healthy }
