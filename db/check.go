@@ -22,7 +22,7 @@ func (r *CheckReport) OK() bool {
 // recorded conflicts between sources.
 func (d *DB) Check(ctx context.Context) (*CheckReport, error) {
 	rep := &CheckReport{ForeignKeys: []string{}, Conflicts: []Conflict{}}
-	rows, err := d.SQL.QueryContext(ctx, "PRAGMA integrity_check")
+	rows, err := d.conn.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (d *DB) Check(ctx context.Context) (*CheckReport, error) {
 		rep.Integrity = append(rep.Integrity, s)
 	}
 	rows.Close()
-	rows, err = d.SQL.QueryContext(ctx, "PRAGMA foreign_key_check")
+	rows, err = d.conn.QueryContext(ctx, "PRAGMA foreign_key_check")
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (d *DB) Check(ctx context.Context) (*CheckReport, error) {
 		rep.ForeignKeys = append(rep.ForeignKeys, fmt.Sprintf("%s row %v references a missing %s", table, rowid, parent))
 	}
 	rows.Close()
-	rows, err = d.SQL.QueryContext(ctx, "SELECT subject, field, kept, kept_source, other, other_source, note FROM conflict ORDER BY id")
+	rows, err = d.conn.QueryContext(ctx, "SELECT subject, field, kept, kept_source, other, other_source, note FROM conflict ORDER BY id")
 	if err != nil {
 		return nil, err
 	}

@@ -30,9 +30,9 @@ var Matrices = map[string]MatrixFunc{
 	"gpu":         func(ctx context.Context, d *db.DB) (any, error) { return MatrixGPU(ctx, d) },
 	"arch":        func(ctx context.Context, d *db.DB) (any, error) { return MatrixArch(ctx, d) },
 	"driver":      func(ctx context.Context, d *db.DB) (any, error) { return MatrixDriver(ctx, d) },
-	"tensorflow":  func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(TensorFlowMatrix(ctx, d.SQL)) },
-	"jax":         func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(JAXMatrix(ctx, d.SQL)) },
-	"onnxruntime": func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(ONNXRuntimeMatrix(ctx, d.SQL)) },
+	"tensorflow":  func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(TensorFlowMatrix(ctx, d)) },
+	"jax":         func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(JAXMatrix(ctx, d)) },
+	"onnxruntime": func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(ONNXRuntimeMatrix(ctx, d)) },
 }
 
 // orEmpty turns "the database has no such builds" into an empty table:

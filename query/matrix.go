@@ -41,7 +41,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 	default:
 		return nil, errs.Usage("invalid channel %q: expected pip or conda", channel).WithHint("cudb matrix torch --channel conda")
 	}
-	builds, err := LoadBuilds(ctx, d, "torch")
+	builds, err := d.Builds(ctx, "torch", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 		if ch == "pip" {
 			want = ""
 		}
-		var keep []*BuildRow
+		var keep []*db.BuildRow
 		for _, b := range builds {
 			if b.Channel == want {
 				keep = append(keep, b)

@@ -84,7 +84,7 @@ type step struct {
 }
 
 func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *frameworkReq, cs *constraints) ([]Stack, error) {
-	known, err := Versions(ctx, d, fr.fam.component)
+	known, err := d.Versions(ctx, fr.fam.component)
 	if err != nil {
 		return nil, err
 	}
@@ -105,14 +105,14 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			public.Specs = append(public.Specs, s)
 		}
 	}
-	builds, err := LoadBuildsWhere(ctx, d, fr.fam.component, func(v string) bool {
+	builds, err := d.Builds(ctx, fr.fam.component, func(v string) bool {
 		pv, err := version.Parse(v)
 		return err == nil && public.Specs.Check(pv, p.Pre || hasLocal(fr.req))
 	})
 	if err != nil {
 		return nil, err
 	}
-	var matched []*BuildRow
+	var matched []*db.BuildRow
 	for _, b := range builds {
 		if fr.pkg != "" && version.NormalizeName(b.Package) != fr.pkg {
 			continue
@@ -203,7 +203,7 @@ func platformNote(ctx context.Context, d *db.DB, component, platform string) str
 	if component != "tensorflow" || platform != "windows" {
 		return ""
 	}
-	last, prov, err := Attribute(ctx, d, "tensorflow", "", "windows_native_gpu_last")
+	last, prov, err := d.Attribute(ctx, "tensorflow", "", "windows_native_gpu_last")
 	if err != nil || last == "" {
 		return ""
 	}
@@ -294,7 +294,7 @@ func hasLocal(req version.Requirement) bool {
 	return false
 }
 
-func versionMatches(req version.Requirement, b *BuildRow, pre bool) bool {
+func versionMatches(req version.Requirement, b *db.BuildRow, pre bool) bool {
 	v, err := version.Parse(b.Version)
 	if err != nil {
 		return false

@@ -12,7 +12,7 @@ import (
 
 // groupStacks folds builds of one (version, variant, package) across
 // platforms into a stack. Builds arrive newest first.
-func groupStacks(fr *frameworkReq, builds []*BuildRow) []Stack {
+func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 	type key struct{ v, variant, pkg string }
 	idx := map[key]int{}
 	var stacks []Stack
@@ -57,7 +57,7 @@ func better(a, b *Stack) bool {
 // it has one (the best documented platform), else the first.
 // Representative is the build that stands for the stack: its Linux build
 // when there is one.
-func (s *Stack) Representative() *BuildRow {
+func (s *Stack) Representative() *db.BuildRow {
 	for _, b := range s.builds {
 		if b.Platform == "linux" {
 			return b
@@ -135,7 +135,7 @@ func fill(s *Stack, fam family) {
 	}
 }
 
-func install(fam family, s *Stack, rep *BuildRow, name, pipVersion string) Install {
+func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) Install {
 	in := Install{PyPIDefault: s.Default}
 	if rep.Channel == "conda" {
 		in.CondaChannel = "pytorch"

@@ -102,7 +102,7 @@ type Stack struct {
 
 	framework string
 	version   version.Version
-	builds    []*BuildRow
+	builds    []*db.BuildRow
 	pinReqs   []db.Requirement
 	pinNames  []string // PEP 503 names of pinReqs, for matching pins across frameworks
 	cudnnKind string

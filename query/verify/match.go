@@ -3,9 +3,9 @@ package verify
 import (
 	"fmt"
 
+	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
 )
 
 // frameworks lists installed framework builds, matched to the database.
@@ -38,7 +38,7 @@ func (v *verifier) frameworks() ([]*framework, error) {
 		}
 		if ver, ok := py.Packages["onnxruntime-gpu"]; ok {
 			fw := &framework{name: "onnxruntime-gpu", label: "onnxruntime-gpu " + ver, version: ver, py: py}
-			bs, err := query.LoadBuildsWhere(v.ctx, v.d, "onnxruntime-gpu", func(s string) bool { return s == ver })
+			bs, err := v.d.Builds(v.ctx, "onnxruntime-gpu", func(s string) bool { return s == ver })
 			if err != nil {
 				return nil, err
 			}
@@ -88,8 +88,8 @@ func envName(py *host.Python) string {
 }
 
 // pickBuild chooses the Linux (or all-platform) pip build of a variant.
-func pickBuild(bs []*query.BuildRow, variant string, wantDefault bool) *query.BuildRow {
-	var best *query.BuildRow
+func pickBuild(bs []*db.BuildRow, variant string, wantDefault bool) *db.BuildRow {
+	var best *db.BuildRow
 	for _, b := range bs {
 		if b.Channel != "" || (b.Platform != "" && b.Platform != "linux") {
 			continue
@@ -117,7 +117,7 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	if variant == "" && pv.Local() != "" {
 		variant = pv.Local()
 	}
-	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "torch", func(s string) bool { return s == fw.version })
+	bs, err := v.d.Builds(v.ctx, "torch", func(s string) bool { return s == fw.version })
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, err
 		return fw, nil
 	}
 	fw.version = pv.Public()
-	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == fw.version })
+	bs, err := v.d.Builds(v.ctx, "tensorflow", func(s string) bool { return s == fw.version })
 	if err != nil {
 		return nil, err
 	}

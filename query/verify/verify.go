@@ -158,7 +158,7 @@ type framework struct {
 	version string // public version
 	cuda    string // the CUDA it was built with ("12.1", or a major "12")
 	py      *host.Python
-	build   *query.BuildRow // nil when the database does not know it
+	build   *db.BuildRow // nil when the database does not know it
 }
 
 func (fw *framework) sources() []query.SourceRef {
@@ -298,7 +298,7 @@ func (v *verifier) cpuOnly(fw *framework) error {
 // tfHasAndCUDA reports whether a TensorFlow release's `and-cuda` extra
 // brings the CUDA libraries as wheels.
 func (v *verifier) tfHasAndCUDA(ver string) bool {
-	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == ver })
+	bs, err := v.d.Builds(v.ctx, "tensorflow", func(s string) bool { return s == ver })
 	if err != nil {
 		return false
 	}
