@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -185,7 +186,7 @@ func stackLabel(s Stack) string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if familyOf(k).component == k || aliases[k].component != "" {
+		if frameworks.IsMain(k) {
 			return k + "==" + s.Packages[k] + " (" + s.Variant + ")"
 		}
 	}
@@ -343,7 +344,7 @@ func suggest(ctx context.Context, d *db.DB, p *parsedRequest, cs *constraints) [
 
 func requirementFor(s Stack) string {
 	for k, v := range s.Packages {
-		if familyOf(k).component == k || aliases[k].component != "" {
+		if frameworks.IsMain(k) {
 			pub := v
 			if pv, err := version.Parse(v); err == nil {
 				pub = pv.Public()
@@ -358,7 +359,7 @@ func otherNames(p *parsedRequest, keep int) string {
 	var names []string
 	for i, fr := range p.frameworks {
 		if i != keep {
-			names = append(names, fr.fam.component)
+			names = append(names, fr.fam.Name)
 		}
 	}
 	return strings.Join(names, " and ")

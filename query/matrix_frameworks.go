@@ -8,6 +8,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -116,7 +117,7 @@ func gpuBuilds(ctx context.Context, d *db.DB, component string) ([]*db.BuildRow,
 // configuration of each (Linux and native Windows; macOS for 1.0/1.1),
 // with the cuDNN the and-cuda pins install where the release has them.
 func TensorFlowMatrix(ctx context.Context, d *db.DB) ([]TensorFlowRow, error) {
-	builds, attrs, err := gpuBuilds(ctx, d, "tensorflow")
+	builds, attrs, err := gpuBuilds(ctx, d, frameworks.TensorFlow)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func TensorFlowMatrix(ctx context.Context, d *db.DB) ([]TensorFlowRow, error) {
 
 // JAXMatrix lists JAX's CUDA variants per release, newest first.
 func JAXMatrix(ctx context.Context, d *db.DB) ([]JAXRow, error) {
-	builds, attrs, err := gpuBuilds(ctx, d, "jax")
+	builds, attrs, err := gpuBuilds(ctx, d, frameworks.JAX)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func JAXMatrix(ctx context.Context, d *db.DB) ([]JAXRow, error) {
 	for _, b := range builds {
 		cu := strings.Replace(b.Variant, "cuda", "cu", 1)
 		cudnn := firstNonEmpty(spec(b, "nvidia-cudnn-"+cu, "pin"), spec(b, "cudnn", "minimum", "tested"))
-		out = append(out, JAXRow{JAX: b.Version, JAXLib: spec(b, "jaxlib", "paired"),
+		out = append(out, JAXRow{JAX: b.Version, JAXLib: spec(b, frameworks.JAXLib, "paired"),
 			CUDA:  firstNonEmpty(b.CUDA, spec(b, "cuda", "tested", "minimum"), strings.TrimPrefix(b.Variant, "cuda")),
 			CUDNN: cudnn, Extra: attrs.get(b.Version, "extra@"+b.Variant, "extra_local@"+b.Variant),
 			DriverMin: strings.TrimPrefix(spec(b, "driver", "minimum"), ">=")})
@@ -155,7 +156,7 @@ func JAXMatrix(ctx context.Context, d *db.DB) ([]JAXRow, error) {
 
 // ONNXRuntimeMatrix lists onnxruntime-gpu's CUDA builds, newest first.
 func ONNXRuntimeMatrix(ctx context.Context, d *db.DB) ([]ONNXRuntimeRow, error) {
-	builds, attrs, err := gpuBuilds(ctx, d, "onnxruntime-gpu")
+	builds, attrs, err := gpuBuilds(ctx, d, frameworks.ONNXRuntime)
 	if err != nil {
 		return nil, err
 	}

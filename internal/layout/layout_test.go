@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 const module = "github.com/cudb/cudb"
@@ -168,5 +170,32 @@ func TestPackageDocs(t *testing.T) {
 		if f := strings.Fields(line); len(f) == 1 {
 			t.Errorf("%s has no package doc", f[0])
 		}
+	}
+}
+
+// TestFrameworkNamesInOneTable: a framework's names are written once, in
+// internal/frameworks; everything else (scrapers and tests aside, which
+// read upstream text) refers to the table.
+func TestFrameworkNamesInOneTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, n := range frameworks.Names() {
+		names[n] = true
+	}
+	for _, rel := range goFiles(t, false) {
+		if strings.HasPrefix(rel, "internal/frameworks/") || strings.HasPrefix(rel, "scraper/") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root(t), rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && names[strings.ToLower(s)] {
+					t.Errorf("%s writes the framework name %q: read it from internal/frameworks", rel, s)
+				}
+			}
+			return true
+		})
 	}
 }

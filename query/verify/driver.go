@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -162,7 +163,7 @@ func (v *verifier) driverFix(fw *framework, drv string) string {
 		}
 		parts = append(parts, s+")")
 	}
-	if drv != "" && fw.name != "jax" {
+	if drv != "" && fw.name != frameworks.JAX {
 		req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Driver: drv, DriverOS: v.driverOS(), Platform: "linux", Python: pyMinor(fw.py)}
 		if cmd := v.resolveCmd(req); cmd != "" {
 			parts = append(parts, "or keep the driver: "+cmd)

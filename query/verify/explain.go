@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -121,7 +122,7 @@ func cudaFromInt(n int) string { return fmt.Sprintf("%d.%d", n/1000, (n%1000)/10
 // stack's install command and version.
 func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 	if len(r.Requirements) == 0 {
-		r.Requirements = []string{"torch"}
+		r.Requirements = []string{frameworks.Torch}
 	}
 	if r.Platform == "" {
 		r.Platform = "linux"
@@ -131,7 +132,7 @@ func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 		return "", ""
 	}
 	s := res.Stacks[0]
-	return s.Install.Command, s.Packages["torch"] + " (" + s.Variant + ")"
+	return s.Install.Command, s.Packages[frameworks.Torch] + " (" + s.Variant + ")"
 }
 
 // toolkitDriver is the Linux toolkit floor of CUDA cuda ("11.4" → the
@@ -219,11 +220,11 @@ func (e *explainCtx) driverInsufficient(m []string) (Finding, error) {
 // firstTorchWith is the oldest torch release with a wheel carrying SASS
 // for cc.
 func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant string, err error) {
-	builds, err := d.Builds(ctx, "torch", nil)
+	builds, err := d.Builds(ctx, frameworks.Torch, nil)
 	if err != nil {
 		return "", "", err
 	}
-	versions, err := d.Versions(ctx, "torch")
+	versions, err := d.Versions(ctx, frameworks.Torch)
 	if err != nil {
 		return "", "", err
 	}

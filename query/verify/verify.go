@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
 )
@@ -267,10 +268,10 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	var cpu bool
 	switch fw.name {
-	case "torch":
+	case frameworks.Torch:
 		t := fw.py.Torch
 		cpu = t.Variant == "cpu" || (t.CUDA == "" && t.Variant == "" && fw.build != nil && fw.build.Variant == "cpu")
-	case "tensorflow":
+	case frameworks.TensorFlow:
 		t := fw.py.TensorFlow
 		cpu = (t.IsGPU != nil && !*t.IsGPU) || (fw.build != nil && fw.build.CUDA == "")
 	}
@@ -279,13 +280,13 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux", Python: pyMinor(fw.py)}
 	v.hostConstraints(&req)
-	if fw.name != "torch" {
+	if fw.name != frameworks.Torch {
 		// Only torch records architecture lists; a GPU constraint
 		// would refuse every other framework's builds.
 		req.SM = ""
 	}
 	fix := v.installFix(req, fw.name)
-	if fw.name == "tensorflow" && v.tfHasAndCUDA(fw.version) {
+	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(fw.version) {
 		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
@@ -298,7 +299,7 @@ func (v *verifier) cpuOnly(fw *framework) error {
 // tfHasAndCUDA reports whether a TensorFlow release's `and-cuda` extra
 // brings the CUDA libraries as wheels.
 func (v *verifier) tfHasAndCUDA(ver string) bool {
-	bs, err := v.d.Builds(v.ctx, "tensorflow", func(s string) bool { return s == ver })
+	bs, err := v.d.Builds(v.ctx, frameworks.TensorFlow, func(s string) bool { return s == ver })
 	if err != nil {
 		return false
 	}

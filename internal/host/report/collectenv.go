@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -198,7 +199,7 @@ func (p *parser) condaLine(f []string) {
 	}
 	py.CondaPackages[name] = v
 	switch name {
-	case "pytorch":
+	case frameworks.Must(frameworks.Torch).CondaName:
 		t := &host.Torch{Version: v, Source: FormatCondaList}
 		if m := condaCUDA().FindStringSubmatch(build); m != nil {
 			t.CUDA = m[1] + "." + m[2]

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -366,7 +367,7 @@ func (p *parser) facts() *host.Facts {
 		py.Torch = p.pyTorch
 		if p.tf != nil {
 			py.TensorFlow = p.tf
-			for _, name := range []string{"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"} {
+			for _, name := range frameworks.Must(frameworks.TensorFlow).Packages {
 				if v, ok := py.Packages[name]; ok {
 					py.TensorFlow.Version, py.TensorFlow.Package = v, name
 					break
@@ -374,7 +375,7 @@ func (p *parser) facts() *host.Facts {
 			}
 		}
 		if py.Torch != nil {
-			if v, ok := py.Packages["torch"]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
+			if v, ok := py.Packages[frameworks.Torch]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
 				// conda list shows 2.1.0 where pip shows 2.1.0+cu121.
 				py.Torch = host.TorchFrom(v, py.Torch.CUDA, py.Torch.Source)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
 )
@@ -12,8 +13,8 @@ import (
 // matrix command adds them as subcommands.
 func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
-		matrixCmd(f, "tensorflow", "TensorFlow GPU builds: tested Python, compiler, build tool, CUDA and cuDNN",
-			[]string{"tensorflow", "package", "platform", "python", "compiler", "build tools", "cuda", "cudnn"},
+		matrixCmd(f, frameworks.TensorFlow, "TensorFlow GPU builds: tested Python, compiler, build tool, CUDA and cuDNN",
+			[]string{frameworks.TensorFlow, "package", "platform", "python", "compiler", "build tools", "cuda", "cudnn"},
 			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.TensorFlowMatrix(ctx, c)
 				var cells [][]string
@@ -22,8 +23,8 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				}
 				return rows, cells, err
 			}),
-		matrixCmd(f, "jax", "JAX CUDA variants: paired jaxlib, CUDA, cuDNN, pip extra and driver floor",
-			[]string{"jax", "jaxlib", "cuda", "cudnn", "extra", "driver min"},
+		matrixCmd(f, frameworks.JAX, "JAX CUDA variants: paired jaxlib, CUDA, cuDNN, pip extra and driver floor",
+			[]string{frameworks.JAX, frameworks.JAXLib, "cuda", "cudnn", "extra", "driver min"},
 			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.JAXMatrix(ctx, c)
 				var cells [][]string
@@ -32,8 +33,8 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				}
 				return rows, cells, err
 			}),
-		matrixCmd(f, "onnxruntime", "onnxruntime-gpu builds: CUDA, cuDNN and notes",
-			[]string{"onnxruntime", "cuda", "cudnn", "notes"},
+		matrixCmd(f, frameworks.Must(frameworks.ONNXRuntime).Matrix, "onnxruntime-gpu builds: CUDA, cuDNN and notes",
+			[]string{frameworks.Must(frameworks.ONNXRuntime).Matrix, "cuda", "cudnn", "notes"},
 			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.ONNXRuntimeMatrix(ctx, c)
 				var cells [][]string

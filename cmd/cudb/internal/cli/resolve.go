@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -190,8 +191,7 @@ func packagesText(p map[string]string) string {
 
 // packageRank puts frameworks before their companions.
 func packageRank(name string) int {
-	switch name {
-	case "torch", "tensorflow", "tensorflow-gpu", "tensorflow_gpu", "jax", "onnxruntime-gpu":
+	if frameworks.IsMain(name) {
 		return 0
 	}
 	return 1

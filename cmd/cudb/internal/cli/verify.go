@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/verify"
@@ -342,13 +343,13 @@ func Prometheus(reps []FileReport) string {
 				lines = append(lines, fmt.Sprintf("cudb_framework_info%s 1\n", lbl(r, "name", name, "version", ver, "cuda", cuda, "env", py.Prefix)))
 			}
 			if t := py.Torch; t != nil {
-				add("torch", t.Version, t.CUDA)
+				add(frameworks.Torch, t.Version, t.CUDA)
 			}
 			if t := py.TensorFlow; t != nil {
-				add("tensorflow", t.Version, t.CUDA)
+				add(frameworks.TensorFlow, t.Version, t.CUDA)
 			}
 			if j := py.JAX; j != nil && j.Version != "" {
-				add("jax", j.Version, "")
+				add(frameworks.JAX, j.Version, "")
 			}
 		}
 		sort.Strings(lines)
