@@ -160,18 +160,16 @@ type pinPart struct {
 }
 
 type pinPlan struct {
-	req       query.ResolveRequest
-	format    string
-	opts      PinOptions
-	stack     *query.Stack
-	parts     []pinPart
-	data      PinData
-	driver    string // driver floor text
-	cudaFull  string // full toolkit version for image tags
-	cudaRule  string // where cudaFull came from
-	notes     []string
-	conda     []string // conda extra dependency, e.g. pytorch-cuda=12.1
-	condaChan []string
+	req      query.ResolveRequest
+	format   string
+	opts     PinOptions
+	stack    *query.Stack
+	parts    []pinPart
+	data     PinData
+	driver   string // driver floor text
+	cudaFull string // full toolkit version for image tags
+	cudaRule string // where cudaFull came from
+	notes    []string
 }
 
 func newPinPlan(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, opts PinOptions, s *query.Stack, data PinData) (*pinPlan, error) {

@@ -124,7 +124,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			}
 			for _, r := range reps {
 				if !r.Summary.Healthy {
-					return &ExitError{Code: 3}
+					return errs.Reported(errs.CodeIncompatible, "verify found an incompatibility")
 				}
 			}
 			return nil
