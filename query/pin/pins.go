@@ -34,7 +34,7 @@ type PinResult struct {
 	Query       query.Query        `json:"query"`
 	Data        PinData            `json:"data"`
 	Notes       []string           `json:"notes"`
-	Conflicts   []query.Conflict   `json:"conflicts,omitempty"`
+	Conflicts   []query.Incompatibility   `json:"conflicts,omitempty"`
 	Suggestions []query.Suggestion `json:"suggestions,omitempty"`
 }
 

@@ -64,12 +64,12 @@ type Summary struct {
 	Healthy  bool `json:"healthy"`
 }
 
-// Report is the answer of Verify.
-type Report struct {
+// Result is the answer of Verify.
+type Result struct {
 	Origin   string      `json:"origin"`
 	Summary  Summary     `json:"summary"`
 	Findings []Finding   `json:"findings"`
-	Facts    *host.Facts `json:"facts"`
+	Facts    *host.Snapshot `json:"facts"`
 }
 
 // Verify judges host facts against the database. It is pure: it reads
@@ -77,15 +77,15 @@ type Report struct {
 // answer as a live probe. It raises only what would fail or surprise at
 // run time: minor-version compatibility, same-major SASS and PTX JIT are
 // not failures.
-func Verify(ctx context.Context, d *db.DB, facts *host.Facts) (*Report, error) {
+func Verify(ctx context.Context, d *db.DB, facts *host.Snapshot) (*Result, error) {
 	if facts == nil {
-		facts = &host.Facts{}
+		facts = &host.Snapshot{}
 	}
 	v := &verifier{ctx: ctx, d: d, f: facts}
 	if err := v.run(); err != nil {
 		return nil, err
 	}
-	r := &Report{Origin: facts.Origin, Findings: v.out, Facts: facts}
+	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
@@ -126,7 +126,7 @@ func sortFindings(fs []Finding) {
 type verifier struct {
 	ctx context.Context
 	d   *db.DB
-	f   *host.Facts
+	f   *host.Snapshot
 	out []Finding
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
@@ -420,4 +420,4 @@ next:
 
 // Incompatible reports whether the report holds an error finding; the
 // HTTP API answers such a report with 409, like a resolve conflict.
-func (r *Report) Incompatible() bool { return !r.Summary.Healthy }
+func (r *Result) Incompatible() bool { return !r.Summary.Healthy }

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 type golden struct {
 	Formats []string    `json:"formats,omitempty"`
-	Facts   *host.Facts `json:"facts,omitempty"`
+	Facts   *host.Snapshot `json:"facts,omitempty"`
 	Error   string      `json:"error,omitempty"`
 }
 
