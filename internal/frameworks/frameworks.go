@@ -61,7 +61,7 @@ var All = []Framework{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
 		ReportKeys: []string{"PyTorch version", "PyTorch Version", "Torch version", "torch version"},
-		CondaName: "pytorch", CondaChannel: "pytorch"},
+		CondaName:  "pytorch", CondaChannel: "pytorch"},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
