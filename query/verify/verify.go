@@ -66,9 +66,9 @@ type Summary struct {
 
 // Result is the answer of Verify.
 type Result struct {
-	Origin   string      `json:"origin"`
-	Summary  Summary     `json:"summary"`
-	Findings []Finding   `json:"findings"`
+	Origin   string         `json:"origin"`
+	Summary  Summary        `json:"summary"`
+	Findings []Finding      `json:"findings"`
 	Facts    *host.Snapshot `json:"facts"`
 }
 
