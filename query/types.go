@@ -135,7 +135,7 @@ type Suggestion struct {
 type Resolution struct {
 	Query       Query             `json:"query"`
 	Stacks      []Stack           `json:"stacks"`
-	Conflicts   []Incompatibility        `json:"conflicts"`
+	Conflicts   []Incompatibility `json:"conflicts"`
 	Suggestions []Suggestion      `json:"suggestions,omitempty"`
 	Components  []ComponentAnswer `json:"components,omitempty"`
 }

@@ -66,9 +66,9 @@ type Summary struct {
 
 // Result is the answer of Verify.
 type Result struct {
-	Origin   string      `json:"origin"`
-	Summary  Summary     `json:"summary"`
-	Findings []Finding   `json:"findings"`
+	Origin   string         `json:"origin"`
+	Summary  Summary        `json:"summary"`
+	Findings []Finding      `json:"findings"`
 	Facts    *host.Snapshot `json:"facts"`
 }
 
@@ -287,7 +287,7 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	fix := v.installFix(req, fw.name)
 	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(fw.version) {
-		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
@@ -305,7 +305,7 @@ func (v *verifier) tfHasAndCUDA(ver string) bool {
 	}
 	for _, b := range bs {
 		for _, r := range b.Reqs {
-			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, "and-cuda") {
+			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, frameworks.Must(frameworks.TensorFlow).GPUExtra) {
 				return true
 			}
 		}
