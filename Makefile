@@ -6,11 +6,13 @@ FUZZTIME ?= 5s
 # Minimizing each new input for the default 60 s starves short runs: a
 # parser with many branches finds new coverage on almost every early input.
 FUZZMINIMIZE ?= 200ms
+# Alternating (trivial, cudb) pairs per case for bench-start.
+PAIRS ?= 21
 
-.PHONY: help build test vet lint race data fuzz bench fmt load
+.PHONY: help build test vet lint race data fuzz bench bench-start fmt load
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
 
 build: ## build ./cudb
 	$(GO) build -o cudb ./cmd/cudb
@@ -51,6 +53,9 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 
 bench: ## run the benchmarks recorded in docs/benchmarks.md
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-start: ## whole-process start-up A/B against a trivial Go binary (resolve, verify --from, pin; docs/benchmarks.md)
+	$(GO) run ./cmd/cudb/internal/benchstart -pairs $(PAIRS)
 
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')
