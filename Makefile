@@ -14,8 +14,10 @@ PAIRS ?= 21
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
 
-build: ## build ./cudb
-	$(GO) build -o cudb ./cmd/cudb
+# cudb ships as one static binary: without cgo, net's resolver is pure Go and
+# no dynamic loader or C library starts before cudb does.
+build: ## build ./cudb (static)
+	CGO_ENABLED=0 $(GO) build -o cudb ./cmd/cudb
 
 test: ## run every test (the README's test command)
 	$(GO) test ./...
@@ -62,7 +64,7 @@ fmt: ## format the code
 
 load: ## load-test cudb serve on loopback with wrk (installed from Debian when missing), 60 s
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
-	$(GO) build -o cudb ./cmd/cudb
+	CGO_ENABLED=0 $(GO) build -o cudb ./cmd/cudb
 	@./cudb serve --addr 127.0.0.1:18090 2>/dev/null & pid=$$!; sleep 1; \
 	  wrk -t1 -c4 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
 	  echo "server RSS after the run: $$(ps -o rss= -p $$pid) KiB"; kill $$pid

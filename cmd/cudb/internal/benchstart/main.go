@@ -93,7 +93,10 @@ func run(w io.Writer, pairs int, bin, only string) error {
 	}
 	if bin == "" {
 		bin = filepath.Join(dir, "cudb")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cudb").CombinedOutput(); err != nil {
+		// as `make build` builds it: static, like the trivial binary
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/cudb")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("failed to build cudb: %v\n%s", err, out)
 		}
 	}
@@ -153,7 +156,7 @@ func buildTrivial(dir string) (string, error) {
 	bin := filepath.Join(dir, "trivial-bin")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("failed to build the trivial binary: %v\n%s", err, out)
 	}
