@@ -50,6 +50,12 @@ func Parse(text []byte) (*host.Facts, []string, error) {
 		return nil, nil, errors.New("report is larger than 4 MiB")
 	}
 	if f, ok := parseProbeJSON(text); ok {
+		if empty(f) {
+			return nil, nil, ErrNoFacts
+		}
+		if err := checkFacts(f); err != nil {
+			return nil, nil, err
+		}
 		return f, []string{FormatProbeJSON}, nil
 	}
 	p := &parser{lines: lines(text), text: text}
@@ -62,7 +68,11 @@ func Parse(text []byte) (*host.Facts, []string, error) {
 	if len(p.formats) == 0 {
 		return nil, nil, ErrUnknownFormat
 	}
-	return p.facts(), p.formats, nil
+	f := p.facts()
+	if err := checkFacts(f); err != nil {
+		return nil, nil, err
+	}
+	return f, p.formats, nil
 }
 
 func parseProbeJSON(text []byte) (*host.Facts, bool) {
@@ -71,7 +81,7 @@ func parseProbeJSON(text []byte) (*host.Facts, bool) {
 		return nil, false
 	}
 	var f host.Facts
-	if err := json.Unmarshal(t, &f); err != nil || f.Origin == "" {
+	if err := json.Unmarshal(t, &f); err != nil || (f.Origin != host.OriginHost && !strings.HasPrefix(f.Origin, host.OriginReportPrefix)) {
 		return nil, false
 	}
 	return &f, true

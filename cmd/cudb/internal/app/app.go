@@ -5,7 +5,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/internal/errs"
@@ -26,6 +25,7 @@ var exitCodes = map[errs.Code]int{
 	errs.CodeUsage:        ExitUsage,
 	errs.CodeIncompatible: ExitIncompatible,
 	errs.CodeNotFound:     ExitNoMatch,
+	errs.CodeLimit:        ExitUsage,
 }
 
 // Main runs cudb with args (without the program name) and returns the
@@ -41,10 +41,10 @@ func Main(args []string, s *cli.Streams) int {
 	if errors.As(err, &silent) {
 		return silent.Code
 	}
-	if strings.HasPrefix(err.Error(), "unknown command") {
-		err = (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).WithHint("cudb --help")
+	code, ok := exitCodes[errs.CodeOf(err)]
+	if !ok {
+		code = ExitError
 	}
-	code := exitCodes[errs.CodeOf(err)]
 	fmt.Fprintf(s.ErrOut, "error: %s\n", err.Error())
 	var qe *errs.Error
 	if errors.As(err, &qe) && qe.Hint != "" {
