@@ -28,14 +28,14 @@ type PinOptions struct {
 
 // PinResult is what `cudb pin` prints (with --json) or writes.
 type PinResult struct {
-	Format      string             `json:"format"`
-	Content     string             `json:"content"`
-	Stack       *query.Stack       `json:"stack,omitempty"`
-	Query       query.Query        `json:"query"`
-	Data        PinData            `json:"data"`
-	Notes       []string           `json:"notes"`
-	Conflicts   []query.Conflict   `json:"conflicts,omitempty"`
-	Suggestions []query.Suggestion `json:"suggestions,omitempty"`
+	Format      string                  `json:"format"`
+	Content     string                  `json:"content"`
+	Stack       *query.Stack            `json:"stack,omitempty"`
+	Query       query.Query             `json:"query"`
+	Data        PinData                 `json:"data"`
+	Notes       []string                `json:"notes"`
+	Conflicts   []query.Incompatibility `json:"conflicts,omitempty"`
+	Suggestions []query.Suggestion      `json:"suggestions,omitempty"`
 }
 
 // PinData identifies the facts a pin set was made from.
@@ -160,18 +160,16 @@ type pinPart struct {
 }
 
 type pinPlan struct {
-	req       query.ResolveRequest
-	format    string
-	opts      PinOptions
-	stack     *query.Stack
-	parts     []pinPart
-	data      PinData
-	driver    string // driver floor text
-	cudaFull  string // full toolkit version for image tags
-	cudaRule  string // where cudaFull came from
-	notes     []string
-	conda     []string // conda extra dependency, e.g. pytorch-cuda=12.1
-	condaChan []string
+	req      query.ResolveRequest
+	format   string
+	opts     PinOptions
+	stack    *query.Stack
+	parts    []pinPart
+	data     PinData
+	driver   string // driver floor text
+	cudaFull string // full toolkit version for image tags
+	cudaRule string // where cudaFull came from
+	notes    []string
 }
 
 func newPinPlan(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, opts PinOptions, s *query.Stack, data PinData) (*pinPlan, error) {

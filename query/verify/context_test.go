@@ -18,7 +18,7 @@ func TestWorkHonoursContext(t *testing.T) {
 	d := querytest.Open(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	facts := &host.Facts{Origin: "report:errors", Errors: []string{
+	facts := &host.Snapshot{Origin: "report:errors", Errors: []string{
 		"RuntimeError: The NVIDIA driver on your system is too old (found version 11040)",
 		"RuntimeError: CUDA error: no kernel image is available for execution on the device",
 	}}

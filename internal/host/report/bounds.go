@@ -30,7 +30,7 @@ var ErrNoFacts = errs.Usage("the probe JSON states no facts (no driver, GPU, too
 
 // checkFacts refuses facts over the bounds with a CodeLimit error that
 // names the field and the bound without repeating the value.
-func checkFacts(f *host.Facts) error {
+func checkFacts(f *host.Snapshot) error {
 	if len(f.Errors) > MaxErrors {
 		return errs.Errorf(errs.CodeLimit, "the report holds %d distinct error lines: at most %d are judged", len(f.Errors), MaxErrors).
 			WithHint("send the lines around the failure, not the whole log")
@@ -123,7 +123,7 @@ func clipKey(k string) string {
 }
 
 // empty reports whether facts state nothing at all.
-func empty(f *host.Facts) bool {
+func empty(f *host.Snapshot) bool {
 	return f.Driver == nil && f.DriverCUDA == nil && len(f.GPUs) == 0 && len(f.Toolkits) == 0 && f.CUDAHome == "" &&
 		len(f.CUDNN) == 0 && len(f.LDLibraryPath) == 0 && len(f.Pythons) == 0 && len(f.Errors) == 0 && len(f.Notes) == 0
 }

@@ -174,10 +174,7 @@ func (p *parser) collectEnvPackage(kind, rest string) {
 	}
 }
 
-var (
-	condaCUDA  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuda(\d+)\.(\d+)`) })
-	condaCUDNN = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cudnn(\d+(?:\.\d+)*)`) })
-)
+var condaCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuda(\d+)\.(\d+)`) })
 
 // condaLine reads one `conda list` row: name version [build [channel]].
 func (p *parser) condaLine(f []string) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
@@ -84,7 +85,7 @@ func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 		return err
 	}
 	if len(res.Conflicts) > 0 {
-		return &ExitError{Code: 3}
+		return errs.Reported(errs.CodeIncompatible, "the frameworks cannot share one environment")
 	}
 	return nil
 }

@@ -191,7 +191,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 		}
 		return errs.Usage("%v", err).WithHint("POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)")
 	}
-	var rep *verify.Report
+	var rep *verify.Result
 	err = s.withHeavy(r.Context(), func(d *db.DB) error {
 		rep, err = verify.Verify(r.Context(), d, facts)
 		return err
