@@ -95,10 +95,12 @@ capability, from a database embedded in the binary (offline; every fact cites it
 		return usageError(c, err.Error())
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentPreRunE = checkFlagValues
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
 	root.AddCommand(newExitCodesTopic())
+	groupCommands(root)
 	return root
 }
 
