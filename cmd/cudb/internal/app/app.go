@@ -31,9 +31,10 @@ var exitCodes = map[errs.Code]int{
 // Main runs cudb with args (without the program name) and returns the
 // exit status.
 func Main(args []string, s *cli.Streams) int {
-	root := cli.NewRootCmd(cli.NewFactory(s))
+	f := cli.NewFactory(s)
+	root := cli.NewRootCmd(f)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := f.Finish(root.Execute())
 	if err == nil {
 		return ExitOK
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,11 @@ type Factory struct {
 	IO     *Streams
 	JSON   bool
 	DBPath string
+	// Budget replaces CommandBudget when set (tests).
+	Budget time.Duration
+
+	budgetCtx    context.Context
+	cancelBudget context.CancelFunc
 
 	opened *db.DB
 }
@@ -87,7 +93,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 		return usageError(c, err.Error())
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.PersistentPreRunE = checkFlagValues
+	root.PersistentPreRunE = f.preRun
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
