@@ -6,6 +6,7 @@ FUZZTIME ?= 5s
 # Minimizing each new input for the default 60 s starves short runs: a
 # parser with many branches finds new coverage on almost every early input.
 FUZZMINIMIZE ?= 200ms
+SOAKTIME ?= 5m
 
 .PHONY: help build test vet lint race data fuzz bench fmt load
 
@@ -61,3 +62,6 @@ load: ## load-test cudb serve on loopback with wrk (installed from Debian when m
 	@./cudb serve --addr 127.0.0.1:18090 2>/dev/null & pid=$$!; sleep 1; \
 	  wrk -t1 -c4 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
 	  echo "server RSS after the run: $$(ps -o rss= -p $$pid) KiB"; kill $$pid
+
+soak: ## 5 minutes (SOAKTIME) of mixed traffic, hostile bodies included, on loopback: throughput, p99 per class, memory (not run by CI)
+	$(GO) test ./cmd/cudb/internal/httpapi -run '^TestSoak$$' -soak $(SOAKTIME) -soak.requests 5000000 -count 1 -v -timeout 30m

@@ -184,7 +184,8 @@ func TestCaps(t *testing.T) {
 // once while several of them run on one handle, and the server's work
 // is bounded by its budget.
 func TestWorstBodyKeepsHealth(t *testing.T) {
-	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Replicas: nil})
+	// A generous budget: this test is about health, and runs under -race.
+	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Budget: time.Minute})
 	body := httpapi.WorstVerifyBody()
 	var wg sync.WaitGroup
 	statuses := make(chan int, 4)
