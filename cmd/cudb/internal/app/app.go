@@ -31,7 +31,13 @@ var exitCodes = map[errs.Code]int{
 // Main runs cudb with args (without the program name) and returns the
 // exit status.
 func Main(args []string, s *cli.Streams) int {
-	f := cli.NewFactory(s)
+	return Run(cli.NewFactory(s), args)
+}
+
+// Run runs cudb over the factory f (its streams, its sources), so tests
+// drive the real command tree with their own dependencies.
+func Run(f *cli.Factory, args []string) int {
+	s := f.IO
 	root := cli.NewRootCmd(f)
 	root.SetArgs(args)
 	err := f.Finish(root.Execute())
