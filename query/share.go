@@ -48,13 +48,29 @@ func SideOf(label, name string, b *db.BuildRow, companions []string) Side {
 			s.Pins = append(s.Pins, r)
 		}
 	}
-	if r, ok := b.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+	if r, ok := cudnnReq(b); ok {
 		s.CUDNN, s.CUDNNKind = strings.TrimLeft(r.Spec, "="), r.Kind
 	}
-	if s.CUDAMajor != "" && s.CUDNN == "" {
+	if s.CUDAMajor != "" && s.CUDNN == "" && b.Channel == "" {
 		s.Unknown = append(s.Unknown, name+": cuDNN not in the data")
 	}
 	return s
+}
+
+// cudnnReq is what the data says about a build's cuDNN: the cudnn
+// component's requirement, or else the wheel's own pin on an
+// nvidia-cudnn-cuNN package (the version pip installs).
+func cudnnReq(b *db.BuildRow) (db.Requirement, bool) {
+	if r, ok := b.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+		return r, true
+	}
+	for _, r := range b.Reqs {
+		if r.Kind == db.KindPin && strings.HasPrefix(version.NormalizeName(r.Needs), "nvidia-cudnn-cu") {
+			r.Spec = specVersion(r.Spec)
+			return r, true
+		}
+	}
+	return db.Requirement{}, false
 }
 
 // Judgement is the answer of Share.

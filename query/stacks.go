@@ -148,7 +148,7 @@ func fill(s *Stack, fam family) {
 			s.cite(c, s.Packages[c], r.Provenance)
 		}
 	}
-	if r, ok := rep.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+	if r, ok := cudnnReq(rep); ok {
 		s.CUDNN = strings.TrimLeft(r.Spec, "=")
 		s.cudnnKind = r.Kind
 		s.cite("cudnn", s.CUDNN+" ("+r.Kind+")", r.Provenance)
@@ -159,7 +159,9 @@ func fill(s *Stack, fam family) {
 			}
 		}
 	}
-	if s.CUDNN == "" && isCUDAVariant(s) {
+	if s.CUDNN == "" && isCUDAVariant(s) && rep.Channel == "" {
+		// A conda environment gets its cuDNN from the solver; a wheel
+		// brings or pins its own, and the data should say which.
 		s.gap("cuDNN not in the data")
 	}
 	if r, ok := rep.Req("nccl", db.KindPin, db.KindBundled, db.KindTested); ok {
