@@ -129,6 +129,11 @@ func TestIssue12Pin(t *testing.T) {
 		{"allow unknown writes the gap", []string{"pin", "torch==2.7.0", "--cuda", "12.8", "--allow-unknown"}, false, ExitOK,
 			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.7.0 cu128: the wheel's Requires-Dist pins", "torch==2.7.0+cu128"},
 			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		// Every Linux-only pin keeps its marker, so pip on Windows skips it.
+		{"windows keeps markers", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
+			[]string{"nvidia-cusparse-cu12==12.1.0.106; platform_system == \"Linux\"", "nvidia-nccl-cu12==2.18.1; platform_system == \"Linux\"",
+				"nvidia-nvtx-cu12==12.1.105; platform_system == \"Linux\"", "triton==2.1.0; platform_system == \"Linux\""},
+			[]string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n"}},
 		{"missing cudnn refused", []string{"pin", "torch==2.11.0", "--cuda", "12.8"}, false, ExitNoMatch,
 			[]string{"torch 2.11.0 cu128: cuDNN not in the data", "Try: cudb pin torch==2.11.0 --cuda 12.8 --format requirements --allow-unknown"}, nil},
 	})
