@@ -181,12 +181,16 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}})
 	}
 	steps = append(steps, cs.steps(fr)...)
+	all := stacks
 	for _, st := range steps {
 		var kept []Stack
 		for i := range stacks {
 			if st.keep(&stacks[i]) {
 				kept = append(kept, stacks[i])
 			}
+		}
+		if len(kept) == 0 && st.name == "platform" {
+			kept = cpuOnly(ctx, d, p, fr, all)
 		}
 		if len(kept) == 0 && st.explain != nil {
 			return nil, (&errs.Error{Code: errs.CodeNotFound,
@@ -213,6 +217,29 @@ func platformNote(ctx context.Context, d *db.DB, component, platform string) str
 		cite += " " + prov.URL
 	}
 	return fmt.Sprintf("TensorFlow %s was the last release with GPU support on native Windows; newer releases run on the GPU under WSL2 with the Linux build (cudb resolve tensorflow --platform linux) [%s]", last, cite)
+}
+
+// cpuOnly answers a platform where a release has no GPU build but a CPU
+// build: a CPU-only build is a build (TensorFlow >= 2.11 on native
+// Windows), so the answer is that build with a note saying so, not "no
+// match". Only when nothing GPU-specific was asked for.
+func cpuOnly(ctx context.Context, d *db.DB, p *parsedRequest, fr *frameworkReq, all []Stack) []Stack {
+	if p.Platform == "" || p.Variant != "" || p.cuda != nil || p.cudnn != nil || p.nccl != nil {
+		return nil
+	}
+	var out []Stack
+	for _, s := range all {
+		if s.Variant != "cpu" || !slices.Contains(s.Platforms, p.Platform) {
+			continue
+		}
+		note := fmt.Sprintf("CPU only on %s: %s %s has no GPU build for this platform", p.Platform, fr.fam.Name, s.version.String())
+		if why := platformNote(ctx, d, fr.fam.Name, p.Platform); why != "" {
+			note += "; " + why
+		}
+		s.Notes = append(slices.Clip(s.Notes), note)
+		out = append(out, s)
+	}
+	return out
 }
 
 // isCUDAVariant tells CUDA builds from CPU/ROCm/XPU ones, also when the
