@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -47,6 +48,31 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 		case "windows":
 			r.WindowsMinDriver = t.MinDriver
 		}
+	}
+	// Known toolkit releases without a stated driver floor are rows too
+	// (their floors blank: unknown, not "none").
+	rels, err := d.Releases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	added := false
+	for _, rel := range rels {
+		if rel.Component != "cuda" {
+			continue
+		}
+		if _, ok := byCUDA[rel.Version]; ok {
+			continue
+		}
+		label, _, err := d.Attribute(ctx, "cuda", rel.Version, "label")
+		if err != nil {
+			return nil, err
+		}
+		byCUDA[rel.Version] = len(out)
+		out = append(out, CUDARow{CUDA: rel.Version, Label: label, Released: rel.ReleasedOn})
+		added = true
+	}
+	if added {
+		sort.SliceStable(out, func(i, j int) bool { return version.DottedKey(out[i].CUDA) > version.DottedKey(out[j].CUDA) })
 	}
 	for i := range out {
 		m := version.MajorText(out[i].CUDA)
