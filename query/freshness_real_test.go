@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/cudb/cudb/query/querytest"
@@ -33,5 +34,25 @@ func TestMatrixCUDAKeepsReleasesWithoutFloor(t *testing.T) {
 	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cuda==13.4"}})
 	if err != nil || len(res.Components) == 0 {
 		t.Fatalf("resolve cuda==13.4: %v", err)
+	}
+}
+
+// Variants that shipped from the release branches but never appeared on
+// the getting-started page are builds: torch 1.10.0 cu113 and 1.11.0 cu115
+// (pytorch/builder release/1.10 and release/1.11 build them).
+func TestResolveReleaseBranchVariants(t *testing.T) {
+	for _, tc := range []struct{ torch, cuda, variant, cudnn string }{
+		{"torch==1.10.0", "11.3", "cu113", "8.2.0.53"},
+		{"torch==1.11.0", "11.5", "cu115", "8.3.2.44"},
+	} {
+		res, err := resolveReal(t, ResolveRequest{Requirements: []string{tc.torch}, CUDA: tc.cuda})
+		if err != nil {
+			t.Errorf("%s --cuda %s: %v", tc.torch, tc.cuda, err)
+			continue
+		}
+		s := res.Stacks[0]
+		if s.Variant != tc.variant || s.CUDNN != tc.cudnn || !slices.Contains(s.Platforms, "linux") {
+			t.Errorf("%s --cuda %s: variant %s cudnn %s platforms %v", tc.torch, tc.cuda, s.Variant, s.CUDNN, s.Platforms)
+		}
 	}
 }
