@@ -21,7 +21,7 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 	if err != nil {
 		return nil, err
 	}
-	res := &Resolution{Query: p.echo(), Stacks: []Stack{}, Conflicts: []Conflict{}}
+	res := &Resolution{Query: p.echo(), Stacks: []Stack{}, Conflicts: []Incompatibility{}}
 	ctxs, err := newConstraints(ctx, d, p)
 	if err != nil {
 		return nil, err

@@ -199,3 +199,56 @@ func TestFrameworkNamesInOneTable(t *testing.T) {
 		})
 	}
 }
+
+// TestReadmePackageMap: README's package map names every package of the
+// tree (a `<name>` row stands for one level, a `...` row for a subtree),
+// and names no path that is gone.
+func TestReadmePackageMap(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	cell := regexp.MustCompile("`([a-z][a-z0-9_/<>.]*)`")
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.SplitN(line, "|", 3)[1]
+		for _, m := range cell.FindAllStringSubmatch(first, -1) {
+			rows = append(rows, m[1])
+		}
+	}
+	matches := func(row, pkg string) bool {
+		switch {
+		case strings.HasSuffix(row, "/..."):
+			return strings.HasPrefix(pkg, strings.TrimSuffix(row, "...")) && !strings.Contains(strings.TrimPrefix(pkg, strings.TrimSuffix(row, "...")), "testdata")
+		case strings.Contains(row, "<"):
+			pre := row[:strings.Index(row, "<")]
+			rest := strings.TrimPrefix(pkg, pre)
+			return strings.HasPrefix(pkg, pre) && rest != "" && !strings.Contains(rest, "/")
+		}
+		return row == pkg
+	}
+	pkgs := packageImports(t)
+	for pkg := range pkgs {
+		if pkg == "" {
+			continue
+		}
+		found := false
+		for _, r := range rows {
+			found = found || matches(r, pkg)
+		}
+		if !found {
+			t.Errorf("README's package map does not name %s", pkg)
+		}
+	}
+	for _, r := range rows {
+		if strings.ContainsAny(r, "<.") || r == "docs" {
+			continue
+		}
+		if _, ok := pkgs[r]; !ok {
+			t.Errorf("README's package map names %s, which is not a package", r)
+		}
+	}
+}

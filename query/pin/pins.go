@@ -28,14 +28,14 @@ type PinOptions struct {
 
 // PinResult is what `cudb pin` prints (with --json) or writes.
 type PinResult struct {
-	Format      string             `json:"format"`
-	Content     string             `json:"content"`
-	Stack       *query.Stack       `json:"stack,omitempty"`
-	Query       query.Query        `json:"query"`
-	Data        PinData            `json:"data"`
-	Notes       []string           `json:"notes"`
-	Conflicts   []query.Conflict   `json:"conflicts,omitempty"`
-	Suggestions []query.Suggestion `json:"suggestions,omitempty"`
+	Format      string                  `json:"format"`
+	Content     string                  `json:"content"`
+	Stack       *query.Stack            `json:"stack,omitempty"`
+	Query       query.Query             `json:"query"`
+	Data        PinData                 `json:"data"`
+	Notes       []string                `json:"notes"`
+	Conflicts   []query.Incompatibility `json:"conflicts,omitempty"`
+	Suggestions []query.Suggestion      `json:"suggestions,omitempty"`
 }
 
 // PinData identifies the facts a pin set was made from.

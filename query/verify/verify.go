@@ -64,12 +64,12 @@ type Summary struct {
 	Healthy  bool `json:"healthy"`
 }
 
-// Report is the answer of Verify.
-type Report struct {
-	Origin   string      `json:"origin"`
-	Summary  Summary     `json:"summary"`
-	Findings []Finding   `json:"findings"`
-	Facts    *host.Facts `json:"facts"`
+// Result is the answer of Verify.
+type Result struct {
+	Origin   string         `json:"origin"`
+	Summary  Summary        `json:"summary"`
+	Findings []Finding      `json:"findings"`
+	Facts    *host.Snapshot `json:"facts"`
 }
 
 // Verify judges host facts against the database. It is pure: it reads
@@ -77,15 +77,15 @@ type Report struct {
 // answer as a live probe. It raises only what would fail or surprise at
 // run time: minor-version compatibility, same-major SASS and PTX JIT are
 // not failures.
-func Verify(ctx context.Context, d *db.DB, facts *host.Facts) (*Report, error) {
+func Verify(ctx context.Context, d *db.DB, facts *host.Snapshot) (*Result, error) {
 	if facts == nil {
-		facts = &host.Facts{}
+		facts = &host.Snapshot{}
 	}
 	v := &verifier{ctx: ctx, d: d, f: facts}
 	if err := v.run(); err != nil {
 		return nil, err
 	}
-	r := &Report{Origin: facts.Origin, Findings: v.out, Facts: facts}
+	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
@@ -126,7 +126,7 @@ func sortFindings(fs []Finding) {
 type verifier struct {
 	ctx context.Context
 	d   *db.DB
-	f   *host.Facts
+	f   *host.Snapshot
 	out []Finding
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
@@ -287,7 +287,7 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	fix := v.installFix(req, fw.name)
 	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(fw.version) {
-		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
@@ -305,7 +305,7 @@ func (v *verifier) tfHasAndCUDA(ver string) bool {
 	}
 	for _, b := range bs {
 		for _, r := range b.Reqs {
-			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, "and-cuda") {
+			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, frameworks.Must(frameworks.TensorFlow).GPUExtra) {
 				return true
 			}
 		}
@@ -420,4 +420,4 @@ next:
 
 // Incompatible reports whether the report holds an error finding; the
 // HTTP API answers such a report with 409, like a resolve conflict.
-func (r *Report) Incompatible() bool { return !r.Summary.Healthy }
+func (r *Result) Incompatible() bool { return !r.Summary.Healthy }

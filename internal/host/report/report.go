@@ -1,7 +1,7 @@
 // Package report reads the host descriptions people paste into issues —
 // `python -m torch.utils.collect_env`, nvidia-smi in its several forms,
 // `pip list`/`pip freeze`, `conda list`, tf.sysconfig.get_build_info(),
-// cudb's own probe JSON, or a mix of them — into host.Facts, so
+// cudb's own probe JSON, or a mix of them — into host.Snapshot, so
 // `cudb verify --from` can judge a machine it cannot see. It is pure: it
 // reads only the bytes it is given.
 package report
@@ -45,7 +45,7 @@ const MaxSize = 4 << 20
 // Parse reads a report and returns the facts it states and the formats it
 // recognised. A paste may mix several formats; each contributes what it
 // knows.
-func Parse(text []byte) (*host.Facts, []string, error) {
+func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errors.New("report is larger than 4 MiB")
 	}
@@ -65,12 +65,12 @@ func Parse(text []byte) (*host.Facts, []string, error) {
 	return p.facts(), p.formats, nil
 }
 
-func parseProbeJSON(text []byte) (*host.Facts, bool) {
+func parseProbeJSON(text []byte) (*host.Snapshot, bool) {
 	t := bytes.TrimSpace(text)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
-	var f host.Facts
+	var f host.Snapshot
 	if err := json.Unmarshal(t, &f); err != nil || f.Origin == "" {
 		return nil, false
 	}
@@ -348,8 +348,8 @@ func (p *parser) errorLines() {
 	}
 }
 
-func (p *parser) facts() *host.Facts {
-	f := &host.Facts{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
+func (p *parser) facts() *host.Snapshot {
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
 	if p.driver != "" {
 		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}
 	}

@@ -36,15 +36,15 @@ type VerifyOptions struct {
 // VerifyFormats are the output formats of `cudb verify`.
 var VerifyFormats = []string{"text", "json", "prometheus"}
 
-// FileReport is one --from file's report when several are judged.
-type FileReport struct {
+// FileResult is one --from file's report when several are judged.
+type FileResult struct {
 	File string `json:"file"`
-	*verify.Report
+	*verify.Result
 }
 
 // MultiReport is `cudb verify --from A --from B --json`.
 type MultiReport struct {
-	Reports []FileReport   `json:"reports"`
+	Reports []FileResult   `json:"reports"`
 	Summary verify.Summary `json:"summary"`
 }
 
@@ -90,7 +90,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			if err != nil {
 				return err
 			}
-			var reps []FileReport
+			var reps []FileResult
 			if len(opts.From) == 0 {
 				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
 				if err != nil {
@@ -100,7 +100,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
-				reps = append(reps, FileReport{Report: r})
+				reps = append(reps, FileResult{Result: r})
 			}
 			stdinUsed := false
 			for _, name := range opts.From {
@@ -117,7 +117,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
-				reps = append(reps, FileReport{File: displayName(name), Report: r})
+				reps = append(reps, FileResult{File: displayName(name), Result: r})
 			}
 			if err := writeVerify(f, opts.Format, reps); err != nil {
 				return err
@@ -148,7 +148,7 @@ func addDeepFlags(c *cobra.Command, deep *bool, timeout *time.Duration) {
 
 // probeHost runs the probe: real commands on the real host, none under
 // --root unless --replay names recordings.
-func probeHost(c *cobra.Command, replay string, po probe.Options) (*host.Facts, error) {
+func probeHost(c *cobra.Command, replay string, po probe.Options) (*host.Snapshot, error) {
 	po.Env = probe.OSEnv()
 	root := po.Root
 	switch {
@@ -200,7 +200,7 @@ func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	return b, nil
 }
 
-func totalSummary(reps []FileReport) verify.Summary {
+func totalSummary(reps []FileResult) verify.Summary {
 	var s verify.Summary
 	for _, r := range reps {
 		s.Errors += r.Summary.Errors
@@ -211,12 +211,12 @@ func totalSummary(reps []FileReport) verify.Summary {
 	return s
 }
 
-func writeVerify(f *Factory, format string, reps []FileReport) error {
+func writeVerify(f *Factory, format string, reps []FileResult) error {
 	w := f.IO.Out
 	switch format {
 	case "json":
 		if len(reps) == 1 {
-			return WriteJSON(w, reps[0].Report)
+			return WriteJSON(w, reps[0].Result)
 		}
 		return WriteJSON(w, MultiReport{Reports: reps, Summary: totalSummary(reps)})
 	case "prometheus":
@@ -231,7 +231,7 @@ func writeVerify(f *Factory, format string, reps []FileReport) error {
 			}
 			fmt.Fprintf(&b, "== %s (%s)\n", r.File, r.Origin)
 		}
-		writeFindings(&b, r.Report)
+		writeFindings(&b, r.Result)
 	}
 	if len(reps) > 1 {
 		s := totalSummary(reps)
@@ -250,7 +250,7 @@ func summaryLine(s verify.Summary) string {
 }
 
 // writeFindings is the human report, grouped by severity.
-func writeFindings(b *strings.Builder, r *verify.Report) {
+func writeFindings(b *strings.Builder, r *verify.Result) {
 	fmt.Fprintf(b, "%s\n", summaryLine(r.Summary))
 	for _, sev := range verify.Severities {
 		var fs []verify.Finding
@@ -278,10 +278,10 @@ func writeFindings(b *strings.Builder, r *verify.Report) {
 // Prometheus renders reports as node_exporter textfile metrics. Every
 // severity/category pair is written (zero when absent) so alerts need no
 // absent() guards.
-func Prometheus(reps []FileReport) string {
+func Prometheus(reps []FileResult) string {
 	var b strings.Builder
 	multi := len(reps) > 1
-	lbl := func(r FileReport, kv ...string) string {
+	lbl := func(r FileResult, kv ...string) string {
 		var parts []string
 		if multi {
 			parts = append(parts, `report="`+promEscape(r.File)+`"`)
