@@ -36,6 +36,12 @@ type Build struct {
 	ArchList  string `json:"arch_list,omitempty"`
 	IsDefault bool   `json:"is_default,omitempty"` // the variant plain `pip install` gets
 	Channel   string `json:"channel,omitempty"`    // "" = pip; "conda"
+	// EachRelease, on a wide build (version "X.Y.*", concrete variant and
+	// platform), states that the variant shipped for every release of the
+	// minor: db.Merge makes the build for each known release that lacks
+	// it (pip version <release>+<variant>). A statement per minor such as
+	// RELEASE.md's "Stable CUDA" cell; never stored.
+	EachRelease bool `json:"-"`
 	Provenance
 }
 

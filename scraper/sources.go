@@ -40,8 +40,8 @@ var precedence = []string{
 	// PyTorch family; scraper/pytorch explains this order.
 	"pytorch-lockfiles",
 	"pytorch-previous-versions",
-	"pytorch-build-matrix",
 	"pytorch-release-md",
+	"pytorch-build-matrix",
 	"pytorch-domains",
 	"pytorch-moi90",
 	"cudadriver",

@@ -9,6 +9,7 @@ package pytorch
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,15 +37,18 @@ func init() {
 //     or documentation, which can describe a branch rather than the upload.
 //  2. previous-versions: PyTorch's own install commands per release are
 //     the authority on variants, index URLs and domain pairings up to 2.3.
-//  3. build-matrix: facts we derived from build scripts and the
+//  3. release-md: RELEASE.md's per-minor rows, written by the release
+//     team from the release branch (cuDNN, NCCL per CUDA, the variants,
+//     the arch lists): release evidence, so above the build matrix.
+//  4. build-matrix: facts we derived from build scripts and the
 //     getting-started generator; complete for 2.4+ but an approximation
-//     (forks, main-branch snapshots) where the others are silent.
-//  4. release-md: RELEASE.md's per-minor summary (kept as attributes).
+//     (forks, main-branch and nightly snapshots) where the others are
+//     silent. Its release-branch rows are release evidence too.
 //  5. domains: torchvision/torchaudio tables, per minor or per patch.
 //  6. moi90: third-party measurements of conda packages.
 func Sources() []scraper.Source {
 	return []scraper.Source{
-		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Domains{}, Moi90{},
+		Lockfiles{}, PreviousVersions{}, ReleaseMD{}, BuildMatrix{}, Domains{}, Moi90{},
 	}
 }
 
@@ -61,11 +65,24 @@ type doc struct {
 	live string // raw URL read in live mode
 	page string // human page cited in provenance
 	snap string // path below <snapshots>/pytorch/
+	// capture, when set, is read in snapshot mode from the captures
+	// shipped with the package (captures/CAPTURES.md says where each
+	// came from) instead of the snapshot directory.
+	capture string
 }
+
+// captures are trimmed, verbatim copies of published text the shared
+// snapshot directory does not hold (see captures/CAPTURES.md).
+//
+//go:embed captures/*.md
+var captures embed.FS
 
 // ref is the provenance prefix of rows from d: the snapshot's file@commit
 // (commit parsed from the file name) or, live, the path at its branch.
 func (d doc) ref() string {
+	if d.capture != "" {
+		return d.capture
+	}
 	if d.snap == "" {
 		return d.live
 	}
@@ -91,6 +108,13 @@ func (d doc) read(ctx context.Context, in scraper.Input) ([]byte, doc, error) {
 		live := d
 		live.snap = ""
 		return b, live, nil
+	}
+	if d.capture != "" {
+		b, err := captures.ReadFile("captures/" + d.capture)
+		if err != nil {
+			return nil, d, fmt.Errorf("failed to read capture %s: %w", d.capture, err)
+		}
+		return b, d, nil
 	}
 	if in.Snapshots == "" {
 		return nil, d, fmt.Errorf("no fetcher and no snapshot directory")
