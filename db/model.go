@@ -104,7 +104,10 @@ type CUDNNSupport struct {
 	MinDriverLinux   string `json:"min_driver_linux,omitempty"`
 	MinDriverWindows string `json:"min_driver_windows,omitempty"`
 	CCList           string `json:"cc_list,omitempty"` // "5.0;6.0;7.0"
-	ReleasedOn       string `json:"released_on,omitempty"`
+	// CCMin is the floor a matrix states instead of a list ("SM 3.5 and
+	// later" → "3.5"); CCList is then empty.
+	CCMin      string `json:"cc_min,omitempty"`
+	ReleasedOn string `json:"released_on,omitempty"`
 	Provenance
 }
 

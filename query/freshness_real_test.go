@@ -2,7 +2,9 @@ package query
 
 import (
 	"context"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cudb/cudb/query/querytest"
@@ -54,5 +56,31 @@ func TestResolveReleaseBranchVariants(t *testing.T) {
 		if s.Variant != tc.variant || s.CUDNN != tc.cudnn || !slices.Contains(s.Platforms, "linux") {
 			t.Errorf("%s --cuda %s: variant %s cudnn %s platforms %v", tc.torch, tc.cuda, s.Variant, s.CUDNN, s.Platforms)
 		}
+	}
+}
+
+// matrix cudnn: every row states something, and list fields hold versions
+// only (no "SM 3.5 and later", no "7.x", no "10.1 Update 2").
+func TestMatrixCUDNNRowsAreFacts(t *testing.T) {
+	rows, err := MatrixCUDNN(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dotted := regexp.MustCompile(`^\d+(\.\d+)*$`)
+	var v801 bool
+	for _, r := range rows {
+		if len(r.CUDAVersions) == 0 && r.CUDAMin == "" && r.LinuxMinDriver == "" && r.WindowsMinDriver == "" &&
+			len(r.ComputeCapabilities) == 0 && r.ComputeCapabilityMin == "" {
+			t.Errorf("all-blank row: cuDNN %s CUDA %s", r.CUDNN, r.CUDAMajor)
+		}
+		for _, x := range append(append([]string{}, r.CUDAVersions...), r.ComputeCapabilities...) {
+			if !dotted.MatchString(x) {
+				t.Errorf("cuDNN %s CUDA %s: list entry %q is not a version", r.CUDNN, r.CUDAMajor, x)
+			}
+		}
+		v801 = v801 || (strings.HasPrefix(r.CUDNN, "8.0.") && slices.Contains(r.CUDAVersions, "10.1"))
+	}
+	if !v801 {
+		t.Error("cuDNN 8.0.x for CUDA 10.1 (Update 2) is missing")
 	}
 }

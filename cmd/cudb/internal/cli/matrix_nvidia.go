@@ -41,7 +41,14 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 			rows, err := query.MatrixCUDNN(ctx, d)
 			t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "linux min", "windows min", "compute capabilities"}}
 			for _, r := range rows {
-				t.Add(r.CUDNN, r.CUDAMajor, strings.Join(r.CUDAVersions, " "), r.LinuxMinDriver, r.WindowsMinDriver, strings.Join(r.ComputeCapabilities, " "))
+				cudas, ccs := strings.Join(r.CUDAVersions, " "), strings.Join(r.ComputeCapabilities, " ")
+				if cudas == "" && r.CUDAMin != "" {
+					cudas = r.CUDAMin + "–" + r.CUDAMax
+				}
+				if ccs == "" && r.ComputeCapabilityMin != "" {
+					ccs = ">= " + r.ComputeCapabilityMin
+				}
+				t.Add(r.CUDNN, r.CUDAMajor, cudas, r.LinuxMinDriver, r.WindowsMinDriver, ccs)
 			}
 			return rows, t, err
 		}),
