@@ -2,11 +2,13 @@ package query
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -82,5 +84,23 @@ func TestMatrixCUDNNRowsAreFacts(t *testing.T) {
 	}
 	if !v801 {
 		t.Error("cuDNN 8.0.x for CUDA 10.1 (Update 2) is missing")
+	}
+}
+
+// A known release whose facts are pending (torch 2.15.0, seen on PyPI's
+// release list) is in matrix torch marked pending, and resolve answers
+// "unknown" for it: neither a stack nor "no such release".
+func TestPendingReleaseIsUnknown(t *testing.T) {
+	rows, err := MatrixTorch(context.Background(), querytest.Embedded(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || rows[0].Torch != "2.15.0" || rows[0].Status != "facts pending" || rows[0].CUDA != "" {
+		t.Fatalf("first matrix torch row = %+v", rows[0])
+	}
+	_, err = resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.15.0"}})
+	var qe *errs.Error
+	if !errors.As(err, &qe) || !strings.HasPrefix(qe.Message, "unknown:") || qe.Detail.(map[string]any)["status"] != "facts_pending" {
+		t.Fatalf("resolve torch==2.15.0: %v", err)
 	}
 }

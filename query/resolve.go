@@ -135,6 +135,9 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		matched = append(matched, b)
 	}
 	if len(matched) == 0 {
+		if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(pend) > 0 {
+			return nil, pendingError(fr.fam.Name, pend)
+		}
 		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, channelNote(p.Channel)),
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))

@@ -16,6 +16,7 @@ import (
 	"github.com/cudb/cudb/scraper/driverbranch"
 	"github.com/cudb/cudb/scraper/gpus"
 	"github.com/cudb/cudb/scraper/jax"
+	"github.com/cudb/cudb/scraper/leads"
 	"github.com/cudb/cudb/scraper/onnxruntime"
 	"github.com/cudb/cudb/scraper/pytorch"
 	"github.com/cudb/cudb/scraper/tensorflow"
@@ -63,5 +64,10 @@ func Sources() []scraper.Source {
 		gpus.New(),
 		cudaarch.New(),
 		driverbranch.New(),
+
+		// Last: releases public evidence shows that no source above
+		// describes yet ("known release, facts pending"); any fact source
+		// naming the same release wins.
+		leads.Source{},
 	}
 }
