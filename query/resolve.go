@@ -142,6 +142,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}
+	fr.platform = p.Platform
 	stacks := groupStacks(fr, matched)
 	steps := []step{
 		{"variant", func(s *Stack) bool {
