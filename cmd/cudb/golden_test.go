@@ -165,4 +165,3 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 	}
 	return idx, nil
 }
-
