@@ -27,6 +27,9 @@ const (
 	CatNoGPUVisible      = "no_gpu_visible"
 	CatUnknownVersion    = "unknown_version"
 	CatProbeIncomplete   = "probe_incomplete"
+	// CatNotVersion: the error is real but no version choice causes or
+	// fixes it (out of memory, a bad index in a kernel).
+	CatNotVersion = "not_a_version_problem"
 )
 
 // Severities, most serious first.
@@ -38,7 +41,7 @@ const (
 
 // Categories lists every finding category, for documentation and metrics.
 var Categories = []string{CatDriverTooOld, CatCUDNNMismatch, CatCUDNNMissing, CatToolkitMismatch, CatArchUnsupported,
-	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete}
+	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete, CatNotVersion}
 
 // Severities lists the severities, most serious first.
 var Severities = []string{SevError, SevWarning, SevInfo}
