@@ -315,3 +315,16 @@ func (e *explainCtx) deviceAssert(m []string) (Finding, error) {
 		Message: "a device-side assertion failed (usually an index out of range, e.g. a label >= the number of classes): not a version problem",
 		Fix:     "rerun on the CPU or with CUDA_LAUNCH_BLOCKING=1 to see the failing index"}, nil
 }
+
+func (e *explainCtx) torchCUDNNInt(m []string) (Finding, error) {
+	want, have := cudnnFromInt(m[1]), cudnnFromInt(m[2])
+	return e.torchCUDNN([]string{m[0], part(want, 0), part(want, 1), part(want, 2), part(have, 0), part(have, 1), part(have, 2)})
+}
+
+func part(v string, i int) string {
+	p := strings.Split(v, ".")
+	if i < len(p) {
+		return p[i]
+	}
+	return "0"
+}

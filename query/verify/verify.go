@@ -72,6 +72,9 @@ type Report struct {
 	Summary  Summary     `json:"summary"`
 	Findings []Finding   `json:"findings"`
 	Facts    *host.Facts `json:"facts"`
+	// Read says what the facts are: input, formats, host, driver, GPUs,
+	// CUDA and cuDNN copies, environments, framework builds (read.go).
+	Read *Read `json:"read"`
 }
 
 // Verify judges host facts against the database. It is pure: it reads
@@ -87,7 +90,7 @@ func Verify(ctx context.Context, d *db.DB, facts *host.Facts) (*Report, error) {
 	if err := v.run(); err != nil {
 		return nil, err
 	}
-	r := &Report{Origin: facts.Origin, Findings: v.out, Facts: facts}
+	r := &Report{Origin: facts.Origin, Findings: v.out, Facts: facts, Read: v.readSummary()}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
@@ -132,6 +135,8 @@ type verifier struct {
 	out []Finding
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
+	// errExplained and errSkipped count the report's error lines.
+	errExplained, errSkipped int
 }
 
 func (v *verifier) add(f Finding) {
@@ -381,14 +386,7 @@ func resolveFlags(r query.ResolveRequest) string {
 
 // --- error lines -----------------------------------------------------------
 
-func (v *verifier) errors() error {
-	for _, e := range v.f.Errors {
-		if _, err := v.explainInto("error: "+e, e, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (v *verifier) errors() error { return v.explainErrors() }
 
 // explainInto explains an error text and folds its findings in: one
 // that restates a finding already made (of the facts, or of an earlier
