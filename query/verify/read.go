@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -87,17 +88,17 @@ func (v *verifier) readSummary() *Read {
 		}
 		r.Environments = append(r.Environments, name)
 		if t := py.Torch; t != nil {
-			s := "torch " + t.Version
+			s := frameworks.Torch + " " + t.Version
 			if t.CUDA != "" {
 				s += " (CUDA " + t.CUDA + ")"
 			}
 			r.Frameworks = append(r.Frameworks, s)
 		}
 		if t := py.TensorFlow; t != nil && t.Version != "" {
-			r.Frameworks = append(r.Frameworks, strings.TrimSpace(orDefault(t.Package, "tensorflow")+" "+t.Version))
+			r.Frameworks = append(r.Frameworks, strings.TrimSpace(orDefault(t.Package, frameworks.TensorFlow)+" "+t.Version))
 		}
 		if j := py.JAX; j != nil {
-			s := "jax " + orUnknown(j.Version)
+			s := frameworks.JAX + " " + orUnknown(j.Version)
 			if j.Jaxlib != "" {
 				s += " (jaxlib " + j.Jaxlib + ")"
 			}
@@ -111,7 +112,7 @@ func (v *verifier) readSummary() *Read {
 			}
 			r.Frameworks = append(r.Frameworks, s)
 		}
-		for _, name := range []string{"onnxruntime-gpu", "onnxruntime"} {
+		for _, name := range []string{frameworks.ONNXRuntime, strings.TrimSuffix(frameworks.ONNXRuntime, "-gpu")} {
 			if ver, ok := py.Packages[name]; ok {
 				r.Frameworks = append(r.Frameworks, name+" "+ver)
 			}

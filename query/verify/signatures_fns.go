@@ -19,7 +19,7 @@ func (e *explainCtx) ptxToolchain(m []string) (Finding, error) {
 	}
 	return Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message: "the driver cannot load PTX built by a newer CUDA toolkit than it supports (the driver is older than the CUDA that compiled the kernels)",
-		Fix:     fix, Sources: e.driverSources()}, nil
+		Fix:     fix, Sources: e.driverSources(major)}, nil
 }
 
 func (e *explainCtx) forwardCompat(m []string) (Finding, error) {

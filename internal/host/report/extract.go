@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -163,18 +164,18 @@ func (x *extracted) line(t string, n int) {
 	if x.tf == "" {
 		if m := xTF().FindStringSubmatch(t); m != nil {
 			x.tfPkg, x.tf, x.tfLine = strings.ToLower(m[1]), m[2], n
-			if x.tfPkg == "tf" {
-				x.tfPkg = "tensorflow"
+			if !frameworks.IsMain(x.tfPkg) {
+				x.tfPkg = frameworks.TensorFlow // "tf 2.9"
 			}
 		}
 	}
 	for _, m := range xJAX().FindAllStringSubmatch(t, -1) {
 		switch strings.ToLower(m[1]) {
-		case "jax":
+		case frameworks.JAX:
 			if x.jax == "" {
 				x.jax, x.jaxLine = m[2], n
 			}
-		case "jaxlib":
+		case frameworks.JAXLib:
 			if x.jaxlib == "" {
 				x.jaxlib = m[2]
 			}
@@ -183,7 +184,10 @@ func (x *extracted) line(t string, n int) {
 	if x.ort == "" {
 		if m := xORT().FindStringSubmatch(t); m != nil {
 			x.ort, x.ortLine = m[2], n
-			x.ortPkg = "onnxruntime" + strings.ToLower(m[1])
+			x.ortPkg = ortCPU()
+			if m[1] != "" {
+				x.ortPkg = frameworks.ONNXRuntime
+			}
 		}
 	}
 	if len(x.gpus) < 8 {
@@ -243,6 +247,9 @@ func gpuName(m []string) string {
 	}
 	return name
 }
+
+// ortCPU is ONNX Runtime's CPU package, which has no CUDA provider.
+func ortCPU() string { return strings.TrimSuffix(frameworks.ONNXRuntime, "-gpu") }
 
 func containsFold(xs []string, s string) bool {
 	for _, x := range xs {
@@ -317,17 +324,17 @@ func (p *parser) apply(x *extracted) {
 		read(fact, name+" "+v, line)
 	}
 	if p.pyTorch == nil && x.torch != "" {
-		if p.py == nil || p.py.Packages["torch"] == "" {
+		if p.py == nil || p.py.Packages[frameworks.Torch] == "" {
 			p.pyTorch = host.TorchFrom(x.torch, "", FormatText)
-			setPkg("torch", x.torch, x.torchLine, "torch")
+			setPkg(frameworks.Torch, x.torch, x.torchLine, frameworks.Torch)
 		}
 	}
 	if p.tf == nil {
-		setPkg(x.tfPkg, x.tf, x.tfLine, "tensorflow")
+		setPkg(x.tfPkg, x.tf, x.tfLine, frameworks.TensorFlow)
 	}
-	setPkg("jax", x.jax, x.jaxLine, "jax")
-	setPkg("jaxlib", x.jaxlib, x.jaxLine, "jax")
-	setPkg(x.ortPkg, x.ort, x.ortLine, "onnxruntime")
+	setPkg(frameworks.JAX, x.jax, x.jaxLine, frameworks.JAX)
+	setPkg(frameworks.JAXLib, x.jaxlib, x.jaxLine, frameworks.JAX)
+	setPkg(x.ortPkg, x.ort, x.ortLine, frameworks.ONNXRuntime)
 	if x.os != "" {
 		p.os = x.os
 		read("os", x.os, x.osLine)

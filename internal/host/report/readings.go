@@ -3,13 +3,14 @@ package report
 import (
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
 // readings lists where each fact of f was read: the free-text readings
 // the extractor made (with their lines), then one exact reading per fact
 // a known format gave.
-func readings(f *host.Facts, text []host.Reading) []host.Reading {
+func readings(f *host.Snapshot, text []host.Reading) []host.Reading {
 	out := append([]host.Reading(nil), text...)
 	exact := func(fact, value, format string) {
 		if value == "" || format == FormatText {
@@ -40,13 +41,13 @@ func readings(f *host.Facts, text []host.Reading) []host.Reading {
 		src := py.Source
 		exact("python", py.Version, src)
 		if t := py.Torch; t != nil {
-			exact("torch", "torch "+t.Version, t.Source)
+			exact(frameworks.Torch, frameworks.Torch+" "+t.Version, t.Source)
 		}
 		if t := py.TensorFlow; t != nil {
-			exact("tensorflow", t.Package+" "+t.Version, t.Source)
+			exact(frameworks.TensorFlow, t.Package+" "+t.Version, t.Source)
 		}
 		if j := py.JAX; j != nil && j.Version != "" {
-			exact("jax", "jax "+j.Version, src)
+			exact(frameworks.JAX, frameworks.JAX+" "+j.Version, src)
 		}
 	}
 	return out

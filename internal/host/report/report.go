@@ -1,7 +1,7 @@
 // Package report reads the host descriptions people paste into issues —
 // `python -m torch.utils.collect_env`, nvidia-smi in its several forms,
 // `pip list`/`pip freeze`, `conda list`, tf.sysconfig.get_build_info(),
-// cudb's own probe JSON, or a mix of them — into host.Facts, so
+// cudb's own probe JSON, or a mix of them — into host.Snapshot, so
 // `cudb verify --from` can judge a machine it cannot see. It is pure: it
 // reads only the bytes it is given.
 package report
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -36,7 +37,7 @@ const (
 
 // ErrUnknownFormat is returned when text matches no known format and
 // holds no error lines.
-var ErrUnknownFormat = errors.New("nothing recognisable in this text: looked for collect_env, nvidia-smi (banner, -q, --query-gpu CSV, -L), pip list/freeze, conda list, tf build info, ldconfig -p, cudb probe JSON, error messages, and driver, CUDA, cuDNN, GPU, Python and framework versions named anywhere")
+var ErrUnknownFormat = errors.New("no known report format and nothing recognisable in this text: looked for collect_env, nvidia-smi (banner, -q, --query-gpu CSV, -L), pip list/freeze, conda list, tf build info, ldconfig -p, cudb probe JSON, error messages, and driver, CUDA, cuDNN, GPU, Python and framework versions named anywhere")
 
 // MaxSize bounds what Parse reads; reports are a few kilobytes.
 const MaxSize = 4 << 20
@@ -44,11 +45,17 @@ const MaxSize = 4 << 20
 // Parse reads a report and returns the facts it states and the formats it
 // recognised. A paste may mix several formats; each contributes what it
 // knows.
-func Parse(text []byte) (*host.Facts, []string, error) {
+func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errors.New("report is larger than 4 MiB")
 	}
 	if f, ok := parseProbeJSON(text); ok {
+		if empty(f) {
+			return nil, nil, ErrNoFacts
+		}
+		if err := checkFacts(f); err != nil {
+			return nil, nil, err
+		}
 		return f, []string{FormatProbeJSON}, nil
 	}
 	p := &parser{lines: lines(text), text: text}
@@ -62,16 +69,20 @@ func Parse(text []byte) (*host.Facts, []string, error) {
 	if len(p.formats) == 0 {
 		return nil, nil, ErrUnknownFormat
 	}
-	return p.facts(), p.formats, nil
+	f := p.facts()
+	if err := checkFacts(f); err != nil {
+		return nil, nil, err
+	}
+	return f, p.formats, nil
 }
 
-func parseProbeJSON(text []byte) (*host.Facts, bool) {
+func parseProbeJSON(text []byte) (*host.Snapshot, bool) {
 	t := bytes.TrimSpace(text)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
-	var f host.Facts
-	if err := json.Unmarshal(t, &f); err != nil || f.Origin == "" {
+	var f host.Snapshot
+	if err := json.Unmarshal(t, &f); err != nil || (f.Origin != host.OriginHost && !strings.HasPrefix(f.Origin, host.OriginReportPrefix)) {
 		return nil, false
 	}
 	return &f, true
@@ -349,12 +360,33 @@ var errLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(error|exception)\b|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d`)
 })
 
+// errWords are substrings (lowercase) of which errLine needs at least
+// one: a cheap test that spares most lines the case-folding regexp.
+var errWords = []string{"error", "exception", "failed", "could not load", "couldn't open", "cannot open shared object", "not compatible",
+	"insufficient", "too old", "no kernel image", "undefined symbol", "mismatch", "not compiled with cuda",
+	"unsatisfied condition", "no devices were found", "not a valid field", "unknown error", "found no nvidia driver",
+	"loaded runtime cudnn", "linked against", "unable to load", "not in available provider", "_status_", "cannot dlopen",
+	"no cuda-capable", "out of memory", "device-side assert", "illegal memory", "no matching distribution",
+	"supports cuda capabilities", "version jax was built against", "minimum supported:", "installed version:",
+	"outdated cudnn", "dll not found", "winerror", "driver/library", "was compiled with", "not supported on",
+	"dnn library is not found", "please make sure to use the same cuda", "pytorch ("}
+
+func maybeErrLine(t string) bool {
+	l := strings.ToLower(t)
+	for _, w := range errWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // errorLines keeps lines that report a failure, verbatim, once each.
 func (p *parser) errorLines() {
 	seen := map[string]bool{}
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if t == "" || p.collectEnvKeyLines[i] || !errLine().MatchString(t) || seen[t] || len(t) > 2000 {
+		if t == "" || p.collectEnvKeyLines[i] || seen[t] || len(t) > 2000 || !maybeErrLine(t) || !errLine().MatchString(t) {
 			continue
 		}
 		seen[t] = true
@@ -365,8 +397,8 @@ func (p *parser) errorLines() {
 	}
 }
 
-func (p *parser) facts() *host.Facts {
-	f := &host.Facts{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath}
+func (p *parser) facts() *host.Snapshot {
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath}
 	defer func() { f.Read = readings(f, p.read) }()
 	if p.driver != "" {
 		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}
@@ -385,7 +417,7 @@ func (p *parser) facts() *host.Facts {
 		py.Torch = p.pyTorch
 		if p.tf != nil {
 			py.TensorFlow = p.tf
-			for _, name := range []string{"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"} {
+			for _, name := range frameworks.Must(frameworks.TensorFlow).Packages {
 				if v, ok := py.Packages[name]; ok {
 					py.TensorFlow.Version, py.TensorFlow.Package = v, name
 					break
@@ -393,7 +425,7 @@ func (p *parser) facts() *host.Facts {
 			}
 		}
 		if py.Torch != nil {
-			if v, ok := py.Packages["torch"]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
+			if v, ok := py.Packages[frameworks.Torch]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
 				// conda list shows 2.1.0 where pip shows 2.1.0+cu121.
 				py.Torch = host.TorchFrom(v, py.Torch.CUDA, py.Torch.Source)
 			}

@@ -5,7 +5,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/internal/errs"
@@ -26,27 +25,34 @@ var exitCodes = map[errs.Code]int{
 	errs.CodeUsage:        ExitUsage,
 	errs.CodeIncompatible: ExitIncompatible,
 	errs.CodeNotFound:     ExitNoMatch,
+	errs.CodeLimit:        ExitUsage,
 }
 
 // Main runs cudb with args (without the program name) and returns the
 // exit status.
 func Main(args []string, s *cli.Streams) int {
-	root := cli.NewRootCmd(cli.NewFactory(s))
+	return Run(cli.NewFactory(s), args)
+}
+
+// Run runs cudb over the factory f (its streams, its sources), so tests
+// drive the real command tree with their own dependencies.
+func Run(f *cli.Factory, args []string) int {
+	s := f.IO
+	root := cli.NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return ExitOK
 	}
-	var silent *cli.ExitError
-	if errors.As(err, &silent) {
-		return silent.Code
-	}
-	if strings.HasPrefix(err.Error(), "unknown command") {
-		err = (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).WithHint("cudb --help")
-	}
-	code := exitCodes[errs.CodeOf(err)]
-	fmt.Fprintf(s.ErrOut, "error: %s\n", err.Error())
 	var qe *errs.Error
+	if errors.As(err, &qe) && qe.Reported {
+		return exitCodes[qe.Code]
+	}
+	code, ok := exitCodes[errs.CodeOf(err)]
+	if !ok {
+		code = ExitError
+	}
+	fmt.Fprintf(s.ErrOut, "error: %s\n", err.Error())
 	if errors.As(err, &qe) && qe.Hint != "" {
 		fmt.Fprintf(s.ErrOut, "Try: %s\n", qe.Hint)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
+	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/host/report"
@@ -47,7 +48,7 @@ type goldenReport struct {
 	Findings []goldenFinding `json:"findings"`
 }
 
-func toGolden(r *verify.Report) goldenReport {
+func toGolden(r *verify.Result) goldenReport {
 	g := goldenReport{Healthy: r.Summary.Healthy, Findings: []goldenFinding{}}
 	for _, f := range r.Findings {
 		g.Findings = append(g.Findings, goldenFinding{f.Category, f.Severity, f.Message, f.Fix})
@@ -83,9 +84,9 @@ func compareVerifyGolden(t *testing.T, path string, got goldenReport) {
 	}
 }
 
-func verifyHost(t testing.TB, d *db.DB, name string) *verify.Report {
+func verifyHost(t testing.TB, d *db.DB, name string) *verify.Result {
 	t.Helper()
-	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, name))
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestVerifyReports(t *testing.T) {
 // report says so as a warning finding.
 func TestVerifyHangingSMI(t *testing.T) {
 	d := embeddedDB(t)
-	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "hanging-smi"))
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, "hanging-smi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestVerifyHangingSMI(t *testing.T) {
 // start-up).
 func BenchmarkVerifyFakeHost(b *testing.B) {
 	d := embeddedDB(b)
-	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "healthy"))
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, "healthy"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func BenchmarkVerifyFakeHost(b *testing.B) {
 
 // findingWith returns the findings of category cat, and fails unless
 // exactly one has every wanted evidence fragment.
-func findingWith(t *testing.T, r *verify.Report, cat string, evidence ...string) verify.Finding {
+func findingWith(t *testing.T, r *verify.Result, cat string, evidence ...string) verify.Finding {
 	t.Helper()
 	var got []verify.Finding
 	for _, f := range r.Findings {
@@ -259,7 +260,7 @@ func TestVerifyDeepHosts(t *testing.T) {
 		}
 	})
 	t.Run("runtime arch list preferred", func(t *testing.T) {
-		opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "deep-healthy"))
+		opts, err := fakeHostOptions(filepath.Join(hostsDir, "deep-healthy"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,4 +297,21 @@ func TestVerifyHangingInterpreter(t *testing.T) {
 	if r.Facts.Pythons[0].Runtime != nil {
 		t.Errorf("a hung interpreter gave runtime facts")
 	}
+}
+
+// fakeHostOptions are the probe options for the fake host in dir, its
+// recorded commands answered by a probe.ReplayRunner.
+func fakeHostOptions(dir string) (probe.Options, error) {
+	h, err := probetest.Load(dir)
+	if err != nil {
+		return probe.Options{}, err
+	}
+	opts := probe.Options{Root: h.Root, Env: h.Env, Runner: &probe.ReplayRunner{}, Timeout: time.Second,
+		Python: h.Python, Deep: h.Deep, DeepTimeout: h.DeepTimeout}
+	if h.Cmds != "" {
+		if opts.Runner, err = probe.LoadReplay(h.Cmds); err != nil {
+			return probe.Options{}, err
+		}
+	}
+	return opts, nil
 }
