@@ -116,8 +116,24 @@ type extracted struct {
 	dockerLine                                 int
 }
 
+// gpuWords are the substrings (lowercase) xGPU needs one of.
+var gpuWords = []string{"rtx", "gtx", "tesla", "quadro", "titan", "a100", "h100", "h200", "b200", "l40", "l4", "a10", "a30",
+	"a40", "t4", "v100", "p100", "p40", "k80"}
+
+func hasAny(l string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// line reads one line. Each pattern runs only when the lowercase line
+// holds its keyword: most lines of a long log hold none.
 func (x *extracted) line(t string, n int) {
-	if x.driver == "" {
+	lower := strings.ToLower(t)
+	if x.driver == "" && hasAny(lower, "driver", "nvrm") {
 		if m := xNVRM().FindStringSubmatch(t); m != nil {
 			x.driver, x.driverLine = m[1], n
 		} else if m := xDriver().FindStringSubmatch(t); m != nil {
@@ -129,21 +145,20 @@ func (x *extracted) line(t string, n int) {
 			x.nvcc, x.nvccLine = v, n
 		}
 	}
-	lower := strings.ToLower(t)
 	// A banner or "Driver Version ... CUDA Version" line states what the
 	// driver supports, not an installed toolkit; an error line names
 	// what is missing or wanted.
-	if x.cuda == "" && !strings.Contains(lower, "driver") && !strings.Contains(lower, "capabilit") && !xMissing().MatchString(t) {
+	if x.cuda == "" && strings.Contains(lower, "cuda") && !strings.Contains(lower, "driver") && !strings.Contains(lower, "capabilit") && !xMissing().MatchString(t) {
 		if m := xToolkit().FindStringSubmatch(t); m != nil {
 			x.cuda, x.cudaLine = m[1], n
 		}
 	}
-	if x.cudnn == "" && !xMissing().MatchString(t) && !strings.Contains(lower, "compiled") {
+	if x.cudnn == "" && strings.Contains(lower, "cudnn") && !xMissing().MatchString(t) && !strings.Contains(lower, "compiled") {
 		if m := xCUDNN().FindStringSubmatch(t); m != nil {
 			x.cudnn, x.cudnnLine = m[1], n
 		}
 	}
-	if !xMissing().MatchString(t) {
+	if strings.Contains(lower, "libcudnn.so") && !xMissing().MatchString(t) {
 		for _, m := range xLibCUDNN().FindAllStringSubmatch(t, -1) {
 			if c, ok := CUDNNFromLib(m[2], m[1]+m[2], host.CUDNNLib); ok {
 				x.libs = append(x.libs, c)
@@ -151,17 +166,17 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
-	if x.python == "" && !strings.Contains(lower, "site-packages") && !strings.Contains(lower, "dist-packages") {
+	if x.python == "" && strings.Contains(lower, "python") && !strings.Contains(lower, "site-packages") && !strings.Contains(lower, "dist-packages") {
 		if m := xPython().FindStringSubmatch(t); m != nil {
 			x.python, x.pyLine = m[1], n
 		}
 	}
-	if x.torch == "" && !strings.Contains(lower, "compiled") {
+	if x.torch == "" && strings.Contains(lower, "torch") && !strings.Contains(lower, "compiled") {
 		if m := xTorch().FindStringSubmatch(t); m != nil {
 			x.torch, x.torchLine = m[1], n
 		}
 	}
-	if x.tf == "" {
+	if x.tf == "" && hasAny(lower, "tensorflow", "tf") {
 		if m := xTF().FindStringSubmatch(t); m != nil {
 			x.tfPkg, x.tf, x.tfLine = strings.ToLower(m[1]), m[2], n
 			if !frameworks.IsMain(x.tfPkg) {
@@ -169,7 +184,7 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
-	for _, m := range xJAX().FindAllStringSubmatch(t, -1) {
+	for _, m := range jaxMatches(lower, t) {
 		switch strings.ToLower(m[1]) {
 		case frameworks.JAX:
 			if x.jax == "" {
@@ -181,7 +196,7 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
-	if x.ort == "" {
+	if x.ort == "" && strings.Contains(lower, "onnx") {
 		if m := xORT().FindStringSubmatch(t); m != nil {
 			x.ort, x.ortLine = m[2], n
 			x.ortPkg = ortCPU()
@@ -190,7 +205,7 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
-	if len(x.gpus) < 8 {
+	if len(x.gpus) < 8 && hasAny(lower, gpuWords...) {
 		if m := xGPU().FindStringSubmatch(t); m != nil {
 			name := gpuName(m)
 			if !containsFold(x.gpus, name) {
@@ -199,21 +214,28 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
-	if x.os == "" {
+	if x.os == "" && hasAny(lower, "ubuntu", "windows", "wsl", "macos", "debian", "rocky", "centos", "mint") {
 		if m := xOS().FindStringSubmatch(t); m != nil {
 			x.os, x.osLine = strings.Join(strings.Fields(m[1]), " "), n
 		}
 	}
-	if x.ldPath == "" {
+	if x.ldPath == "" && strings.Contains(t, "LD_LIBRARY_PATH") {
 		if m := xLDPath().FindStringSubmatch(t); m != nil {
 			x.ldPath, x.ldLine = strings.TrimRight(m[1], ";,"), n
 		}
 	}
-	if x.dockerCUDA == "" {
+	if x.dockerCUDA == "" && strings.Contains(lower, "nvidia/cuda:") {
 		if m := xDockerFrom().FindStringSubmatch(t); m != nil {
 			x.dockerCUDA, x.dockerCUDNN, x.dockerLine = m[1], m[2], n
 		}
 	}
+}
+
+func jaxMatches(lower, t string) [][]string {
+	if !strings.Contains(lower, "jax") {
+		return nil
+	}
+	return xJAX().FindAllStringSubmatch(t, -1)
 }
 
 // gpuName writes a matched GPU the way NVIDIA names it.
