@@ -120,6 +120,11 @@ type extracted struct {
 var gpuWords = []string{"rtx", "gtx", "tesla", "quadro", "titan", "a100", "h100", "h200", "b200", "l40", "l4", "a10", "a30",
 	"a40", "t4", "v100", "p100", "p40", "k80"}
 
+// tfWords are TensorFlow's names and aliases ("tf").
+func tfWords() []string {
+	return append([]string{frameworks.TensorFlow}, frameworks.Must(frameworks.TensorFlow).Aliases...)
+}
+
 func hasAny(l string, words ...string) bool {
 	for _, w := range words {
 		if strings.Contains(l, w) {
@@ -171,12 +176,12 @@ func (x *extracted) line(t string, n int) {
 			x.python, x.pyLine = m[1], n
 		}
 	}
-	if x.torch == "" && strings.Contains(lower, "torch") && !strings.Contains(lower, "compiled") {
+	if x.torch == "" && strings.Contains(lower, frameworks.Torch) && !strings.Contains(lower, "compiled") {
 		if m := xTorch().FindStringSubmatch(t); m != nil {
 			x.torch, x.torchLine = m[1], n
 		}
 	}
-	if x.tf == "" && hasAny(lower, "tensorflow", "tf") {
+	if x.tf == "" && hasAny(lower, tfWords()...) {
 		if m := xTF().FindStringSubmatch(t); m != nil {
 			x.tfPkg, x.tf, x.tfLine = strings.ToLower(m[1]), m[2], n
 			if !frameworks.IsMain(x.tfPkg) {
@@ -232,7 +237,7 @@ func (x *extracted) line(t string, n int) {
 }
 
 func jaxMatches(lower, t string) [][]string {
-	if !strings.Contains(lower, "jax") {
+	if !strings.Contains(lower, frameworks.JAX) {
 		return nil
 	}
 	return xJAX().FindAllStringSubmatch(t, -1)
