@@ -21,6 +21,10 @@ type explainCtx struct {
 // ExplainResult is `cudb explain --json` and POST /v1/explain's body.
 type ExplainResult struct {
 	Findings []Finding `json:"findings"`
+	// Lines counts the distinct error lines that matched a known cause;
+	// Skipped those beyond MaxExplainedLines, left unexplained.
+	Lines   int `json:"lines"`
+	Skipped int `json:"skipped"`
 }
 
 // Explain matches error text (one message or a pasted log) to causes.
