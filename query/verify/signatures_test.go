@@ -185,3 +185,29 @@ func TestExplainNormalises(t *testing.T) {
 		t.Errorf("evidence %q lost the closing quote", fs[0].Evidence[0])
 	}
 }
+
+// FuzzExplain: any text is explained without panic, within the line
+// limit, with known categories, each finding citing the message it read.
+func FuzzExplain(f *testing.F) {
+	for _, s := range signatureCases {
+		f.Add(s)
+	}
+	d := querytest.Embedded(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		x, err := ExplainAll(context.Background(), d, text)
+		if err != nil {
+			return
+		}
+		if x.Lines > MaxExplainedLines || x.Skipped < 0 {
+			t.Fatalf("lines %d skipped %d", x.Lines, x.Skipped)
+		}
+		for _, fd := range x.Findings {
+			if !contains(Categories, fd.Category) || !strings.HasPrefix(fd.Evidence[0], "message: ") {
+				t.Fatalf("finding %+v", fd)
+			}
+		}
+	})
+}

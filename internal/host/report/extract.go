@@ -26,6 +26,9 @@ var (
 	xToolkit = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bcuda(?:[ _-]?(?:toolkit|runtime))?(?:[ _-]?version)?\s*(?:is\s*|[:=：]\s*|\s)*(?:cuda\s*)?v?(\d{1,2}\.\d)(?:\.\d+)*\b`)
 	})
+	xCUDASlashCUDNN = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bcuda\s*/\s*cudnn(?:\s+versions?)?\s*[:=]\s*(?:cuda\s*)?v?(\d{1,2}\.\d)(?:\.\d+)*(?:\s*[,/]\s*(?:cudnn\s*)?v?(\d\.\d{1,2}(?:\.\d+)*))?\b`)
+	})
 	xCUDNN = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bcudnn(?:[ _-]?(?:version|backend))?(?:\s*\(loaded\))?\s*(?:is\s*|[:=：]\s*|\s)*v?(\d{1,2}\.\d{1,2}(?:\.\d+)*|[89]\d{3}|9\d{4})\b`)
 	})
@@ -107,7 +110,7 @@ type extracted struct {
 	nvcc                                       string
 	nvccLine                                   int
 	torch, tf, tfPkg, jax, jaxlib, ort, ortPkg string
-	jaxLine                                    int
+	jaxLine, jaxlibLine                        int
 	gpus                                       []string
 	gpuLines                                   []int
 	libs                                       []host.CUDNN
@@ -153,12 +156,26 @@ func (x *extracted) line(t string, n int) {
 	// A banner or "Driver Version ... CUDA Version" line states what the
 	// driver supports, not an installed toolkit; an error line names
 	// what is missing or wanted.
-	if x.cuda == "" && strings.Contains(lower, "cuda") && !strings.Contains(lower, "driver") && !strings.Contains(lower, "capabilit") && !xMissing().MatchString(t) {
+	slash := false
+	if strings.Contains(lower, "cuda/cudnn") || strings.Contains(lower, "cuda / cudnn") {
+		// "CUDA/cuDNN version: 11.5" (issue templates): CUDA first.
+		if m := xCUDASlashCUDNN().FindStringSubmatch(t); m != nil {
+			slash = true
+			if x.cuda == "" {
+				x.cuda, x.cudaLine = m[1], n
+			}
+			if x.cudnn == "" && m[2] != "" {
+				x.cudnn, x.cudnnLine = m[2], n
+			}
+		}
+	}
+	smiLike := strings.Contains(lower, "driver") && strings.Contains(lower, "cuda version")
+	if x.cuda == "" && !slash && strings.Contains(lower, "cuda") && !smiLike && !strings.Contains(lower, "capabilit") && !xMissing().MatchString(t) {
 		if m := xToolkit().FindStringSubmatch(t); m != nil {
 			x.cuda, x.cudaLine = m[1], n
 		}
 	}
-	if x.cudnn == "" && strings.Contains(lower, "cudnn") && !xMissing().MatchString(t) && !strings.Contains(lower, "compiled") {
+	if x.cudnn == "" && !slash && strings.Contains(lower, "cudnn") && !xMissing().MatchString(t) && !strings.Contains(lower, "compiled") {
 		if m := xCUDNN().FindStringSubmatch(t); m != nil {
 			x.cudnn, x.cudnnLine = m[1], n
 		}
@@ -197,7 +214,7 @@ func (x *extracted) line(t string, n int) {
 			}
 		case frameworks.JAXLib:
 			if x.jaxlib == "" {
-				x.jaxlib = m[2]
+				x.jaxlib, x.jaxlibLine = m[2], n
 			}
 		}
 	}
@@ -360,7 +377,7 @@ func (p *parser) apply(x *extracted) {
 		setPkg(x.tfPkg, x.tf, x.tfLine, frameworks.TensorFlow)
 	}
 	setPkg(frameworks.JAX, x.jax, x.jaxLine, frameworks.JAX)
-	setPkg(frameworks.JAXLib, x.jaxlib, x.jaxLine, frameworks.JAX)
+	setPkg(frameworks.JAXLib, x.jaxlib, x.jaxlibLine, frameworks.JAX)
 	setPkg(x.ortPkg, x.ort, x.ortLine, frameworks.ONNXRuntime)
 	if x.os != "" {
 		p.os = x.os
