@@ -14,7 +14,7 @@ import (
 	"github.com/cudb/cudb/query/querytest"
 )
 
-var updateScore = flag.Bool("update-score", false, "rewrite the corpus score table in docs/verify.md")
+var updateDocs = flag.Bool("update-docs", false, "rewrite the generated tables (corpus score, signatures) in docs/verify.md")
 
 // corpusCase is one real report from a public tracker, with the cause its
 // thread resolved it to.
@@ -172,7 +172,7 @@ func TestCorpusScore(t *testing.T) {
 			t.Errorf("no report from %s", p)
 		}
 	}
-	checkScoreDoc(t, table)
+	checkDocBlock(t, scoreStart, scoreEnd, table)
 }
 
 type tally struct{ n, right int }
@@ -194,9 +194,10 @@ func scoreTable(byCat map[string]*tally, total, right, alarms int) string {
 	return b.String()
 }
 
-// checkScoreDoc keeps the table in docs/verify.md equal to the score
-// (go test ./query/verify -run TestCorpusScore -update-score rewrites it).
-func checkScoreDoc(t *testing.T, table string) {
+// checkDocBlock keeps a generated block of docs/verify.md (between start
+// and end) equal to table (go test ./query/verify -update-docs rewrites
+// it).
+func checkDocBlock(t *testing.T, scoreStart, scoreEnd, table string) {
 	path := filepath.Join("..", "..", "docs", "verify.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -211,11 +212,11 @@ func checkScoreDoc(t *testing.T, table string) {
 	if want == doc {
 		return
 	}
-	if *updateScore {
+	if *updateDocs {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("docs/verify.md's corpus score table is stale: go test ./query/verify -run TestCorpusScore -update-score")
+	t.Errorf("docs/verify.md's %s block is stale: go test ./query/verify -update-docs", scoreStart)
 }

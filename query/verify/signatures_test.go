@@ -211,3 +211,14 @@ func FuzzExplain(f *testing.F) {
 		}
 	})
 }
+
+// TestSignatureDoc: docs/verify.md lists every signature with its
+// category and lookup.
+func TestSignatureDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| signature | category | what makes the answer specific |\n|---|---|---|\n")
+	for _, s := range Signatures() {
+		b.WriteString("| `" + s.ID + "` | `" + s.Category + "` | " + strings.ReplaceAll(s.Lookup, "|", "\\|") + " |\n")
+	}
+	checkDocBlock(t, "<!-- signatures:start -->", "<!-- signatures:end -->", b.String())
+}
