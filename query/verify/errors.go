@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 )
 
@@ -35,7 +37,30 @@ next:
 			}
 		}
 		f.Evidence[0] = ev
+		v.tuneCUDNN(&f)
 		v.add(f)
 	}
 	return nil
+}
+
+// tuneCUDNN makes a cuDNN finding of an error line name the cuDNN wheel
+// this host's framework build pins (the host's torch, not the newest
+// build in the database).
+func (v *verifier) tuneCUDNN(f *Finding) {
+	if f.Category != CatCUDNNMissing && f.Category != CatCUDNNMismatch {
+		return
+	}
+	for _, fw := range v.fws {
+		if fw.build == nil || fw.cuda == "" {
+			continue
+		}
+		pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin)
+		if !ok {
+			continue
+		}
+		pin := cudnnWheel(fw.cuda) + pr.Spec
+		f.Evidence = append(f.Evidence, fmt.Sprintf("%s: pins %s", fw.label, pin))
+		f.Fix = fmt.Sprintf("for this host's %s: pip install %q and unset LD_LIBRARY_PATH (or drop the directory of the other cuDNN copy) so it loads that copy", fw.label, pin)
+		return
+	}
 }

@@ -143,6 +143,8 @@ type verifier struct {
 	seen map[string]bool
 	// errExplained and errSkipped count the report's error lines.
 	errExplained, errSkipped int
+	// fws are the framework builds found, for fixes of explained errors.
+	fws []*framework
 }
 
 func (v *verifier) add(f Finding) {
@@ -187,6 +189,7 @@ func (v *verifier) run() error {
 	if err != nil {
 		return err
 	}
+	v.fws = fws
 	v.notes()
 	gpuHost := len(v.f.GPUs) > 0
 	if err := v.noGPU(fws); err != nil {

@@ -20,7 +20,8 @@ var (
 	xDriver = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(?:nvidia[ -]?)?driver(?:[ _-]?version)?\s*(?:is\s*|[:=(]\s*)*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b`)
 	})
-	xNVRM = sync.OnceValue(func() *regexp.Regexp {
+	xDriverCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bcuda version\s*:?\s*(\d{1,2}\.\d)\b`) })
+	xNVRM       = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`NVRM version:.*?Kernel Module\s+(\d{3}\.\d+(?:\.\d+)?)`)
 	})
 	xToolkit = sync.OnceValue(func() *regexp.Regexp {
@@ -107,7 +108,8 @@ type extracted struct {
 	driver, cuda, cudnn, python, os, ldPath    string
 	driverLine, cudaLine, cudnnLine, pyLine    int
 	osLine, ldLine, torchLine, tfLine, ortLine int
-	nvcc                                       string
+	nvcc, driverCUDA                           string
+	driverCUDALine                             int
 	nvccLine                                   int
 	torch, tf, tfPkg, jax, jaxlib, ort, ortPkg string
 	jaxLine, jaxlibLine                        int
@@ -170,6 +172,12 @@ func (x *extracted) line(t string, n int) {
 		}
 	}
 	smiLike := strings.Contains(lower, "driver") && strings.Contains(lower, "cuda version")
+	if smiLike && x.driverCUDA == "" {
+		// "CUDA Version: 12.8 (Driver 570.181)": what the driver supports
+		if m := xDriverCUDA().FindStringSubmatch(t); m != nil {
+			x.driverCUDA, x.driverCUDALine = m[1], n
+		}
+	}
 	if x.cuda == "" && !slash && strings.Contains(lower, "cuda") && !smiLike && !strings.Contains(lower, "capabilit") && !xMissing().MatchString(t) {
 		if m := xToolkit().FindStringSubmatch(t); m != nil {
 			x.cuda, x.cudaLine = m[1], n
@@ -315,6 +323,10 @@ func (p *parser) apply(x *extracted) {
 	if p.driver == "" && x.driver != "" {
 		p.driver, p.driverSrc = x.driver, FormatText
 		read("driver", x.driver, x.driverLine)
+	}
+	if p.driverCUDA == "" && x.driverCUDA != "" {
+		p.driverCUDA, p.dcSrc = x.driverCUDA, FormatText
+		read("driver_cuda", x.driverCUDA, x.driverCUDALine)
 	}
 	if len(p.gpuSets) == 0 && len(x.gpus) > 0 {
 		gpus := make([]host.GPU, len(x.gpus))
