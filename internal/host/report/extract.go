@@ -71,6 +71,7 @@ var (
 func (p *parser) extract() {
 	x := &extracted{}
 	echoLD := false
+	prev := ""
 	smi := p.hasFormat(FormatSMIBanner) || p.hasFormat(FormatSMIQuery)
 	for i, l := range p.lines {
 		if (p.collectEnvKeyLines[i] && p.hasFormat(FormatCollectEnv)) || p.consumed[i] {
@@ -81,6 +82,10 @@ func (p *parser) extract() {
 			continue
 		}
 		line := i + 1
+		if mod, v, ok := replVersion(prev, t); ok && mod == frameworks.Torch && x.torch == "" {
+			x.torch, x.torchLine = v, line
+		}
+		prev = t
 		if echoLD && strings.HasPrefix(t, "/") {
 			x.ldPath, x.ldLine = t, line
 		}
@@ -381,7 +386,7 @@ func (p *parser) apply(x *extracted) {
 	}
 	if p.pyTorch == nil && x.torch != "" {
 		if p.py == nil || p.py.Packages[frameworks.Torch] == "" {
-			p.pyTorch = host.TorchFrom(x.torch, "", FormatText)
+			p.pyTorch = host.TorchFrom(x.torch, p.buildCUDA, FormatText)
 			setPkg(frameworks.Torch, x.torch, x.torchLine, frameworks.Torch)
 		}
 	}

@@ -64,6 +64,7 @@ func Parse(text []byte) (*host.Snapshot, []string, error) {
 	p.packages()
 	p.tfBuildInfo()
 	p.ldconfig()
+	p.torchConfig()
 	p.extract()
 	p.errorLines()
 	if len(p.formats) == 0 {
@@ -109,6 +110,8 @@ type parser struct {
 	read   []host.Reading
 	os     string
 	ldPath []string
+	// buildCUDA is the CUDA torch.__config__.show() says torch was built with.
+	buildCUDA string
 	// consumed marks lines an exact recogniser read; the extractor skips them.
 	consumed map[int]bool
 }
