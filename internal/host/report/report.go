@@ -299,6 +299,10 @@ var tfMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // tfBuildInfo reads tf.sysconfig.get_build_info() output.
 func (p *parser) tfBuildInfo() {
+	// the literals first: a regexp alternation scans the whole text slowly
+	if !bytes.Contains(p.text, []byte("OrderedDict([")) && !bytes.Contains(p.text, []byte("is_cuda_build")) && !bytes.Contains(p.text, []byte("build_info[")) {
+		return
+	}
 	if !tfMarker().Match(p.text) {
 		return
 	}
