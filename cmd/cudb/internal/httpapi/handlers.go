@@ -199,6 +199,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if rep.Read != nil {
+		rep.Read.Input = "request body"
+	}
 	status := http.StatusOK
 	if !rep.Summary.Healthy {
 		status = http.StatusConflict
