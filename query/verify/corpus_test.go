@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cudb/cudb/internal/host/report"
@@ -65,6 +67,9 @@ func loadCorpus(t *testing.T) []corpusCase {
 		if !strings.HasPrefix(c.url, "https://") || c.expect == "" || c.fix == "" || c.framework == "" || c.platform == "" {
 			t.Fatalf("%s: header needs url, framework, platform, expect and fix", f)
 		}
+		if m := personalPath().FindString(c.text); m != "" {
+			t.Fatalf("%s: %q is not anonymised (use /home/user, C:\\Users\\user)", f, m)
+		}
 		if c.expect != expectHealthy && !contains(Categories, c.expect) {
 			t.Fatalf("%s: unknown expected category %q", f, c.expect)
 		}
@@ -72,6 +77,11 @@ func loadCorpus(t *testing.T) []corpusCase {
 	}
 	return out
 }
+
+// personalPath finds home directories that name a person.
+var personalPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/home/(?:[^u/\s]|u[^s/]|us[^e/]|use[^r/]|user[^/\s])[^/\s]*|/Users/[^/\s]+|[A-Z]:\\Users\\(?:[^u\\\s>]|u[^s]|us[^e]|use[^r]|user[^\\>\s])[^\\\s>]*`)
+})
 
 func contains(xs []string, s string) bool {
 	for _, x := range xs {
