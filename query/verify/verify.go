@@ -429,7 +429,3 @@ next:
 	}
 	return len(fs), nil
 }
-
-// Incompatible reports whether the report holds an error finding; the
-// HTTP API answers such a report with 409, like a resolve conflict.
-func (r *Result) Incompatible() bool { return !r.Summary.Healthy }

@@ -39,6 +39,22 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 		s.send(w, resp)
 		return nil
 	}
+	// Concurrent askers of the same uncached question wait for the first
+	// one's answer instead of each computing it (a burst of one costly
+	// resolve would otherwise take every handle).
+	if wait, leader := s.flight.join(key); !leader {
+		select {
+		case <-wait:
+			if resp, ok := s.cache.get(key); ok {
+				s.send(w, resp)
+				return nil
+			}
+		case <-r.Context().Done():
+			return r.Context().Err()
+		}
+	} else {
+		defer s.flight.leave(key)
+	}
 	var resp *response
 	err := s.withDB(r.Context(), func(d *db.DB) error {
 		var err error
