@@ -8,8 +8,9 @@ FUZZTIME ?= 5s
 FUZZMINIMIZE ?= 200ms
 # Alternating (trivial, cudb) pairs per case for bench-start.
 PAIRS ?= 21
+SOAKTIME ?= 5m
 
-.PHONY: help build test vet lint race data fuzz bench bench-start fmt load
+.PHONY: help build test vet lint race data fuzz bench bench-start fmt load soak
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -68,3 +69,6 @@ load: ## load-test cudb serve on loopback with wrk (installed from Debian when m
 	@./cudb serve --addr 127.0.0.1:18090 2>/dev/null & pid=$$!; sleep 1; \
 	  wrk -t1 -c4 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
 	  echo "server RSS after the run: $$(ps -o rss= -p $$pid) KiB"; kill $$pid
+
+soak: ## 5 minutes (SOAKTIME) of mixed traffic, hostile bodies included, on loopback: throughput, p99 per class, memory (not run by CI)
+	$(GO) test ./cmd/cudb/internal/httpapi -run '^TestSoak$$' -soak $(SOAKTIME) -soak.requests 5000000 -count 1 -v -timeout 30m
