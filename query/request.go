@@ -214,3 +214,19 @@ func (p *parsedRequest) echo() Query {
 	}
 	return q
 }
+
+// Canonical names the component a package name stands for: the name
+// itself for a framework, a companion or a native component, the
+// framework for another spelling (pytorch → torch, tensorflow-gpu →
+// tensorflow); "" when resolve does not know the name.
+func Canonical(name string) string {
+	if a, ok := aliases[name]; ok {
+		return a.component
+	}
+	for _, k := range Known() {
+		if k == name {
+			return name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,292 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/verify"
+)
+
+// fwGroup is one framework family a unit installs, with the lines that
+// name it.
+type fwGroup struct {
+	component string
+	reqs      []Requirement // the framework first, then companions
+	main      Requirement   // the line findings point at
+	fromImage bool
+	stack     *query.Stack
+	// cpuReported: check already said the build is CPU-only.
+	cpuReported bool
+}
+
+// judgeUnit merges what a unit refers to, then judges it.
+func (c *checker) judgeUnit(u *Unit, k Kind) (UnitSummary, error) {
+	for _, n := range u.Notes {
+		c.add(Finding{File: u.File, Line: n.Line, Category: CatNotJudged, Severity: verify.SevInfo, Message: n.Message, Unit: u.Name})
+	}
+	if u.Build != nil {
+		if err := c.followBuild(u); err != nil {
+			return UnitSummary{}, err
+		}
+	}
+	c.followIncludes(u)
+	sum := UnitSummary{Name: u.Name, Judged: []string{}}
+	if u.Image != nil {
+		sum.Image = u.Image.Ref
+		c.judgeImage(u)
+	}
+	py := c.python(u)
+	sum.Python = py
+	groups := c.groups(u)
+	for _, g := range groups {
+		if err := c.resolveGroup(u, g, py); err != nil {
+			return sum, err
+		}
+		if g.stack != nil {
+			sum.Judged = append(sum.Judged, stackLabel(g.stack))
+		}
+	}
+	if err := c.together(u, groups, py); err != nil {
+		return sum, err
+	}
+	for _, g := range groups {
+		if g.stack == nil {
+			continue
+		}
+		c.pins(u, g)
+		c.systemLibs(u, g)
+		if err := c.verifyGroup(u, g, py); err != nil {
+			return sum, err
+		}
+	}
+	c.apt(u, groups)
+	c.gpuAccess(u, groups)
+	return sum, nil
+}
+
+// python is the interpreter the unit's packages are installed for.
+func (c *checker) python(u *Unit) string {
+	switch {
+	case c.opts.Target.Python != "":
+		return c.opts.Target.Python
+	case u.Python != "":
+		return u.Python
+	case u.Image != nil:
+		return u.Image.Python
+	}
+	return ""
+}
+
+func (c *checker) followBuild(u *Unit) error {
+	df := u.Build.Dockerfile
+	if df == "" {
+		df = "Dockerfile"
+	}
+	p, b, err := c.read(u.File, joinPath(u.Build.Context, df))
+	if err != nil {
+		c.add(Finding{File: u.File, Line: u.Build.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("service %s builds from %s, which cannot be read (%v): its image is unknown", u.Name, p, err),
+			Fix:     "cudb check " + p})
+		return nil
+	}
+	d, err := ParseDockerfile(p, string(b), c.opts.BuildArgs)
+	if err != nil {
+		return errs.Usage("%v", err).WithHint("cudb check %s", p)
+	}
+	// The Dockerfile is judged as its own unit (its findings point at its
+	// lines); the service keeps what decides its GPU needs.
+	if _, err := c.judgeUnit(d, KindDockerfile); err != nil {
+		return err
+	}
+	u.Image = nil
+	u.Reqs = nil
+	u.built = d
+	return nil
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" || dir == "." || strings.HasPrefix(name, "/") {
+		return name
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// followIncludes merges -r/-c files and COPY'd dependency files read by
+// a pip install into the unit.
+func (c *checker) followIncludes(u *Unit) {
+	seen := map[string]bool{}
+	for i := 0; i < len(u.Includes) && i < 32; i++ {
+		in := u.Includes[i]
+		if in.Installer == "copy" || seen[in.Path] {
+			continue
+		}
+		seen[in.Path] = true
+		p, b, err := c.read(u.File, in.Path)
+		if err != nil {
+			c.add(Finding{File: u.File, Line: in.Line, Category: CatNotJudged, Severity: verify.SevInfo, Unit: u.Name,
+				Message: fmt.Sprintf("%s is installed here but cannot be read (%v): check it separately", in.Path, err),
+				Fix:     "cudb check " + p})
+			continue
+		}
+		k, err := Detect(p, b)
+		if err != nil {
+			k = KindRequirements
+		}
+		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
+		if err != nil || len(units) != 1 {
+			continue
+		}
+		for _, r := range units[0].Reqs {
+			r.File = p
+			if r.IndexURL == "" {
+				r.IndexURL = in.IndexURL
+			}
+			r.Constraint = r.Constraint || in.Constraint
+			u.Reqs = append(u.Reqs, r)
+		}
+		for _, x := range units[0].Includes {
+			x.Path = joinPath(dirOf(in.Path), x.Path)
+			u.Includes = append(u.Includes, x)
+		}
+	}
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// groups collects the unit's frameworks: what pip/uv/conda/locks install,
+// constraints folded in, and the framework the base image ships unless
+// the files install that framework again.
+func (c *checker) groups(u *Unit) []*fwGroup {
+	var out []*fwGroup
+	by := map[string]*fwGroup{}
+	var cons []Requirement
+	for _, r := range u.Reqs {
+		if r.Constraint {
+			cons = append(cons, r)
+			continue
+		}
+		name := query.Canonical(r.Name)
+		fw := query.FrameworkOf(name)
+		if fw == "" {
+			continue
+		}
+		g := by[fw]
+		if g == nil {
+			g = &fwGroup{component: fw}
+			by[fw] = g
+			out = append(out, g)
+		}
+		r.Name = name
+		g.reqs = append(g.reqs, r)
+		if name == fw || g.main.Name == "" {
+			g.main = r
+		}
+	}
+	for _, r := range cons {
+		name := query.Canonical(r.Name)
+		if g := by[query.FrameworkOf(name)]; g != nil && r.Spec != "" {
+			for i := range g.reqs {
+				if g.reqs[i].Name == name {
+					g.reqs[i].Spec = joinSpecs(g.reqs[i].Spec, r.Spec)
+					if g.main.Line == g.reqs[i].Line && g.main.Name == name {
+						g.main = g.reqs[i]
+					}
+				}
+			}
+		}
+	}
+	if im := u.Image; im != nil && im.Framework != "" && by[im.Framework] == nil && im.FrameworkVersion != "" {
+		r := Requirement{Name: im.Framework, Spec: "==" + im.FrameworkVersion, Line: im.Line, File: u.File, Installer: "image"}
+		if im.Family == FamilyPyTorch && im.CUDA != "" {
+			r.IndexURL = "https://download.pytorch.org/whl/" + cuVariant(im.CUDA)
+		}
+		if im.Family == FamilyTensorFlow && im.Flavour == "gpu" {
+			r.Extras = []string{"and-cuda"}
+		}
+		g := &fwGroup{component: im.Framework, reqs: []Requirement{r}, main: r, fromImage: true}
+		out = append([]*fwGroup{g}, out...)
+	}
+	// Findings point at the file that names the requirement.
+	for _, g := range out {
+		for i := range g.reqs {
+			if g.reqs[i].File == "" {
+				g.reqs[i].File = u.File
+			}
+		}
+		if g.main.File == "" {
+			g.main.File = u.File
+		}
+	}
+	return out
+}
+
+func joinSpecs(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
+}
+
+// cuVariant turns "12.1" into "cu121".
+func cuVariant(cuda string) string {
+	p := strings.Split(cuda, ".")
+	if len(p) < 2 {
+		return ""
+	}
+	return "cu" + p[0] + p[1]
+}
+
+var variantRe = regexp.MustCompile(`/whl/(?:nightly/)?(cu\d+|cpu|rocm[\d.]+|xpu)/?$`)
+
+// variantOf reads a wheel variant from an index URL
+// (download.pytorch.org/whl/cu121 → cu121).
+func variantOf(index string) string {
+	if m := variantRe.FindStringSubmatch(strings.TrimSpace(index)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func stackLabel(s *query.Stack) string {
+	var parts []string
+	for _, k := range sortedKeys(s.Packages) {
+		parts = append(parts, k+"=="+s.Packages[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (r Requirement) text() string {
+	s := r.Name
+	if len(r.Extras) > 0 {
+		s += "[" + strings.Join(r.Extras, ",") + "]"
+	}
+	return s + r.Spec
+}
+
+// hasLocal reports whether a requirement pins a local label (+cu121).
+func hasLocal(spec string) bool { return strings.Contains(spec, "+") }
+
+func pyMinor(py string) string {
+	p := strings.Split(py, ".")
+	if len(p) < 2 {
+		return ""
+	}
+	return p[0] + "." + p[1]
+}
+
+func dotted(s string) bool {
+	_, err := version.ParseDotted(s)
+	return err == nil
+}

@@ -1,0 +1,280 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/verify"
+)
+
+func (c *checker) platform() string {
+	if c.opts.Target.Platform != "" {
+		return c.opts.Target.Platform
+	}
+	return "linux"
+}
+
+// request is the resolve question a group asks: its lines as pip would
+// read them, the variant its index URL names, the unit's Python.
+func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
+	req := query.ResolveRequest{Python: pyMinor(py), Platform: c.platform()}
+	for _, r := range g.reqs {
+		req.Requirements = append(req.Requirements, r.Name+r.Spec)
+	}
+	if g.main.Installer == InstallerConda {
+		req.Channel = "conda"
+		for _, r := range u.Reqs {
+			// pytorch-cuda=12.1 and cudatoolkit=11.8 choose the CUDA
+			// build of conda's pytorch.
+			if (r.Name == "pytorch-cuda" || r.Name == "cudatoolkit" || r.Name == "cuda-version") && r.Spec != "" {
+				req.CUDA = strings.TrimSuffix(strings.TrimPrefix(r.Spec, "=="), ".*")
+			}
+		}
+	} else if v := variantOf(g.main.IndexURL); v != "" && !hasLocal(g.main.Spec) {
+		req.Variant = v
+	}
+	return req
+}
+
+// resolveGroup finds the build the group's lines install; a line no
+// known build matches becomes a finding naming which part failed.
+func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
+	m := g.main
+	if hasLocal(m.Spec) && m.IndexURL == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
+		fix := ""
+		if s := c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
+			fix = c.render(u, g, s)
+		}
+		c.add(Finding{File: m.File, Line: m.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
+			Message:  fmt.Sprintf("%s%s names a local build label, and PyPI publishes none: pip finds no such wheel without the PyTorch index", m.Name, m.Spec),
+			Evidence: []string{"index: PyPI (no --index-url)"}, Fix: fix})
+		return nil
+	}
+	req := c.request(u, g, py)
+	res, err := query.Resolve(c.ctx, c.d, req)
+	if err != nil {
+		return c.noMatch(u, g, req, err)
+	}
+	if len(res.Stacks) == 0 {
+		return nil
+	}
+	pick := &res.Stacks[0]
+	if req.Variant == "" && req.Channel == "" && !hasLocal(m.Spec) {
+		// pip from PyPI installs the default build.
+		for i := range res.Stacks {
+			if res.Stacks[i].Default {
+				pick = &res.Stacks[i]
+				break
+			}
+		}
+	}
+	g.stack = pick
+	if !m.Pinned() && !g.fromImage {
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("%s is not pinned (%s): the installer takes the newest release when the image is built; judged as %s, the newest cudb knows",
+				m.Name, orAny(m.Spec), stackLabel(pick)),
+			Evidence: []string{"requirement: " + m.text()}, Fix: c.render(u, g, pick), Sources: pick.Sources})
+	}
+	return nil
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "any version"
+	}
+	return s
+}
+
+// noMatch explains a resolve that found nothing by relaxing one part at
+// a time: the Python, then the companions.
+func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err error) error {
+	switch errs.CodeOf(err) {
+	case errs.CodeNotFound:
+	case errs.CodeUsage:
+		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("%s cannot be judged: %v", g.main.text(), err)})
+		return nil
+	default:
+		return err
+	}
+	m := g.main
+	cat, sev := CatNoMatchingBuild, verify.SevError
+	msg := err.Error()
+	if req.Python != "" {
+		r2 := req
+		r2.Python = ""
+		if s := c.best(r2); s != nil {
+			cat = verify.CatPythonUnsupported
+			msg = fmt.Sprintf("%s has no build for Python %s (%s supports Python %s-%s)", m.text(), req.Python, stackLabel(s), s.Python.Min, s.Python.Max)
+		}
+	}
+	if cat == CatNoMatchingBuild && len(g.reqs) > 1 {
+		r3 := req
+		r3.Requirements = []string{m.Name + m.Spec}
+		if c.best(r3) != nil {
+			cat = CatCompanionMismatch
+		}
+	}
+	// The fix: the newest build of the same lines that runs on the
+	// target, dropping what did not match.
+	var fix string
+	for _, fr := range c.relaxations(u, g, req) {
+		if s := c.best(fr); s != nil {
+			fix = c.render(u, g, s)
+			break
+		}
+	}
+	c.add(Finding{File: m.File, Line: m.Line, Category: cat, Severity: sev, Unit: u.Name, Message: msg,
+		Evidence: []string{"requirement: " + m.text(), "index: " + orPyPI(m.IndexURL)}, Fix: fix})
+	return nil
+}
+
+func orPyPI(s string) string {
+	if s == "" {
+		return "PyPI"
+	}
+	return s
+}
+
+// relaxations are the questions tried, in order, for a fix.
+func (c *checker) relaxations(u *Unit, g *fwGroup, req query.ResolveRequest) []query.ResolveRequest {
+	t := c.opts.Target
+	withTarget := func(r query.ResolveRequest) query.ResolveRequest {
+		r.Driver, r.DriverOS, r.SM = t.Driver, t.DriverOS, t.SM
+		return r
+	}
+	main := []string{g.main.Name + g.main.Spec}
+	var out []query.ResolveRequest
+	r := req
+	out = append(out, withTarget(r))
+	r.Variant = ""
+	out = append(out, withTarget(r))
+	r.Requirements = main
+	out = append(out, withTarget(r))
+	r.Python = ""
+	out = append(out, withTarget(r))
+	r.Requirements = []string{g.component}
+	out = append(out, withTarget(r))
+	return out
+}
+
+// best is the first stack of a resolve, or nil.
+func (c *checker) best(req query.ResolveRequest) *query.Stack {
+	res, err := query.Resolve(c.ctx, c.d, req)
+	if err != nil || len(res.Stacks) == 0 {
+		return nil
+	}
+	return &res.Stacks[0]
+}
+
+// together asks whether the unit's frameworks share one environment:
+// the same question `cudb resolve torch==X tensorflow==Y` answers.
+func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
+	var reqs []string
+	var last *fwGroup
+	for _, g := range groups {
+		if g.stack == nil {
+			continue
+		}
+		v, err := version.Parse(g.stack.Packages[g.component])
+		if err != nil {
+			continue
+		}
+		reqs = append(reqs, g.component+"=="+v.String())
+		last = g
+	}
+	if len(reqs) < 2 {
+		return nil
+	}
+	res, err := query.Resolve(c.ctx, c.d, query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
+	if err != nil {
+		if errs.CodeOf(err) == errs.CodeNotFound {
+			return nil
+		}
+		return err
+	}
+	if len(res.Conflicts) == 0 {
+		return nil
+	}
+	byKind := map[string][]query.Conflict{}
+	var kinds []string
+	for _, cf := range res.Conflicts {
+		if byKind[cf.Kind] == nil {
+			kinds = append(kinds, cf.Kind)
+		}
+		byKind[cf.Kind] = append(byKind[cf.Kind], cf)
+	}
+	sort.Strings(kinds)
+	fix := ""
+	if len(res.Suggestions) > 0 {
+		fix = c.renderReqs(u, last, res.Suggestions[0].Requirements)
+	}
+	for _, k := range kinds {
+		cs := byKind[k]
+		var ev []string
+		var pkgs []string
+		for _, cf := range cs {
+			ev = append(ev, cf.Message)
+			if cf.Package != "" {
+				pkgs = append(pkgs, cf.Package)
+			}
+		}
+		msg := fmt.Sprintf("%s cannot share one environment (%s)", strings.Join(reqs, " and "), k)
+		if len(pkgs) > 0 {
+			msg = fmt.Sprintf("%s cannot share one environment: their wheels pin different %s", strings.Join(reqs, " and "), strings.Join(pkgs, ", "))
+		} else if len(cs) == 1 {
+			msg = cs[0].Message
+		}
+		c.add(Finding{File: last.main.File, Line: last.main.Line, Category: CatFrameworkConflict, Severity: verify.SevError, Unit: u.Name,
+			Message: msg, Evidence: ev, Fix: fix})
+	}
+	return nil
+}
+
+// pins checks the file's own nvidia-* pins against the framework wheel's
+// Requires-Dist: pip refuses a set whose pins do not intersect.
+func (c *checker) pins(u *Unit, g *fwGroup) {
+	for _, r := range u.Reqs {
+		if !strings.HasPrefix(r.Name, "nvidia-") || !r.Pinned() {
+			continue
+		}
+		have, err := version.Parse(strings.TrimPrefix(r.Spec, "=="))
+		if err != nil {
+			continue
+		}
+		for _, p := range g.stack.Pins {
+			body, marker, _ := strings.Cut(p, ";")
+			if strings.Contains(marker, "extra") && !extraNamed(marker, g.main.Extras) {
+				continue
+			}
+			pr, err := version.ParseRequirement(strings.TrimSpace(body))
+			if err != nil || version.NormalizeName(pr.Name) != r.Name {
+				continue
+			}
+			if pr.Specs.Check(have, true) {
+				continue
+			}
+			file := r.File
+			if file == "" {
+				file = u.File
+			}
+			c.add(Finding{File: file, Line: r.Line, Category: CatPinConflict, Severity: verify.SevError, Unit: u.Name,
+				Message:  fmt.Sprintf("%s%s conflicts with %s, whose wheel requires %s%s: pip cannot install both", r.Name, r.Spec, stackLabel(g.stack), pr.Name, pr.SpecText()),
+				Evidence: []string{"file: " + r.Name + r.Spec, "wheel pin: " + strings.TrimSpace(body)},
+				Fix:      r.Name + pr.SpecText(), Sources: g.stack.Sources})
+		}
+	}
+}
+
+func extraNamed(marker string, extras []string) bool {
+	for _, e := range extras {
+		if strings.Contains(marker, `"`+e+`"`) {
+			return true
+		}
+	}
+	return false
+}
