@@ -248,7 +248,7 @@ func cuVariant(cuda string) string {
 	return "cu" + p[0] + p[1]
 }
 
-var variantRe = regexp.MustCompile(`/whl/(?:nightly/)?(cu\d+|cpu|rocm[\d.]+|xpu)/?$`)
+var variantRe = regexp.MustCompile(`/whl/(?:nightly/)?(cu\d+|cpu|rocm[\d.]+|xpu)(?:/torch_stable\.html)?/?$`)
 
 // variantOf reads a wheel variant from an index URL
 // (download.pytorch.org/whl/cu121 → cu121).

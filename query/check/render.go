@@ -162,7 +162,7 @@ func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// Line is the finding as `file:line: category: message`.
+// String is the finding as `file:line: category: message`.
 func (f Finding) String() string {
 	return fmt.Sprintf("%s:%d: %s: %s", f.File, f.Line, f.Category, f.Message)
 }

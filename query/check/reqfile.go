@@ -48,6 +48,10 @@ func ParseRequirements(file, text string, constraint bool) *Unit {
 			switch name {
 			case "-i", "--index-url":
 				index = val
+			case "-f", "--find-links":
+				if index == "" && strings.Contains(val, "download.pytorch.org") {
+					index = val
+				}
 			case "--extra-index-url":
 				if index == "" || !strings.Contains(index, "download.pytorch.org") {
 					if strings.Contains(val, "download.pytorch.org") || index == "" {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -23,7 +24,13 @@ func (c *checker) platform() string {
 func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 	req := query.ResolveRequest{Python: pyMinor(py), Platform: c.platform()}
 	for _, r := range g.reqs {
-		req.Requirements = append(req.Requirements, r.Name+r.Spec)
+		spec := r.Spec
+		if r.Name != g.main.Name {
+			// A companion's local label (+cu117) repeats the variant
+			// the framework's line already chooses.
+			spec = stripLocal(spec)
+		}
+		req.Requirements = append(req.Requirements, r.Name+spec)
 	}
 	if g.main.Installer == InstallerConda {
 		req.Channel = "conda"
@@ -278,3 +285,7 @@ func extraNamed(marker string, extras []string) bool {
 	}
 	return false
 }
+
+var localRe = regexp.MustCompile(`\+[A-Za-z0-9.]+`)
+
+func stripLocal(spec string) string { return localRe.ReplaceAllString(spec, "") }

@@ -201,6 +201,12 @@ func readPip(u *Unit, args []word, lineOf func(int) int, installer string) {
 				}
 			case "--torch-backend":
 				backend = val
+			case "-f", "--find-links":
+				// PyTorch's wheel pages (…/whl/cu113/torch_stable.html)
+				// serve local-label builds like an index.
+				if index == "" && strings.Contains(val, "download.pytorch.org") {
+					index = val
+				}
 			}
 			continue
 		}

@@ -276,6 +276,11 @@ func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Facts {
 		n, v, ok := strings.Cut(strings.TrimSpace(body), "==")
 		if ok && strings.HasPrefix(n, "nvidia-") {
 			p.NvidiaWheels[n], p.Packages[n] = v, v
+			if strings.HasPrefix(n, "nvidia-cudnn-") {
+				// The wheel's own cuDNN, found through its RPATH
+				// before the image's copy.
+				f.CUDNN = append(f.CUDNN, host.CUDNN{Path: "site-packages/nvidia/cudnn", Version: v, Major: atoi(version.MajorText(v)), Source: host.CUDNNPip})
+			}
 		}
 	}
 	ver := s.Packages[g.component]

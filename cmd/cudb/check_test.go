@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+const checkData = "../../query/check/testdata"
+
+type checkOut struct {
+	Summary struct {
+		Healthy bool `json:"healthy"`
+	} `json:"summary"`
+	Findings []struct {
+		File     string `json:"file"`
+		Line     int    `json:"line"`
+		Category string `json:"category"`
+		Severity string `json:"severity"`
+		Message  string `json:"message"`
+		Fix      string `json:"fix"`
+	} `json:"findings"`
+}
+
+// runCheck runs the real binary and returns stdout and the exit status.
+func runCheck(t *testing.T, bin string, args ...string) ([]byte, int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"check"}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code == 1 || code == 2 {
+		t.Fatalf("cudb check %v: exit %d: %s", args, code, errOut.String())
+	}
+	return out.Bytes(), code
+}
+
+// TestBinaryCheckFixtures judges every peer-suite fixture and the real
+// files end to end: exit status and the findings that must be there
+// ("line:category").
+func TestBinaryCheckFixtures(t *testing.T) {
+	bin := buildBinary(t)
+	target := []string{"--driver", "535.104.05", "--gpu", "RTX 4090"}
+	cases := []struct {
+		file   string
+		target bool
+		code   int
+		want   []string
+	}{
+		{"peer/Dockerfile.cpu_base_with_torch", false, 0, nil},
+		{"peer/Dockerfile.invalid", false, 3, []string{"5:driver_in_image", "11:cuda_toolkit_mismatch", "14:framework_conflict", "8:unknown_version"}},
+		{"peer/Dockerfile.invalid", true, 3, []string{"5:driver_in_image", "8:driver_too_old", "14:cudnn_missing"}},
+		{"peer/Dockerfile.multi_lib_all_verified", false, 0, []string{"2:unknown_version", "3:unknown_version"}},
+		{"peer/Dockerfile.multistage", false, 0, []string{"6:not_judged", "16:unknown_version"}},
+		{"peer/Dockerfile.pinned_version_mismatch", false, 4, []string{"2:no_matching_build"}},
+		{"peer/Dockerfile.runtime_needs_compilation", false, 0, nil},
+		{"peer/Dockerfile.tensorflow_gpu_deprecated", false, 3, []string{"2:cudnn_missing"}},
+		{"peer/Dockerfile.torch_missing_index_url", false, 0, []string{"2:unknown_version"}},
+		{"peer/Dockerfile.valid", false, 0, []string{"11:unknown_version"}},
+		{"peer/Dockerfile.valid", true, 0, []string{"11:unknown_version"}},
+		{"peer/docker-compose.invalid.yml", false, 3, []string{"7:no_gpu_visible", "11:no_gpu_visible", "17:unknown_version", "22:no_gpu_visible"}},
+		{"peer/docker-compose.valid.yml", true, 0, nil},
+		{"real/Dockerfile.khlam-cu117", true, 0, nil},
+		{"real/Dockerfile.khlam-cu113", false, 4, []string{"3:no_matching_build"}},
+		{"real/Dockerfile.morgan-devel", true, 3, []string{"12:driver_too_old", "12:cuda_toolkit_mismatch"}},
+		{"real/Dockerfile.llk-ngc", false, 0, []string{"1:unknown_version"}},
+	}
+	for _, c := range cases {
+		args := []string{filepath.Join(checkData, c.file), "--json"}
+		if c.target {
+			args = append(args, target...)
+		}
+		out, code := runCheck(t, bin, args...)
+		if code != c.code {
+			t.Errorf("%s (target %v): exit %d, want %d:\n%s", c.file, c.target, code, c.code, out)
+		}
+		var r checkOut
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("%s: %v\n%s", c.file, err, out)
+		}
+		have := map[string]bool{}
+		for _, f := range r.Findings {
+			have[strings.TrimPrefix(filepath.Base(f.File), "")+":"+itoa(f.Line)+":"+f.Category] = true
+			if f.File == "" || f.Line < 1 || f.Message == "" || f.Category == "" {
+				t.Errorf("%s: incomplete finding %+v", c.file, f)
+			}
+			if f.Severity == "error" && f.Fix == "" && f.Category != "no_matching_build" && f.Category != "cudnn_missing" {
+				t.Errorf("%s: error without a fix: %+v", c.file, f)
+			}
+		}
+		for _, w := range c.want {
+			if !have[filepath.Base(c.file)+":"+w] {
+				t.Errorf("%s (target %v): no finding %s in:\n%s", c.file, c.target, w, out)
+			}
+		}
+		if (c.code == 0) != r.Summary.Healthy {
+			t.Errorf("%s: healthy=%v with exit %d", c.file, r.Summary.Healthy, c.code)
+		}
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// TestBinaryCheckAcceptance is the issue's acceptance command: findings
+// with file, line, category, message and fix, and the driver floor of
+// the image and of the wheel judged against the target.
+func TestBinaryCheckAcceptance(t *testing.T) {
+	bin := buildBinary(t)
+	out, code := runCheck(t, bin, filepath.Join(checkData, "peer/Dockerfile.valid"), "--driver", "470.82.01", "--gpu", "RTX 4090", "--json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s", code, out)
+	}
+	var r checkOut
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]string{}
+	for _, f := range r.Findings {
+		if f.Category == "driver_too_old" && f.Severity == "error" {
+			lines[f.Line] = f.Fix
+		}
+	}
+	if !strings.HasPrefix(lines[2], "FROM nvidia/cuda:11.4") {
+		t.Errorf("image line: fix %q, want a CUDA 11.4 image:\n%s", lines[2], out)
+	}
+	if !strings.HasPrefix(lines[11], "RUN pip install torch==") || !strings.Contains(lines[11], "cu11") {
+		t.Errorf("pip line: fix %q, want a CUDA 11 torch:\n%s", lines[11], out)
+	}
+}
+
+// TestBinaryCheckSARIF validates --format sarif against the SARIF 2.1.0
+// schema, and checks --format github writes one annotation per finding.
+func TestBinaryCheckSARIF(t *testing.T) {
+	bin := buildBinary(t)
+	schemaFile := filepath.Join(checkData, "sarif-schema-2.1.0.json")
+	raw, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := jsonschema.NewCompiler()
+	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	if err := comp.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := comp.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"peer/Dockerfile.invalid", "peer/docker-compose.invalid.yml", "peer/Dockerfile.cpu_base_with_torch"} {
+		path := filepath.Join(checkData, f)
+		js, _ := runCheck(t, bin, path, "--json", "--driver", "535.104.05", "--gpu", "RTX 4090")
+		var r checkOut
+		if err := json.Unmarshal(js, &r); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := runCheck(t, bin, path, "--format", "sarif", "--driver", "535.104.05", "--gpu", "RTX 4090")
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("%s: SARIF does not validate: %v", f, err)
+		}
+		var s struct {
+			Runs []struct {
+				Results []json.RawMessage `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(out, &s); err != nil || len(s.Runs) != 1 || len(s.Runs[0].Results) != len(r.Findings) {
+			t.Errorf("%s: %d SARIF results for %d findings", f, len(s.Runs[0].Results), len(r.Findings))
+		}
+		gh, _ := runCheck(t, bin, path, "--format", "github", "--driver", "535.104.05", "--gpu", "RTX 4090")
+		lines := strings.Split(strings.TrimSuffix(string(gh), "\n"), "\n")
+		if len(r.Findings) == 0 {
+			lines = nil
+			if len(gh) != 0 {
+				t.Errorf("%s: annotations for a healthy file: %q", f, gh)
+			}
+		}
+		if len(lines) != len(r.Findings) {
+			t.Errorf("%s: %d annotation lines for %d findings:\n%s", f, len(lines), len(r.Findings), gh)
+		}
+		for i, l := range lines {
+			want := "file=" + path + ",line=" + itoa(r.Findings[i].Line) + ","
+			if !strings.HasPrefix(l, "::") || !strings.Contains(l, want) {
+				t.Errorf("%s: annotation %q lacks %q", f, l, want)
+			}
+		}
+	}
+}
