@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 # parser with many branches finds new coverage on almost every early input.
 FUZZMINIMIZE ?= 200ms
 
-.PHONY: help build test vet race data fuzz bench fmt load
+.PHONY: help build test vet lint race data fuzz bench fmt load
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -21,6 +21,12 @@ test: ## run every test (the README's test command)
 vet: ## go vet and gofmt check
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+# staticcheck at a pinned version, fetched through the module proxy on first use.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+lint: ## staticcheck (pinned) with no finding allowed
+	$(GO) run $(STATICCHECK) ./...
 
 race: ## tests with the race detector
 	$(GO) test -race ./...

@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// CheckReport is the result of Check.
-type CheckReport struct {
+// CheckResult is the result of Check.
+type CheckResult struct {
 	Integrity   []string   `json:"integrity"`    // "ok" when sound
 	ForeignKeys []string   `json:"foreign_keys"` // violations, empty when none
 	Conflicts   []Conflict `json:"conflicts"`
@@ -14,15 +14,15 @@ type CheckReport struct {
 
 // OK reports whether the database is sound (conflicts are information,
 // not failures).
-func (r *CheckReport) OK() bool {
+func (r *CheckResult) OK() bool {
 	return len(r.Integrity) == 1 && r.Integrity[0] == "ok" && len(r.ForeignKeys) == 0
 }
 
 // Check runs SQLite's integrity and foreign-key checks and lists the
 // recorded conflicts between sources.
-func (d *DB) Check(ctx context.Context) (*CheckReport, error) {
-	rep := &CheckReport{ForeignKeys: []string{}, Conflicts: []Conflict{}}
-	rows, err := d.SQL.QueryContext(ctx, "PRAGMA integrity_check")
+func (d *DB) Check(ctx context.Context) (*CheckResult, error) {
+	rep := &CheckResult{ForeignKeys: []string{}, Conflicts: []Conflict{}}
+	rows, err := d.conn.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (d *DB) Check(ctx context.Context) (*CheckReport, error) {
 		rep.Integrity = append(rep.Integrity, s)
 	}
 	rows.Close()
-	rows, err = d.SQL.QueryContext(ctx, "PRAGMA foreign_key_check")
+	rows, err = d.conn.QueryContext(ctx, "PRAGMA foreign_key_check")
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (d *DB) Check(ctx context.Context) (*CheckReport, error) {
 		rep.ForeignKeys = append(rep.ForeignKeys, fmt.Sprintf("%s row %v references a missing %s", table, rowid, parent))
 	}
 	rows.Close()
-	rows, err = d.SQL.QueryContext(ctx, "SELECT subject, field, kept, kept_source, other, other_source, note FROM conflict ORDER BY id")
+	rows, err = d.conn.QueryContext(ctx, "SELECT subject, field, kept, kept_source, other, other_source, note FROM conflict ORDER BY id")
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cudb/cudb/migrations"
 	"modernc.org/sqlite"
@@ -20,36 +19,15 @@ import (
 
 // DB is an open cudb database.
 type DB struct {
-	SQL *sql.DB
+	conn *sql.DB
 	// Origin says where the database came from: a file path or "embedded".
 	Origin string
 
-	memo sync.Map
-}
-
-// Cached returns the value kept under key by Cache or Memo.
-func (d *DB) Cached(key string) (any, bool) { return d.memo.Load(key) }
-
-// Cache keeps v under key for the life of the handle (see Memo).
-func (d *DB) Cache(key string, v any) { d.memo.Store(key, v) }
-
-// Memo returns what fn computes for key, computing it once per handle:
-// a cudb database is read-only, so a table read into memory never goes
-// stale. Errors are not remembered.
-func (d *DB) Memo(key string, fn func() (any, error)) (any, error) {
-	if v, ok := d.memo.Load(key); ok {
-		return v, nil
-	}
-	v, err := fn()
-	if err != nil {
-		return nil, err
-	}
-	actual, _ := d.memo.LoadOrStore(key, v)
-	return actual, nil
+	cache cache
 }
 
 // Close releases the database.
-func (d *DB) Close() error { return d.SQL.Close() }
+func (d *DB) Close() error { return d.conn.Close() }
 
 // SchemaVersion is the number of the newest migration this binary knows.
 // A database built by another schema is refused at open.
@@ -139,7 +117,7 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	conn.SetMaxOpenConns(1)
-	d := &DB{SQL: conn, Origin: path}
+	d := &DB{conn: conn, Origin: path}
 	if err := d.checkSchema(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -179,7 +157,7 @@ func OpenImage(ctx context.Context, image []byte, origin string) (*DB, error) {
 		conn.Close()
 		return nil, fmt.Errorf("failed to load the database image: %w", err)
 	}
-	d := &DB{SQL: conn, Origin: origin}
+	d := &DB{conn: conn, Origin: origin}
 	if err := d.checkSchema(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -193,7 +171,7 @@ func OpenImage(ctx context.Context, image []byte, origin string) (*DB, error) {
 
 func (d *DB) checkSchema(ctx context.Context) error {
 	var v int
-	if err := d.SQL.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+	if err := d.conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		var se *sqlite.Error
 		if errors.As(err, &se) {
 			return fmt.Errorf("%s is not a cudb database: %w", d.Origin, err)
@@ -208,7 +186,7 @@ func (d *DB) checkSchema(ctx context.Context) error {
 
 // Meta returns the meta table as a map.
 func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
-	rows, err := d.SQL.QueryContext(ctx, "SELECT key, value FROM meta")
+	rows, err := d.conn.QueryContext(ctx, "SELECT key, value FROM meta")
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +204,7 @@ func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
 
 // Sources lists the sources the database was built from.
 func (d *DB) Sources(ctx context.Context) ([]SourceInfo, error) {
-	rows, err := d.SQL.QueryContext(ctx, "SELECT name, url, fetched_at, sha256, rows FROM source ORDER BY name")
+	rows, err := d.conn.QueryContext(ctx, "SELECT name, url, fetched_at, sha256, rows FROM source ORDER BY name")
 	if err != nil {
 		return nil, err
 	}

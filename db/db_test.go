@@ -54,7 +54,7 @@ func TestWriteOpenFileAndImage(t *testing.T) {
 	defer fromImage.Close()
 	for _, d := range []*DB{fromFile, fromImage} {
 		var spec string
-		if err := d.SQL.QueryRow("SELECT r.spec FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.version = '2.1.0'").Scan(&spec); err != nil {
+		if err := d.conn.QueryRow("SELECT r.spec FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.version = '2.1.0'").Scan(&spec); err != nil {
 			t.Fatal(err)
 		}
 		if spec != "8.9.2.26" {
@@ -65,7 +65,7 @@ func TestWriteOpenFileAndImage(t *testing.T) {
 			t.Errorf("%s: check %+v %v", d.Origin, rep, err)
 		}
 		// Read-only: a query cannot change the facts.
-		if _, err := d.SQL.Exec("DELETE FROM build"); err == nil {
+		if _, err := d.conn.Exec("DELETE FROM build"); err == nil {
 			t.Errorf("%s: write succeeded on a read-only database", d.Origin)
 		}
 	}

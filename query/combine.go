@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -18,9 +19,9 @@ const maxPairs = 4000
 // combine joins one stack per framework into stacks that can share one
 // environment. When none can, it returns the conflicts of the best
 // candidates and suggestions of nearby versions that would agree.
-func combine(ctx context.Context, d *db.DB, p *parsedRequest, per [][]Stack, cs *constraints) ([]Stack, []Conflict, []Suggestion) {
+func combine(ctx context.Context, d *db.DB, p *parsedRequest, per [][]Stack, cs *constraints) ([]Stack, []Incompatibility, []Suggestion) {
 	var out []Stack
-	var firstConflicts []Conflict
+	var firstConflicts []Incompatibility
 	tried := 0
 	var walk func(i int, acc []Stack)
 	walk = func(i int, acc []Stack) {
@@ -43,15 +44,15 @@ func combine(ctx context.Context, d *db.DB, p *parsedRequest, per [][]Stack, cs 
 	}
 	walk(0, nil)
 	if len(out) > 0 {
-		return out, []Conflict{}, nil
+		return out, []Incompatibility{}, nil
 	}
 	return []Stack{}, firstConflicts, suggest(ctx, d, p, cs)
 }
 
 // merge checks that stacks can live in one environment and folds them
 // into one stack.
-func merge(parts []Stack, platform string) (Stack, []Conflict) {
-	var conflicts []Conflict
+func merge(parts []Stack, platform string) (Stack, []Incompatibility) {
+	var conflicts []Incompatibility
 	label := stackLabel
 	m := Stack{Packages: map[string]string{}, Parts: parts}
 	m.Python = parts[0].Python
@@ -83,20 +84,20 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 		}
 		anywhere := len(m.Platforms) == 0 && len(s.Platforms) == 0
 		if !anywhere && (len(both) == 0 || (platform != "" && !slices.Contains(both, platform))) {
-			conflicts = append(conflicts, Conflict{Kind: "platform", Between: []string{label(prev), label(s)},
+			conflicts = append(conflicts, Incompatibility{Kind: "platform", Between: []string{label(prev), label(s)},
 				Message: fmt.Sprintf("%s ships for %s, %s for %s: no common platform", label(prev), strings.Join(prev.Platforms, ", "), label(s), strings.Join(s.Platforms, ", "))})
 		}
 		m.Platforms = both
 		// Python: the ranges must overlap.
 		r, ok := intersect(m.Python, s.Python)
 		if !ok {
-			conflicts = append(conflicts, Conflict{Kind: "python", Between: []string{label(prev), label(s)},
+			conflicts = append(conflicts, Incompatibility{Kind: "python", Between: []string{label(prev), label(s)},
 				Message: fmt.Sprintf("%s supports Python %s–%s, %s supports %s–%s: no common Python", label(prev), m.Python.Min, m.Python.Max, label(s), s.Python.Min, s.Python.Max)})
 		}
 		m.Python = r
 		// CUDA: one process loads one CUDA runtime major.
 		if a, b := cudaMajor(prev), cudaMajor(s); a != "" && b != "" && a != b {
-			conflicts = append(conflicts, Conflict{Kind: "cuda_major", Between: []string{label(prev), label(s)},
+			conflicts = append(conflicts, Incompatibility{Kind: "cuda_major", Between: []string{label(prev), label(s)},
 				Message: fmt.Sprintf("%s is built for CUDA %s, %s for CUDA %s: no CUDA major in common", label(prev), cudaText(prev), label(s), cudaText(s))})
 		}
 		// Pip pins on the same package must be satisfiable together.
@@ -111,7 +112,7 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 					continue
 				}
 				if !pinsAgree(a.Spec, b.Spec) {
-					conflicts = append(conflicts, Conflict{Kind: "pin", Package: a.Needs, Between: []string{label(prev), label(s)},
+					conflicts = append(conflicts, Incompatibility{Kind: "pin", Package: a.Needs, Between: []string{label(prev), label(s)},
 						Specs:   []string{a.Needs + a.Spec, b.Needs + b.Spec},
 						Message: fmt.Sprintf("%s pins %s%s and %s pins %s%s: pip cannot install both", label(prev), a.Needs, a.Spec, label(s), b.Needs, b.Spec)})
 				}
@@ -121,7 +122,7 @@ func merge(parts []Stack, platform string) (Stack, []Conflict) {
 		// process loads one libcudnn major.
 		if prev.CUDNN != "" && s.CUDNN != "" && major(prev.CUDNN) != major(s.CUDNN) &&
 			prev.cudnnKind != db.KindBundled && s.cudnnKind != db.KindBundled {
-			conflicts = append(conflicts, Conflict{Kind: "cudnn_major", Between: []string{label(prev), label(s)},
+			conflicts = append(conflicts, Incompatibility{Kind: "cudnn_major", Between: []string{label(prev), label(s)},
 				Message: fmt.Sprintf("%s needs cuDNN %s, %s needs cuDNN %s: one process loads one libcudnn major", label(prev), prev.CUDNN, label(s), s.CUDNN)})
 		}
 	}
@@ -185,7 +186,7 @@ func stackLabel(s Stack) string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if familyOf(k).component == k || aliases[k].component != "" {
+		if frameworks.IsMain(k) {
 			return k + "==" + s.Packages[k] + " (" + s.Variant + ")"
 		}
 	}
@@ -343,7 +344,7 @@ func suggest(ctx context.Context, d *db.DB, p *parsedRequest, cs *constraints) [
 
 func requirementFor(s Stack) string {
 	for k, v := range s.Packages {
-		if familyOf(k).component == k || aliases[k].component != "" {
+		if frameworks.IsMain(k) {
 			pub := v
 			if pv, err := version.Parse(v); err == nil {
 				pub = pv.Public()
@@ -358,7 +359,7 @@ func otherNames(p *parsedRequest, keep int) string {
 	var names []string
 	for i, fr := range p.frameworks {
 		if i != keep {
-			names = append(names, fr.fam.component)
+			names = append(names, fr.fam.Name)
 		}
 	}
 	return strings.Join(names, " and ")

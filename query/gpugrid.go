@@ -111,21 +111,12 @@ func TorchGPUGrid(ctx context.Context, d *db.DB) (*GPUGrid, error) {
 		}
 		g.Columns = append(g.Columns, col)
 	}
-	gpus, err := d.SQL.QueryContext(ctx, "SELECT name, compute_capability, architecture, url FROM gpu ORDER BY name")
+	gpus, err := d.GPUs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read GPUs: %w", err)
 	}
-	for gpus.Next() {
-		var r GridRow
-		if err := gpus.Scan(&r.GPU, &r.ComputeCapability, &r.Architecture, &r.URL); err != nil {
-			gpus.Close()
-			return nil, fmt.Errorf("failed to read GPUs: %w", err)
-		}
-		g.Rows = append(g.Rows, r)
-	}
-	gpus.Close()
-	if err := gpus.Err(); err != nil {
-		return nil, fmt.Errorf("failed to read GPUs: %w", err)
+	for _, x := range gpus {
+		g.Rows = append(g.Rows, GridRow{GPU: x.Name, ComputeCapability: x.ComputeCapability, Architecture: x.Architecture, URL: x.URL})
 	}
 	if len(g.Rows) == 0 {
 		// Without GPU facts the capabilities the builds name still make a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 // MatrixFunc builds one compatibility table. The value is what
@@ -21,18 +22,18 @@ type MatrixFunc func(ctx context.Context, d *db.DB) (any, error)
 //
 //	Matrices["cuda"] = func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) }
 var Matrices = map[string]MatrixFunc{
-	"torch": func(ctx context.Context, d *db.DB) (any, error) { return MatrixTorch(ctx, d, "") },
+	frameworks.Torch: func(ctx context.Context, d *db.DB) (any, error) { return MatrixTorch(ctx, d, "") },
 	"torch-gpu": func(ctx context.Context, d *db.DB) (any, error) {
 		return TorchGPUGrid(ctx, d)
 	},
-	"cuda":        func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) },
-	"cudnn":       func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDNN(ctx, d) },
-	"gpu":         func(ctx context.Context, d *db.DB) (any, error) { return MatrixGPU(ctx, d) },
-	"arch":        func(ctx context.Context, d *db.DB) (any, error) { return MatrixArch(ctx, d) },
-	"driver":      func(ctx context.Context, d *db.DB) (any, error) { return MatrixDriver(ctx, d) },
-	"tensorflow":  func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(TensorFlowMatrix(ctx, d.SQL)) },
-	"jax":         func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(JAXMatrix(ctx, d.SQL)) },
-	"onnxruntime": func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(ONNXRuntimeMatrix(ctx, d.SQL)) },
+	"cuda":                func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) },
+	"cudnn":               func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDNN(ctx, d) },
+	"gpu":                 func(ctx context.Context, d *db.DB) (any, error) { return MatrixGPU(ctx, d) },
+	"arch":                func(ctx context.Context, d *db.DB) (any, error) { return MatrixArch(ctx, d) },
+	"driver":              func(ctx context.Context, d *db.DB) (any, error) { return MatrixDriver(ctx, d) },
+	frameworks.TensorFlow: func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(TensorFlowMatrix(ctx, d)) },
+	frameworks.JAX:        func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(JAXMatrix(ctx, d)) },
+	frameworks.Must(frameworks.ONNXRuntime).Matrix: func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(ONNXRuntimeMatrix(ctx, d)) },
 }
 
 // orEmpty turns "the database has no such builds" into an empty table:

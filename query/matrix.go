@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 // TorchRow is one row of `cudb matrix torch`: a torch release × variant
@@ -41,11 +42,11 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 	default:
 		return nil, errs.Usage("invalid channel %q: expected pip or conda", channel).WithHint("cudb matrix torch --channel conda")
 	}
-	builds, err := LoadBuilds(ctx, d, "torch")
+	builds, err := d.Builds(ctx, frameworks.Torch, nil)
 	if err != nil {
 		return nil, err
 	}
-	fr := &frameworkReq{fam: familyOf("torch")}
+	fr := &frameworkReq{fam: familyOf(frameworks.Torch)}
 	type ranked struct {
 		row   TorchRow
 		stack Stack
@@ -56,7 +57,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 		if ch == "pip" {
 			want = ""
 		}
-		var keep []*BuildRow
+		var keep []*db.BuildRow
 		for _, b := range builds {
 			if b.Channel == want {
 				keep = append(keep, b)
@@ -67,7 +68,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 			all = append(all, ranked{stack: s, row: TorchRow{
 				Torch: s.version.String(), Variant: s.Variant, Channel: ch, CUDA: s.CUDA, CUDNN: s.CUDNN, NCCL: s.NCCL,
 				PythonMin: s.Python.Min, PythonMax: s.Python.Max,
-				Torchvision: s.Packages["torchvision"], Torchaudio: s.Packages["torchaudio"],
+				Torchvision: s.Packages[frameworks.TorchVision], Torchaudio: s.Packages[frameworks.TorchAudio],
 				Platforms: s.Platforms, ComputeCapabilities: s.ComputeCapabilities, Default: s.Default,
 				Sources: s.Sources,
 			}})

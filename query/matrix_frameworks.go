@@ -2,11 +2,14 @@ package query
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // TensorFlowRow is one row of `cudb matrix tensorflow`: a GPU build.
@@ -40,57 +43,24 @@ type ONNXRuntimeRow struct {
 	Notes       string `json:"notes"`
 }
 
-// reqSpec returns the first spec among kinds (in order) for needs on a
-// build, from a map filled by loadReqs.
-type reqIndex map[int64]map[string]string // build id -> "needs|kind" -> spec
-
-func loadReqs(ctx context.Context, conn *sql.DB, component string) (reqIndex, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT r.build_id, r.needs, r.kind, r.spec FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.component = ?`, component)
-	if err != nil {
-		return nil, fmt.Errorf("failed to read requirements of %s: %w", component, err)
-	}
-	defer rows.Close()
-	idx := reqIndex{}
-	for rows.Next() {
-		var id int64
-		var needs, kind, spec string
-		if err := rows.Scan(&id, &needs, &kind, &spec); err != nil {
-			return nil, err
-		}
-		if idx[id] == nil {
-			idx[id] = map[string]string{}
-		}
-		idx[id][needs+"|"+kind] = spec
-	}
-	return idx, rows.Err()
-}
-
-func (x reqIndex) get(id int64, needs string, kinds ...string) string {
-	for _, k := range kinds {
-		if s, ok := x[id][needs+"|"+k]; ok {
-			return s
-		}
-	}
-	return ""
+// spec is the first spec on needs among kinds (in order), "" when none.
+func spec(b *db.BuildRow, needs string, kinds ...string) string {
+	r, _ := b.Req(needs, kinds...)
+	return r.Spec
 }
 
 type attrIndex map[string]string // version + "\x00" + key -> value
 
-func loadAttrs(ctx context.Context, conn *sql.DB, component string) (attrIndex, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT version, key, value FROM attribute WHERE component = ?`, component)
+func loadAttrs(ctx context.Context, d *db.DB, component string) (attrIndex, error) {
+	rows, err := d.Attributes(ctx, component)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read attributes of %s: %w", component, err)
 	}
-	defer rows.Close()
 	idx := attrIndex{}
-	for rows.Next() {
-		var v, k, val string
-		if err := rows.Scan(&v, &k, &val); err != nil {
-			return nil, err
-		}
-		idx[v+"\x00"+k] = val
+	for _, a := range rows {
+		idx[a.Version+"\x00"+a.Key] = a.Value
 	}
-	return idx, rows.Err()
+	return idx, nil
 }
 
 func (a attrIndex) get(version string, keys ...string) string {
@@ -102,115 +72,103 @@ func (a attrIndex) get(version string, keys ...string) string {
 	return ""
 }
 
-type buildRow struct {
-	id                                                  int64
-	version, variant, platform, pkg, cuda, pymin, pymax string
-}
-
-func loadBuilds(ctx context.Context, conn *sql.DB, component string) ([]buildRow, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT id, version, variant, platform, package, cuda, python_min, python_max FROM build
-		WHERE component = ? AND variant <> 'cpu' ORDER BY version_key DESC, platform, cuda_key DESC, variant`, component)
+// gpuBuilds reads the non-CPU builds of component with its attributes,
+// newest version first, then by platform, newest CUDA and variant.
+func gpuBuilds(ctx context.Context, d *db.DB, component string) ([]*db.BuildRow, attrIndex, error) {
+	all, err := d.Builds(ctx, component, nil)
 	if err != nil {
-		return nil, fmt.Errorf("failed to read builds of %s: %w", component, err)
+		return nil, nil, fmt.Errorf("failed to read builds of %s: %w", component, err)
 	}
-	defer rows.Close()
-	var out []buildRow
-	for rows.Next() {
-		var b buildRow
-		if err := rows.Scan(&b.id, &b.version, &b.variant, &b.platform, &b.pkg, &b.cuda, &b.pymin, &b.pymax); err != nil {
-			return nil, err
+	versions, err := d.Versions(ctx, component)
+	if err != nil {
+		return nil, nil, err
+	}
+	rank := make(map[string]int, len(versions))
+	for i, v := range versions {
+		rank[v] = i
+	}
+	var out []*db.BuildRow
+	for _, b := range all {
+		if b.Variant != "cpu" {
+			out = append(out, b)
 		}
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, errs.Errorf(errs.CodeNotFound, "the database has no %s builds", component).WithHint("cudb db info")
+		return nil, nil, errs.Errorf(errs.CodeNotFound, "the database has no %s builds", component).WithHint("cudb db info")
 	}
-	return out, nil
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if rank[a.Version] != rank[b.Version] {
+			return rank[a.Version] < rank[b.Version]
+		}
+		if a.Platform != b.Platform {
+			return a.Platform < b.Platform
+		}
+		if c := version.CompareDottedText(a.CUDA, b.CUDA); c != 0 {
+			return c > 0
+		}
+		return a.Variant < b.Variant
+	})
+	attrs, err := loadAttrs(ctx, d, component)
+	return out, attrs, err
 }
 
 // TensorFlowMatrix lists TensorFlow's GPU builds, newest first: the tested
 // configuration of each (Linux and native Windows; macOS for 1.0/1.1),
 // with the cuDNN the and-cuda pins install where the release has them.
-func TensorFlowMatrix(ctx context.Context, conn *sql.DB) ([]TensorFlowRow, error) {
-	builds, err := loadBuilds(ctx, conn, "tensorflow")
-	if err != nil {
-		return nil, err
-	}
-	reqs, err := loadReqs(ctx, conn, "tensorflow")
-	if err != nil {
-		return nil, err
-	}
-	attrs, err := loadAttrs(ctx, conn, "tensorflow")
+func TensorFlowMatrix(ctx context.Context, d *db.DB) ([]TensorFlowRow, error) {
+	builds, attrs, err := gpuBuilds(ctx, d, frameworks.TensorFlow)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]TensorFlowRow, 0, len(builds))
 	for _, b := range builds {
-		q := "@" + b.platform + "-gpu"
-		cudnn := reqs.get(b.id, "cudnn", "tested")
+		q := "@" + b.Platform + "-gpu"
+		cudnn := spec(b, "cudnn", "tested")
 		if cudnn == "" {
-			cudnn = strings.TrimLeft(reqs.get(b.id, "nvidia-cudnn-"+strings.Replace(b.variant, "cuda", "cu", 1), "pin"), "=")
+			cudnn = strings.TrimLeft(spec(b, "nvidia-cudnn-"+strings.Replace(b.Variant, "cuda", "cu", 1), "pin"), "=")
 		}
-		out = append(out, TensorFlowRow{TensorFlow: b.version, Package: b.pkg, Platform: b.platform,
-			PythonMin: b.pymin, PythonMax: b.pymax,
-			Compiler: attrs.get(b.version, "compiler"+q), BuildTools: attrs.get(b.version, "build_tools"+q),
-			CUDA: firstNonEmpty(reqs.get(b.id, "cuda", "tested"), b.cuda), CUDNN: cudnn})
+		out = append(out, TensorFlowRow{TensorFlow: b.Version, Package: b.Package, Platform: b.Platform,
+			PythonMin: b.PythonMin, PythonMax: b.PythonMax,
+			Compiler: attrs.get(b.Version, "compiler"+q), BuildTools: attrs.get(b.Version, "build_tools"+q),
+			CUDA: firstNonEmpty(spec(b, "cuda", "tested"), b.CUDA), CUDNN: cudnn})
 	}
 	return out, nil
 }
 
 // JAXMatrix lists JAX's CUDA variants per release, newest first.
-func JAXMatrix(ctx context.Context, conn *sql.DB) ([]JAXRow, error) {
-	builds, err := loadBuilds(ctx, conn, "jax")
-	if err != nil {
-		return nil, err
-	}
-	reqs, err := loadReqs(ctx, conn, "jax")
-	if err != nil {
-		return nil, err
-	}
-	attrs, err := loadAttrs(ctx, conn, "jax")
+func JAXMatrix(ctx context.Context, d *db.DB) ([]JAXRow, error) {
+	builds, attrs, err := gpuBuilds(ctx, d, frameworks.JAX)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]JAXRow, 0, len(builds))
 	for _, b := range builds {
-		cu := strings.Replace(b.variant, "cuda", "cu", 1)
-		cudnn := firstNonEmpty(reqs.get(b.id, "nvidia-cudnn-"+cu, "pin"), reqs.get(b.id, "cudnn", "minimum", "tested"))
-		out = append(out, JAXRow{JAX: b.version, JAXLib: reqs.get(b.id, "jaxlib", "paired"),
-			CUDA:  firstNonEmpty(b.cuda, reqs.get(b.id, "cuda", "tested", "minimum"), strings.TrimPrefix(b.variant, "cuda")),
-			CUDNN: cudnn, Extra: attrs.get(b.version, "extra@"+b.variant, "extra_local@"+b.variant),
-			DriverMin: strings.TrimPrefix(reqs.get(b.id, "driver", "minimum"), ">=")})
+		cu := strings.Replace(b.Variant, "cuda", "cu", 1)
+		cudnn := firstNonEmpty(spec(b, "nvidia-cudnn-"+cu, "pin"), spec(b, "cudnn", "minimum", "tested"))
+		out = append(out, JAXRow{JAX: b.Version, JAXLib: spec(b, frameworks.JAXLib, "paired"),
+			CUDA:  firstNonEmpty(b.CUDA, spec(b, "cuda", "tested", "minimum"), strings.TrimPrefix(b.Variant, "cuda")),
+			CUDNN: cudnn, Extra: attrs.get(b.Version, "extra@"+b.Variant, "extra_local@"+b.Variant),
+			DriverMin: strings.TrimPrefix(spec(b, "driver", "minimum"), ">=")})
 	}
 	return out, nil
 }
 
 // ONNXRuntimeMatrix lists onnxruntime-gpu's CUDA builds, newest first.
-func ONNXRuntimeMatrix(ctx context.Context, conn *sql.DB) ([]ONNXRuntimeRow, error) {
-	builds, err := loadBuilds(ctx, conn, "onnxruntime-gpu")
-	if err != nil {
-		return nil, err
-	}
-	reqs, err := loadReqs(ctx, conn, "onnxruntime-gpu")
-	if err != nil {
-		return nil, err
-	}
-	attrs, err := loadAttrs(ctx, conn, "onnxruntime-gpu")
+func ONNXRuntimeMatrix(ctx context.Context, d *db.DB) ([]ONNXRuntimeRow, error) {
+	builds, attrs, err := gpuBuilds(ctx, d, frameworks.ONNXRuntime)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ONNXRuntimeRow, 0, len(builds))
 	for _, b := range builds {
-		cuda := firstNonEmpty(reqs.get(b.id, "cuda", "tested"), b.cuda)
-		if b.platform != "" {
-			cuda += " (" + b.platform + ")"
+		cuda := firstNonEmpty(spec(b, "cuda", "tested"), b.CUDA)
+		if b.Platform != "" {
+			cuda += " (" + b.Platform + ")"
 		}
-		out = append(out, ONNXRuntimeRow{ONNXRuntime: b.version, CUDA: cuda,
-			CUDNN: firstNonEmpty(reqs.get(b.id, "cudnn", "tested"), reqs.get(b.id, "nvidia-cudnn-cu12", "pin")),
-			Notes: attrs.get(b.version, "notes@"+b.variant)})
+		out = append(out, ONNXRuntimeRow{ONNXRuntime: b.Version, CUDA: cuda,
+			CUDNN: firstNonEmpty(spec(b, "cudnn", "tested"), spec(b, "nvidia-cudnn-cu12", "pin")),
+			Notes: attrs.get(b.Version, "notes@"+b.Variant)})
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,11 +69,11 @@ func ParseSMKnown(ctx context.Context, d *db.DB, s string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var n int
-	if err := d.SQL.QueryRowContext(ctx, "SELECT count(*) FROM gpu WHERE compute_capability = ?", cc).Scan(&n); err != nil {
+	gs, err := d.GPUs(ctx)
+	if err != nil {
 		return "", err
 	}
-	if n == 0 {
+	if !slices.ContainsFunc(gs, func(g db.GPU) bool { return g.ComputeCapability == cc }) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("no known GPU has compute capability %s", cc)}).WithHint("cudb matrix gpu")
 	}
 	return cc, nil
@@ -81,44 +82,39 @@ func ParseSMKnown(ctx context.Context, d *db.DB, s string) (string, error) {
 // MinDriver is the driver floor of one CUDA release, OS and kind
 // (toolkit or minor_compat).
 func MinDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, error) {
-	rows, err := cudaDrivers(ctx, d)
-	if err != nil {
-		return "", err
-	}
-	for _, r := range rows {
-		if r.cuda == cuda && r.os == os && r.kind == kind {
-			return r.min, nil
-		}
-	}
-	return "", nil
+	r, _, err := FloorRow(ctx, d, cuda, os, kind)
+	return r.MinDriver, err
 }
 
-type cudaDriverRow struct{ cuda, label, os, kind, min, minKey string }
-
-// cudaDrivers is the cuda_driver table in cuda_key order, read once per
-// database handle (a few hundred rows that every stack's floors consult).
-func cudaDrivers(ctx context.Context, d *db.DB) ([]cudaDriverRow, error) {
-	v, err := d.Memo("cuda_driver", func() (any, error) {
-		rows, err := d.SQL.QueryContext(ctx, "SELECT cuda, label, os, kind, min_driver FROM cuda_driver ORDER BY cuda_key, os, kind")
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []cudaDriverRow
-		for rows.Next() {
-			var r cudaDriverRow
-			if err := rows.Scan(&r.cuda, &r.label, &r.os, &r.kind, &r.min); err != nil {
-				return nil, err
-			}
-			r.minKey = version.DottedKey(r.min)
-			out = append(out, r)
-		}
-		return out, rows.Err()
-	})
+// FloorRow is the cuda_driver row behind one floor, for citing it; ok is
+// false when the data does not hold it.
+func FloorRow(ctx context.Context, d *db.DB, cuda, os, kind string) (row db.CUDADriver, ok bool, err error) {
+	rows, err := d.CUDADrivers(ctx)
 	if err != nil {
-		return nil, err
+		return db.CUDADriver{}, false, err
 	}
-	return v.([]cudaDriverRow), nil
+	for _, r := range rows {
+		if r.CUDA == cuda && r.OS == os && r.Kind == kind {
+			return r, true, nil
+		}
+	}
+	return db.CUDADriver{}, false, nil
+}
+
+// FloorSources cites the rows behind the driver floors of a CUDA version
+// on os: its toolkit floor and its major's minor-version floor. It is
+// empty when the data holds neither.
+func FloorSources(ctx context.Context, d *db.DB, cuda, os string) []SourceRef {
+	var out []SourceRef
+	if full, err := resolveToolkit(ctx, d, cuda); err == nil {
+		if r, ok, _ := FloorRow(ctx, d, full, os, "toolkit"); ok {
+			out = append(out, SourceRef{Name: r.Source, URL: r.URL})
+		}
+	}
+	if r, ok, _ := FloorRow(ctx, d, version.MajorText(cuda), os, "minor_compat"); ok {
+		out = append(out, SourceRef{Name: r.Source, URL: r.URL})
+	}
+	return dedupSources(out)
 }
 
 // resolveToolkit maps "12.1" to the GA row (12.1.0, or the row labelled
@@ -128,15 +124,15 @@ func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) 
 	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
-	table, err := cudaDrivers(ctx, d)
+	table, err := d.CUDADrivers(ctx)
 	if err != nil {
 		return "", err
 	}
 	var all []string
 	ga := ""
 	for _, r := range table {
-		v, label := r.cuda, r.label
-		if r.kind != "toolkit" || (v != c && !strings.HasPrefix(v, c+".")) {
+		v, label := r.CUDA, r.Label
+		if r.Kind != "toolkit" || (v != c && !strings.HasPrefix(v, c+".")) {
 			continue
 		}
 		if v == c {
@@ -194,25 +190,27 @@ func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (strin
 	if err != nil {
 		return "", err
 	}
-	table, err := cudaDrivers(ctx, d)
+	table, err := d.CUDADrivers(ctx)
 	if err != nil {
 		return "", err
 	}
 	var best string
 	key := version.DottedKey(drv)
 	for _, r := range table { // cuda_key order: the last hit is the newest
-		if r.kind == "toolkit" && r.os == os && r.min != "" && r.minKey <= key {
-			best = r.cuda
+		if r.Kind == "toolkit" && r.OS == os && r.MinDriver != "" && version.DottedKey(r.MinDriver) <= key {
+			best = r.CUDA
 		}
 	}
 	if best != "" {
 		parts := strings.Split(best, ".")
 		return parts[0] + "." + parts[1], nil
 	}
-	var mc string
-	err = d.SQL.QueryRowContext(ctx, "SELECT max_cuda FROM driver_branch WHERE branch = ?", version.MajorText(drv)).Scan(&mc)
-	if err == nil && mc != "" {
-		return mc, nil
+	b, ok, err := d.DriverBranch(ctx, version.MajorText(drv))
+	if err != nil {
+		return "", err
+	}
+	if ok && b.MaxCUDA != "" {
+		return b.MaxCUDA, nil
 	}
 	return "", (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA toolkit is known to run on driver %s", drv)}).WithHint("cudb matrix driver")
 }
@@ -374,34 +372,6 @@ func normGPU(s string) string {
 	return s
 }
 
-// allGPUs is the gpu table, read once per database handle.
-func allGPUs(ctx context.Context, d *db.DB) ([]GPU, error) {
-	v, err := d.Memo("gpu", func() (any, error) {
-		rows, err := d.SQL.QueryContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name")
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []GPU
-		for rows.Next() {
-			var g GPU
-			var aliases string
-			if err := rows.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
-				return nil, err
-			}
-			if aliases != "" {
-				g.Aliases = strings.Split(aliases, ";")
-			}
-			out = append(out, g)
-		}
-		return out, rows.Err()
-	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]GPU), nil
-}
-
 // LookupGPU finds a GPU by name or alias, forgiving case, spaces, dashes
 // and brand prefixes.
 func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
@@ -409,7 +379,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	if want == "" {
 		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: "empty GPU name"}).WithHint("a GPU name such as \"RTX 4090\" or \"T4\"")
 	}
-	gs, err := allGPUs(ctx, d)
+	gs, err := d.GPUs(ctx)
 	if err != nil {
 		return GPU{}, err
 	}

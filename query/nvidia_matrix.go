@@ -21,31 +21,32 @@ type CUDARow struct {
 
 // MatrixCUDA lists every toolkit release with its driver floors, newest first.
 func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
-	rows, err := d.SQL.QueryContext(ctx, `SELECT t.cuda, max(t.label), max(CASE WHEN t.os='linux' THEN t.min_driver END), max(CASE WHEN t.os='windows' THEN t.min_driver END),
-		max(t.released_on), max(t.cuda_key)
-		FROM cuda_driver t WHERE t.kind = 'toolkit' GROUP BY t.cuda ORDER BY max(t.cuda_key) DESC`)
+	table, err := d.CUDADrivers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	out := []CUDARow{}
-	for rows.Next() {
-		var r CUDARow
-		var lin, win *string
-		var key string
-		if err := rows.Scan(&r.CUDA, &r.Label, &lin, &win, &r.Released, &key); err != nil {
-			return nil, err
+	byCUDA := map[string]int{}
+	// The table is in CUDA version order; walk it backwards for newest first.
+	for i := len(table) - 1; i >= 0; i-- {
+		t := table[i]
+		if t.Kind != "toolkit" {
+			continue
 		}
-		if lin != nil {
-			r.LinuxMinDriver = *lin
+		k, ok := byCUDA[t.CUDA]
+		if !ok {
+			k = len(out)
+			byCUDA[t.CUDA] = k
+			out = append(out, CUDARow{CUDA: t.CUDA})
 		}
-		if win != nil {
-			r.WindowsMinDriver = *win
+		r := &out[k]
+		r.Label, r.Released = max(r.Label, t.Label), max(r.Released, t.ReleasedOn)
+		switch t.OS {
+		case "linux":
+			r.LinuxMinDriver = t.MinDriver
+		case "windows":
+			r.WindowsMinDriver = t.MinDriver
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for i := range out {
 		m := version.MajorText(out[i].CUDA)
@@ -78,22 +79,16 @@ func split(s string) []string {
 
 // MatrixCUDNN lists the cuDNN support-matrix rows, newest first.
 func MatrixCUDNN(ctx context.Context, d *db.DB) ([]CUDNNRow, error) {
-	rows, err := d.SQL.QueryContext(ctx, `SELECT cudnn, cuda_major, cuda_versions, min_driver_linux, min_driver_windows, cc_list FROM cudnn_support ORDER BY cudnn_key DESC, cuda_major DESC, cuda_versions DESC`)
+	rows, err := d.CUDNNSupport(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []CUDNNRow{}
-	for rows.Next() {
-		var r CUDNNRow
-		var vers, ccs string
-		if err := rows.Scan(&r.CUDNN, &r.CUDAMajor, &vers, &r.LinuxMinDriver, &r.WindowsMinDriver, &ccs); err != nil {
-			return nil, err
-		}
-		r.CUDAVersions, r.ComputeCapabilities = split(vers), split(ccs)
-		out = append(out, r)
+	out := make([]CUDNNRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, CUDNNRow{CUDNN: r.CUDNN, CUDAMajor: r.CUDAMajor, CUDAVersions: split(r.CUDAVersions),
+			LinuxMinDriver: r.MinDriverLinux, WindowsMinDriver: r.MinDriverWindows, ComputeCapabilities: split(r.CCList)})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GPURow is one row of `cudb matrix gpu`.
@@ -106,7 +101,7 @@ type GPURow struct {
 
 // MatrixGPU lists GPUs by name.
 func MatrixGPU(ctx context.Context, d *db.DB) ([]GPURow, error) {
-	gs, err := allGPUs(ctx, d)
+	gs, err := d.GPUs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -131,20 +126,15 @@ type ArchRow struct {
 
 // MatrixArch lists what each toolkit minor compiles for, newest first.
 func MatrixArch(ctx context.Context, d *db.DB) ([]ArchRow, error) {
-	rows, err := d.SQL.QueryContext(ctx, `SELECT cuda, sm_min, sm_max, dropped FROM cuda_arch ORDER BY cuda_key DESC`)
+	rows, err := d.CUDAArchs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []ArchRow{}
-	for rows.Next() {
-		var r ArchRow
-		if err := rows.Scan(&r.CUDA, &r.SMMin, &r.SMMax, &r.Dropped); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
+	out := make([]ArchRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, ArchRow{CUDA: r.CUDA, SMMin: r.SMMin, SMMax: r.SMMax, Dropped: r.Dropped})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DriverRow is one row of `cudb matrix driver`.
@@ -157,18 +147,13 @@ type DriverRow struct {
 
 // MatrixDriver lists driver branches, newest first.
 func MatrixDriver(ctx context.Context, d *db.DB) ([]DriverRow, error) {
-	rows, err := d.SQL.QueryContext(ctx, `SELECT branch, max_cuda, branch_type, end_of_life FROM driver_branch ORDER BY branch_key DESC`)
+	rows, err := d.DriverBranches(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []DriverRow{}
-	for rows.Next() {
-		var r DriverRow
-		if err := rows.Scan(&r.Branch, &r.MaxCUDA, &r.BranchType, &r.EndOfLife); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
+	out := make([]DriverRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, DriverRow{Branch: r.Branch, MaxCUDA: r.MaxCUDA, BranchType: r.BranchType, EndOfLife: r.EndOfLife})
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -1,33 +1,30 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
-// family is a framework and the packages released in lockstep with it.
-type family struct {
-	component  string
-	companions []string
-}
+// family is a framework and the packages released in lockstep with it,
+// as the framework table declares them.
+type family = frameworks.Framework
 
-var families = []family{
-	{"torch", []string{"torchvision", "torchaudio"}},
-	{"tensorflow", nil},
-	{"jax", []string{"jaxlib"}},
-	{"onnxruntime-gpu", nil},
-}
-
-// aliases maps other spellings to a family component and, where the name
-// is a distinct pip package, a package filter.
-var aliases = map[string]struct{ component, pkg string }{
-	"pytorch":        {"torch", ""},
-	"tensorflow-gpu": {"tensorflow", "tensorflow-gpu"},
-	"tf":             {"tensorflow", ""},
-	"onnxruntime":    {"onnxruntime-gpu", ""},
-	"ort":            {"onnxruntime-gpu", ""},
+// alias maps another spelling to a framework's canonical name and, where
+// the spelling is a distinct pip package, a package filter.
+func alias(name string) (component, pkg string, ok bool) {
+	for _, f := range frameworks.All {
+		if slices.Contains(f.Aliases, name) {
+			if slices.Contains(f.Filters, name) {
+				pkg = name
+			}
+			return f.Name, pkg, true
+		}
+	}
+	return "", "", false
 }
 
 // nativeComponents are constraints rather than frameworks.
@@ -36,9 +33,9 @@ var nativeComponents = []string{"cuda", "cudnn", "nccl", "python", "driver"}
 // Known lists every component name resolve accepts.
 func Known() []string {
 	var out []string
-	for _, f := range families {
-		out = append(out, f.component)
-		out = append(out, f.companions...)
+	for _, f := range frameworks.All {
+		out = append(out, f.Name)
+		out = append(out, f.Companions...)
 	}
 	return append(out, nativeComponents...)
 }
@@ -75,14 +72,14 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 			return nil, errs.Usage("invalid requirement %q: %v", raw, err).WithHint("cudb resolve 'torch==2.1' (pip syntax: ==, !=, >=, <=, >, <, ~=, ==X.*)")
 		}
 		name := req.Name
-		if a, ok := aliases[name]; ok {
-			fr := byFamily[a.component]
+		if component, pkg, ok := alias(name); ok {
+			fr := byFamily[component]
 			if fr == nil {
-				fr = &frameworkReq{fam: familyOf(a.component), comps: map[string]version.Requirement{}}
-				byFamily[a.component] = fr
+				fr = &frameworkReq{fam: familyOf(component), comps: map[string]version.Requirement{}}
+				byFamily[component] = fr
 				p.frameworks = append(p.frameworks, fr)
 			}
-			fr.req, fr.pkg = and(fr.req, req), a.pkg
+			fr.req, fr.pkg = and(fr.req, req), pkg
 			continue
 		}
 		switch name {
@@ -116,8 +113,8 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 			p.native = append(p.native, req)
 			continue
 		}
-		if f := familyOf(name); f.component != "" {
-			if f.component == name {
+		if f := familyOf(name); f.Name != "" {
+			if f.Name == name {
 				fr := byFamily[name]
 				if fr == nil {
 					fr = &frameworkReq{fam: f, comps: map[string]version.Requirement{}}
@@ -127,10 +124,10 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 				fr.req = and(fr.req, req)
 			} else {
 				pending[name] = req
-				if byFamily[f.component] == nil {
+				if byFamily[f.Name] == nil {
 					fr := &frameworkReq{fam: f, comps: map[string]version.Requirement{}}
-					fr.req = version.Requirement{Name: f.component}
-					byFamily[f.component] = fr
+					fr.req = version.Requirement{Name: f.Name}
+					byFamily[f.Name] = fr
 					p.frameworks = append(p.frameworks, fr)
 				}
 			}
@@ -139,7 +136,7 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 		return nil, errs.Usage("unknown component %q", raw).WithHint("cudb resolve torch==2.1 (components: %s)", strings.Join(Known(), ", "))
 	}
 	for name, req := range pending {
-		byFamily[familyOf(name).component].comps[name] = req
+		byFamily[familyOf(name).Name].comps[name] = req
 	}
 	if r.CUDA != "" {
 		if p.cuda != nil {
@@ -188,17 +185,14 @@ func and(prev, next version.Requirement) version.Requirement {
 // FrameworkOf names the framework a package belongs to: itself for a
 // framework, the framework for a companion (torchvision → torch), "" when
 // it is neither.
-func FrameworkOf(name string) string { return familyOf(name).component }
+func FrameworkOf(name string) string { return familyOf(name).Name }
 
+// familyOf is the framework whose canonical name or companion name is;
+// the zero Framework for anything else.
 func familyOf(name string) family {
-	for _, f := range families {
-		if f.component == name {
+	for _, f := range frameworks.All {
+		if f.Name == name || slices.Contains(f.Companions, name) {
 			return f
-		}
-		for _, c := range f.companions {
-			if c == name {
-				return f
-			}
 		}
 	}
 	return family{}
@@ -213,20 +207,4 @@ func (p *parsedRequest) echo() Query {
 		}
 	}
 	return q
-}
-
-// Canonical names the component a package name stands for: the name
-// itself for a framework, a companion or a native component, the
-// framework for another spelling (pytorch → torch, tensorflow-gpu →
-// tensorflow); "" when resolve does not know the name.
-func Canonical(name string) string {
-	if a, ok := aliases[name]; ok {
-		return a.component
-	}
-	for _, k := range Known() {
-		if k == name {
-			return name
-		}
-	}
-	return ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -20,7 +21,7 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 	if err != nil {
 		return nil, err
 	}
-	res := &Resolution{Query: p.echo(), Stacks: []Stack{}, Conflicts: []Conflict{}}
+	res := &Resolution{Query: p.echo(), Stacks: []Stack{}, Conflicts: []Incompatibility{}}
 	ctxs, err := newConstraints(ctx, d, p)
 	if err != nil {
 		return nil, err
@@ -84,16 +85,16 @@ type step struct {
 }
 
 func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *frameworkReq, cs *constraints) ([]Stack, error) {
-	known, err := Versions(ctx, d, fr.fam.component)
+	known, err := d.Versions(ctx, fr.fam.Name)
 	if err != nil {
 		return nil, err
 	}
 	if len(known) == 0 {
-		return nil, errs.Errorf(errs.CodeNotFound, "the database has no %s builds", fr.fam.component).WithHint("cudb db info")
+		return nil, errs.Errorf(errs.CodeNotFound, "the database has no %s builds", fr.fam.Name).WithHint("cudb db info")
 	}
 	label := fr.req.String()
 	if label == "" {
-		label = fr.fam.component
+		label = fr.fam.Name
 	}
 	// Versions first, so "no such version" is told apart from "no such
 	// variant of that version", and only the matching rows are read. A
@@ -105,14 +106,14 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			public.Specs = append(public.Specs, s)
 		}
 	}
-	builds, err := LoadBuildsWhere(ctx, d, fr.fam.component, func(v string) bool {
+	builds, err := d.Builds(ctx, fr.fam.Name, func(v string) bool {
 		pv, err := version.Parse(v)
 		return err == nil && public.Specs.Check(pv, p.Pre || hasLocal(fr.req))
 	})
 	if err != nil {
 		return nil, err
 	}
-	var matched []*BuildRow
+	var matched []*db.BuildRow
 	for _, b := range builds {
 		if fr.pkg != "" && version.NormalizeName(b.Package) != fr.pkg {
 			continue
@@ -126,7 +127,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		matched = append(matched, b)
 	}
 	if len(matched) == 0 {
-		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.component, label, channelNote(p.Channel)),
+		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, channelNote(p.Channel)),
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}
@@ -144,7 +145,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			return p.Platform == "" || len(s.Platforms) == 0 || slices.Contains(s.Platforms, p.Platform)
 		}, func(before []Stack) string {
 			msg := "platforms: " + strings.Join(distinctMany(before, func(s Stack) []string { return s.Platforms }), ", ")
-			if note := platformNote(ctx, d, fr.fam.component, p.Platform); note != "" {
+			if note := platformNote(ctx, d, fr.fam.Name, p.Platform); note != "" {
 				msg += "; " + note
 			}
 			return msg
@@ -189,7 +190,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}
 		if len(kept) == 0 && st.explain != nil {
 			return nil, (&errs.Error{Code: errs.CodeNotFound,
-				Message: fmt.Sprintf("no %s build matches %s with %s; %s", fr.fam.component, label, describeStep(p, st.name), st.explain(stacks))}).
+				Message: fmt.Sprintf("no %s build matches %s with %s; %s", fr.fam.Name, label, describeStep(p, st.name), st.explain(stacks))}).
 				WithHint("%s", hintFor(p, st.name, label))
 		}
 		stacks = kept
@@ -200,10 +201,10 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 // platformNote explains a platform a framework left, from the facts:
 // TensorFlow's last native-Windows GPU release points to WSL2.
 func platformNote(ctx context.Context, d *db.DB, component, platform string) string {
-	if component != "tensorflow" || platform != "windows" {
+	if component != frameworks.TensorFlow || platform != "windows" {
 		return ""
 	}
-	last, prov, err := Attribute(ctx, d, "tensorflow", "", "windows_native_gpu_last")
+	last, prov, err := d.Attribute(ctx, frameworks.TensorFlow, "", "windows_native_gpu_last")
 	if err != nil || last == "" {
 		return ""
 	}
@@ -294,7 +295,7 @@ func hasLocal(req version.Requirement) bool {
 	return false
 }
 
-func versionMatches(req version.Requirement, b *BuildRow, pre bool) bool {
+func versionMatches(req version.Requirement, b *db.BuildRow, pre bool) bool {
 	v, err := version.Parse(b.Version)
 	if err != nil {
 		return false

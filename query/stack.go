@@ -12,7 +12,7 @@ func (s *Stack) Framework() string { return s.framework }
 func (s *Stack) Version() version.Version { return s.version }
 
 // Builds are the wheel builds (one per platform) the stack groups.
-func (s *Stack) Builds() []*BuildRow { return s.builds }
+func (s *Stack) Builds() []*db.BuildRow { return s.builds }
 
 // PinReqs are the wheel's own Requires-Dist pins, where the data holds them.
 func (s *Stack) PinReqs() []db.Requirement { return s.pinReqs }

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
 // groupStacks folds builds of one (version, variant, package) across
 // platforms into a stack. Builds arrive newest first.
-func groupStacks(fr *frameworkReq, builds []*BuildRow) []Stack {
+func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 	type key struct{ v, variant, pkg string }
 	idx := map[key]int{}
 	var stacks []Stack
@@ -23,7 +24,7 @@ func groupStacks(fr *frameworkReq, builds []*BuildRow) []Stack {
 			i = len(stacks)
 			idx[k] = i
 			v, _ := version.Parse(b.Version)
-			stacks = append(stacks, Stack{framework: fr.fam.component, version: v, Variant: b.Variant, CUDA: b.CUDA})
+			stacks = append(stacks, Stack{framework: fr.fam.Name, version: v, Variant: b.Variant, CUDA: b.CUDA})
 		}
 		s := &stacks[i]
 		s.builds = append(s.builds, b)
@@ -57,7 +58,7 @@ func better(a, b *Stack) bool {
 // it has one (the best documented platform), else the first.
 // Representative is the build that stands for the stack: its Linux build
 // when there is one.
-func (s *Stack) Representative() *BuildRow {
+func (s *Stack) Representative() *db.BuildRow {
 	for _, b := range s.builds {
 		if b.Platform == "linux" {
 			return b
@@ -69,7 +70,7 @@ func (s *Stack) Representative() *BuildRow {
 func fill(s *Stack, fam family) {
 	sort.Strings(s.Platforms)
 	rep := s.Representative()
-	name := fam.component
+	name := fam.Name
 	if rep.Package != "" {
 		name = rep.Package
 	}
@@ -87,7 +88,7 @@ func fill(s *Stack, fam family) {
 	if s.Python.Min != "" || s.Python.Max != "" {
 		s.cite("python", s.Python.Min+"–"+s.Python.Max, rep.Provenance)
 	}
-	for _, c := range fam.companions {
+	for _, c := range fam.Companions {
 		// A pin names the exact wheel pip must install (jaxlib's
 		// +cuda12.cudnn89 flavour); a pairing names the release.
 		if r, ok := rep.Req(c, db.KindPin, db.KindPaired, db.KindTested); ok {
@@ -111,7 +112,7 @@ func fill(s *Stack, fam family) {
 		s.cite("nccl", s.NCCL, r.Provenance)
 	}
 	for _, r := range rep.Reqs {
-		if r.Kind == db.KindPin && !slices.Contains(fam.companions, r.Needs) && !slices.Contains(nativeComponents, r.Needs) {
+		if r.Kind == db.KindPin && !slices.Contains(fam.Companions, r.Needs) && !slices.Contains(nativeComponents, r.Needs) {
 			s.pinReqs = append(s.pinReqs, r)
 			s.pinNames = append(s.pinNames, version.NormalizeName(r.Needs))
 			pin := r.Needs + r.Spec
@@ -135,15 +136,15 @@ func fill(s *Stack, fam family) {
 	}
 }
 
-func install(fam family, s *Stack, rep *BuildRow, name, pipVersion string) Install {
+func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) Install {
 	in := Install{PyPIDefault: s.Default}
 	if rep.Channel == "conda" {
-		in.CondaChannel = "pytorch"
+		in.CondaChannel = frameworks.Must(frameworks.Torch).CondaChannel
 		in.Command = fmt.Sprintf("conda install %s==%s -c pytorch", condaName(name), rep.Version)
 		return in
 	}
 	pkgs := []string{name + "==" + pipVersion}
-	for _, c := range fam.companions {
+	for _, c := range fam.Companions {
 		if v, ok := s.Packages[c]; ok {
 			pkgs = append(pkgs, c+"=="+v)
 		}
@@ -164,9 +165,10 @@ func install(fam family, s *Stack, rep *BuildRow, name, pipVersion string) Insta
 	return in
 }
 
+// condaName is a pip package's name on conda channels.
 func condaName(n string) string {
-	if n == "torch" {
-		return "pytorch"
+	if f, ok := frameworks.Get(n); ok && f.Name == n && f.CondaName != "" {
+		return f.CondaName
 	}
 	return n
 }

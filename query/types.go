@@ -102,7 +102,7 @@ type Stack struct {
 
 	framework string
 	version   version.Version
-	builds    []*BuildRow
+	builds    []*db.BuildRow
 	pinReqs   []db.Requirement
 	pinNames  []string // PEP 503 names of pinReqs, for matching pins across frameworks
 	cudnnKind string
@@ -116,8 +116,8 @@ type GPUFit struct {
 	Detail            string `json:"detail,omitempty"`
 }
 
-// Conflict explains why frameworks cannot share one environment.
-type Conflict struct {
+// Incompatibility explains why frameworks cannot share one environment.
+type Incompatibility struct {
 	Kind    string   `json:"kind"` // cuda_major | pin | python | platform | cudnn_major
 	Message string   `json:"message"`
 	Between []string `json:"between"`
@@ -135,7 +135,7 @@ type Suggestion struct {
 type Resolution struct {
 	Query       Query             `json:"query"`
 	Stacks      []Stack           `json:"stacks"`
-	Conflicts   []Conflict        `json:"conflicts"`
+	Conflicts   []Incompatibility `json:"conflicts"`
 	Suggestions []Suggestion      `json:"suggestions,omitempty"`
 	Components  []ComponentAnswer `json:"components,omitempty"`
 }

@@ -30,6 +30,10 @@ type Error struct {
 	// Detail carries a machine-readable payload (e.g. the variants that
 	// exist) for --json consumers.
 	Detail any `json:"detail,omitempty"`
+	// Reported means the command already explained the outcome on its
+	// output (verify's findings, resolve's conflicts): the error only
+	// carries the exit status, and nothing more is printed.
+	Reported bool `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -53,6 +57,12 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// Reported is an outcome the command has already printed: it sets the
+// exit status through code and prints nothing more.
+func Reported(code Code, what string) *Error {
+	return &Error{Code: code, Message: what, Reported: true}
 }
 
 // Usage builds a usage error (exit 2, HTTP 400).

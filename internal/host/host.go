@@ -15,9 +15,9 @@ const (
 	OriginReportPrefix = "report:"
 )
 
-// Facts is everything seen on one host. Nil and empty fields mean "not
+// Snapshot is everything seen on one host. Nil and empty fields mean "not
 // seen", never "absent for sure": a report may simply not mention them.
-type Facts struct {
+type Snapshot struct {
 	// Origin is "host" for a probe, "report:<format>[+<format>...]" for a
 	// parsed report.
 	Origin     string      `json:"origin"`

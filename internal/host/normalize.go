@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 var nameSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
@@ -161,20 +163,20 @@ func (p *Python) Derive(source string) {
 		}
 	}
 	if p.Torch == nil {
-		if v, ok := p.Packages["torch"]; ok {
+		if v, ok := p.Packages[frameworks.Torch]; ok {
 			p.Torch = TorchFrom(v, "", source)
 		}
 	}
 	if p.TensorFlow == nil {
-		for _, name := range []string{"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel"} {
+		for _, name := range frameworks.Must(frameworks.TensorFlow).Packages {
 			if v, ok := p.Packages[name]; ok {
 				p.TensorFlow = &TensorFlow{Version: v, Package: name, Source: source}
 				break
 			}
 		}
 	}
-	jaxv, hasJAX := p.Packages["jax"]
-	jaxlib, hasLib := p.Packages["jaxlib"]
+	jaxv, hasJAX := p.Packages[frameworks.JAX]
+	jaxlib, hasLib := p.Packages[frameworks.JAXLib]
 	var plugins []string
 	for name := range p.Packages {
 		if strings.HasPrefix(name, "jax-cuda") || strings.HasPrefix(name, "jax-rocm") {

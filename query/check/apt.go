@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query/verify"
 )
@@ -36,7 +37,7 @@ func (c *checker) apt(u *Unit, groups []*fwGroup) {
 			against, what = u.Image.CUDA, "the image's CUDA "+u.Image.CUDA
 		}
 		for _, g := range groups {
-			if g.stack != nil && g.component == "torch" && g.stack.CUDA != "" && version.MajorText(g.stack.CUDA) != m[1] {
+			if g.stack != nil && g.component == frameworks.Torch && g.stack.CUDA != "" && version.MajorText(g.stack.CUDA) != m[1] {
 				against, what = g.stack.CUDA, stackLabel(g.stack)+" (built with CUDA "+g.stack.CUDA+"; torch.utils.cpp_extension refuses another major)"
 			}
 		}
@@ -85,7 +86,7 @@ func (c *checker) gpuAccess(u *Unit, groups []*fwGroup) {
 	}
 	if u.built != nil {
 		for _, r := range u.built.Reqs {
-			if query := r; query.Name == "torch" || query.Name == "tensorflow" || query.Name == "jax" {
+			if _, fw := canonical(r.Name, r.Installer); fw != "" && frameworks.IsMain(r.Name) {
 				if !need {
 					need, why = true, r.Name+" is installed by the build"
 				}

@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -149,8 +150,8 @@ func quoteAll(reqs []string) []string {
 }
 
 func condaName(n string) string {
-	if n == "torch" {
-		return "pytorch"
+	if f, ok := frameworks.Get(n); ok && f.Name == n && f.CondaName != "" {
+		return f.CondaName
 	}
 	return n
 }

@@ -3,13 +3,15 @@ package check
 import (
 	"regexp"
 	"strings"
+
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 // Image families.
 const (
 	FamilyCUDA       = "nvidia-cuda"
-	FamilyPyTorch    = "pytorch"
-	FamilyTensorFlow = "tensorflow"
+	FamilyPyTorch    = "pytorch/pytorch"
+	FamilyTensorFlow = "tensorflow/tensorflow"
 	FamilyNGCPyTorch = "ngc-pytorch"
 	FamilyPython     = "python"
 	FamilyOther      = "other"
@@ -72,7 +74,7 @@ func ClassifyImage(ref string) Image {
 		img.Python = osPython[img.OS]
 	case "pytorch/pytorch":
 		img.Family = FamilyPyTorch
-		img.Framework = "torch"
+		img.Framework = frameworks.Torch
 		m := torchTagRe.FindStringSubmatch(tag)
 		if m == nil {
 			img.Unknown = "the torch version of tag " + tag
@@ -81,7 +83,7 @@ func ClassifyImage(ref string) Image {
 		img.FrameworkVersion, img.CUDA, img.CUDNN, img.Flavour = m[1], m[2], m[3], m[4]
 	case "tensorflow/tensorflow":
 		img.Family = FamilyTensorFlow
-		img.Framework = "tensorflow"
+		img.Framework = frameworks.TensorFlow
 		m := tfTagRe.FindStringSubmatch(tag)
 		switch {
 		case m == nil:
@@ -96,7 +98,7 @@ func ClassifyImage(ref string) Image {
 		}
 	case "nvcr.io/nvidia/pytorch":
 		img.Family = FamilyNGCPyTorch
-		img.Framework = "torch"
+		img.Framework = frameworks.Torch
 		img.Unknown = "the torch, CUDA, cuDNN and driver floor of NGC release " + tag + " (NGC release notes are not in the database)"
 		if ngcTagRe.FindStringSubmatch(tag) == nil {
 			img.Unknown = "the NGC release of tag " + tag

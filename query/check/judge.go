@@ -3,9 +3,11 @@ package check
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/verify"
@@ -174,8 +176,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			cons = append(cons, r)
 			continue
 		}
-		name := query.Canonical(r.Name)
-		fw := query.FrameworkOf(name)
+		name, fw := canonical(r.Name, r.Installer)
 		if fw == "" {
 			continue
 		}
@@ -192,8 +193,8 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 		}
 	}
 	for _, r := range cons {
-		name := query.Canonical(r.Name)
-		if g := by[query.FrameworkOf(name)]; g != nil && r.Spec != "" {
+		name, fw := canonical(r.Name, r.Installer)
+		if g := by[fw]; fw != "" && g != nil && r.Spec != "" {
 			for i := range g.reqs {
 				if g.reqs[i].Name == name {
 					g.reqs[i].Spec = joinSpecs(g.reqs[i].Spec, r.Spec)
@@ -210,7 +211,9 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			r.IndexURL = "https://download.pytorch.org/whl/" + cuVariant(im.CUDA)
 		}
 		if im.Family == FamilyTensorFlow && im.Flavour == "gpu" {
-			r.Extras = []string{"and-cuda"}
+			if x := frameworks.Must(frameworks.TensorFlow).GPUExtra; x != "" {
+				r.Extras = []string{x}
+			}
 		}
 		g := &fwGroup{component: im.Framework, reqs: []Requirement{r}, main: r, fromImage: true}
 		out = append([]*fwGroup{g}, out...)
@@ -227,6 +230,25 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 		}
 	}
 	return out
+}
+
+// canonical maps a package name a file installs to the component resolve
+// knows and its framework (torchvision → torchvision, torch); conda's
+// package names (pytorch) count for conda lines only. Names that are
+// only aliases in resolve (onnxruntime, the CPU package) are not
+// frameworks here: installing them installs no CUDA build.
+func canonical(pkg, installer string) (name, fw string) {
+	for _, f := range frameworks.All {
+		switch {
+		case pkg == f.Name || slices.Contains(f.Packages, pkg):
+			return f.Name, f.Name
+		case slices.Contains(f.Companions, pkg):
+			return pkg, f.Name
+		case installer == InstallerConda && f.CondaName != "" && pkg == f.CondaName:
+			return f.Name, f.Name
+		}
+	}
+	return "", ""
 }
 
 func joinSpecs(a, b string) string {

@@ -57,7 +57,7 @@ func (r Requirement) Pinned() bool {
 type Image struct {
 	Ref  string `json:"ref"`
 	Line int    `json:"line"`
-	// Family is nvidia-cuda, pytorch, tensorflow, ngc-pytorch, python or
+	// Family is nvidia-cuda, pytorch/pytorch, tensorflow/tensorflow, ngc-pytorch, python or
 	// other.
 	Family string `json:"family"`
 	Tag    string `json:"tag,omitempty"`

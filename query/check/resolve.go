@@ -207,7 +207,7 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 	if len(res.Conflicts) == 0 {
 		return nil
 	}
-	byKind := map[string][]query.Conflict{}
+	byKind := map[string][]query.Incompatibility{}
 	var kinds []string
 	for _, cf := range res.Conflicts {
 		if byKind[cf.Kind] == nil {

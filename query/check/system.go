@@ -3,8 +3,10 @@ package check
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
@@ -162,13 +164,9 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 		g.cpuReported = true
 		return
 	}
-	if g.component != "tensorflow" || s.CUDNNKind() != "tested" {
+	extra := frameworks.Must(g.component).GPUExtra
+	if extra == "" || s.CUDNNKind() != "tested" || slices.Contains(m.Extras, extra) {
 		return
-	}
-	for _, e := range m.Extras {
-		if e == "and-cuda" {
-			return
-		}
 	}
 	if imageCUDNN(u) != "" {
 		return
@@ -176,13 +174,13 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 	fix := ""
 	andCUDA := false
 	for _, p := range s.Pins {
-		if strings.Contains(p, "nvidia-cudnn") && strings.Contains(p, "and-cuda") {
+		if strings.Contains(p, "nvidia-cudnn") && strings.Contains(p, `"`+extra+`"`) {
 			andCUDA = true
 		}
 	}
 	if andCUDA {
 		g2 := *g
-		g2.main.Extras = append(append([]string{}, m.Extras...), "and-cuda")
+		g2.main.Extras = append(append([]string{}, m.Extras...), extra)
 		fix = c.render(u, &g2, s)
 	} else if u.Image != nil && u.Image.OS != "" && s.CUDA != "" && s.CUDNN != "" {
 		fix = fmt.Sprintf("FROM nvidia/cuda:%s-cudnn%s-runtime-%s", fullCUDA(s.CUDA), version.MajorText(s.CUDNN), u.Image.OS)
@@ -238,9 +236,9 @@ func (c *checker) withTarget(r query.ResolveRequest) query.ResolveRequest {
 // facts describes the unit as verify sees a host: the target's driver
 // and GPU, the image's toolkit and cuDNN, one Python environment with the
 // group's build installed.
-func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Facts {
+func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Snapshot {
 	t := c.opts.Target
-	f := &host.Facts{Origin: host.OriginReportPrefix + "check"}
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + "check"}
 	if t.Driver != "" {
 		f.Driver = &host.Driver{Version: t.Driver, Source: t.From, WSL: t.DriverOS == "windows"}
 	}
@@ -267,7 +265,6 @@ func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Facts {
 	for name, v := range s.Packages {
 		p.Packages[name] = v
 	}
-	extras := strings.Join(g.main.Extras, ",")
 	for _, pin := range s.Pins {
 		body, marker, _ := strings.Cut(pin, ";")
 		if strings.Contains(marker, "extra") && !extraNamed(marker, g.main.Extras) {
@@ -285,21 +282,20 @@ func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Facts {
 	}
 	ver := s.Packages[g.component]
 	switch g.component {
-	case "torch":
+	case frameworks.Torch:
 		if !strings.Contains(ver, "+") && s.Variant != "" && !s.Default {
 			ver += "+" + s.Variant
 		}
 		p.Torch = &host.Torch{Version: ver, CUDA: s.CUDA, Variant: s.Variant, Source: "check"}
-	case "tensorflow":
+	case frameworks.TensorFlow:
 		gpu := s.CUDA != ""
 		p.TensorFlow = &host.TensorFlow{Version: ver, IsGPU: &gpu, Source: "check"}
-	case "jax":
-		p.JAX = &host.JAX{Version: ver, Jaxlib: s.Packages["jaxlib"]}
-		if s.CUDA != "" {
-			p.JAX.Plugins = map[string]string{"jax-cuda" + version.MajorText(s.CUDA) + "-plugin": ver}
+	case frameworks.JAX:
+		p.JAX = &host.JAX{Version: ver, Jaxlib: s.Packages[frameworks.JAXLib]}
+		if pre := frameworks.Must(frameworks.JAX).PluginPrefix; s.CUDA != "" && pre != "" {
+			p.JAX.Plugins = map[string]string{pre + version.MajorText(s.CUDA) + "-plugin": ver}
 		}
 	}
-	_ = extras
 	f.Pythons = []host.Python{p}
 	return f
 }

@@ -28,14 +28,14 @@ type PinOptions struct {
 
 // PinResult is what `cudb pin` prints (with --json) or writes.
 type PinResult struct {
-	Format      string             `json:"format"`
-	Content     string             `json:"content"`
-	Stack       *query.Stack       `json:"stack,omitempty"`
-	Query       query.Query        `json:"query"`
-	Data        PinData            `json:"data"`
-	Notes       []string           `json:"notes"`
-	Conflicts   []query.Conflict   `json:"conflicts,omitempty"`
-	Suggestions []query.Suggestion `json:"suggestions,omitempty"`
+	Format      string                  `json:"format"`
+	Content     string                  `json:"content"`
+	Stack       *query.Stack            `json:"stack,omitempty"`
+	Query       query.Query             `json:"query"`
+	Data        PinData                 `json:"data"`
+	Notes       []string                `json:"notes"`
+	Conflicts   []query.Incompatibility `json:"conflicts,omitempty"`
+	Suggestions []query.Suggestion      `json:"suggestions,omitempty"`
 }
 
 // PinData identifies the facts a pin set was made from.
@@ -160,18 +160,16 @@ type pinPart struct {
 }
 
 type pinPlan struct {
-	req       query.ResolveRequest
-	format    string
-	opts      PinOptions
-	stack     *query.Stack
-	parts     []pinPart
-	data      PinData
-	driver    string // driver floor text
-	cudaFull  string // full toolkit version for image tags
-	cudaRule  string // where cudaFull came from
-	notes     []string
-	conda     []string // conda extra dependency, e.g. pytorch-cuda=12.1
-	condaChan []string
+	req      query.ResolveRequest
+	format   string
+	opts     PinOptions
+	stack    *query.Stack
+	parts    []pinPart
+	data     PinData
+	driver   string // driver floor text
+	cudaFull string // full toolkit version for image tags
+	cudaRule string // where cudaFull came from
+	notes    []string
 }
 
 func newPinPlan(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, opts PinOptions, s *query.Stack, data PinData) (*pinPlan, error) {
@@ -468,23 +466,18 @@ func driverFloor(ctx context.Context, d *db.DB, s *query.Stack, parts []pinPart)
 	if s.CUDA == "" {
 		return "none (no CUDA)", nil
 	}
-	rows, err := d.SQL.QueryContext(ctx, `SELECT cuda, min_driver FROM cuda_driver WHERE kind = 'toolkit' AND os = 'linux' AND min_driver != ''`)
+	table, err := d.CUDADrivers(ctx)
 	if err != nil {
 		return "", fmt.Errorf("failed to read CUDA driver floors: %w", err)
 	}
-	defer rows.Close()
 	floor := ""
-	for rows.Next() {
-		var c, m string
-		if err := rows.Scan(&c, &m); err != nil {
-			return "", err
+	for _, t := range table {
+		if t.Kind != "toolkit" || t.OS != "linux" || t.MinDriver == "" {
+			continue
 		}
-		if sameMinor(c, s.CUDA) && (floor == "" || version.DottedKey(m) < version.DottedKey(floor)) {
-			floor = m
+		if sameMinor(t.CUDA, s.CUDA) && (floor == "" || version.DottedKey(t.MinDriver) < version.DottedKey(floor)) {
+			floor = t.MinDriver
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", err
 	}
 	if floor == "" {
 		return "unknown (the database holds no driver floor for CUDA " + s.CUDA + ")", nil
@@ -495,27 +488,20 @@ func driverFloor(ctx context.Context, d *db.DB, s *query.Stack, parts []pinPart)
 // cudaFull is the newest released toolkit of the stack's CUDA minor in
 // the CUDA facts (12.1 → 12.1.1), which is what image tags name.
 func cudaFull(ctx context.Context, d *db.DB, cuda string) (full, rule string, err error) {
-	rows, err := d.SQL.QueryContext(ctx, `SELECT DISTINCT cuda, label FROM cuda_driver WHERE kind = 'toolkit' ORDER BY cuda_key DESC`)
+	table, err := d.CUDADrivers(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("failed to read CUDA releases: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var c, label string
-		if err := rows.Scan(&c, &label); err != nil {
-			return "", "", err
-		}
+	for i := len(table) - 1; i >= 0; i-- { // newest first
+		c, label := table[i].CUDA, table[i].Label
 		// Previews and releases NVIDIA's table does not list have no
 		// images.
-		if !sameMinor(c, cuda) || label == "" || strings.Contains(strings.ToLower(label), "preview") {
+		if table[i].Kind != "toolkit" || !sameMinor(c, cuda) || label == "" || strings.Contains(strings.ToLower(label), "preview") {
 			continue
 		}
 		if len(strings.Split(c, ".")) >= 3 {
 			return c, "the newest CUDA " + minorOf(cuda) + " release in the CUDA facts (" + label + ")", nil
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", "", err
 	}
 	return minorOf(cuda) + ".0", "no CUDA " + minorOf(cuda) + " release in the CUDA facts: assumed the GA release", nil
 }

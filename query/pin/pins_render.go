@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -259,8 +260,8 @@ func requiresPython(r query.Range) string {
 	return strings.Join(parts, ",")
 }
 
-// condaNames maps pip names to the pytorch channel's package names.
-var condaNames = map[string]string{"torch": "pytorch"}
+// pytorchChannel is the conda channel PyTorch published its CUDA builds on.
+var pytorchChannel = frameworks.Must(frameworks.Torch).CondaChannel
 
 func renderConda(p *pinPlan) (string, error) {
 	var b strings.Builder
@@ -268,7 +269,7 @@ func renderConda(p *pinPlan) (string, error) {
 	s := p.stack
 	fw := p.parts[0]
 	fmt.Fprintf(&b, "name: %s\n", strings.ReplaceAll(fw.framework+"-"+fw.packages[0].version+"-"+s.Variant, "+", "-"))
-	channels := []string{"pytorch"}
+	channels := []string{pytorchChannel}
 	var cudaDep string
 	if s.CUDA != "" {
 		cudaDep, channels = condaCUDA(fw)
@@ -288,8 +289,8 @@ func renderConda(p *pinPlan) (string, error) {
 	for _, pt := range p.parts {
 		for _, pk := range pt.packages {
 			name := pk.name
-			if n, ok := condaNames[name]; ok {
-				name = n
+			if f, ok := frameworks.Get(name); ok && f.Name == name && f.CondaName != "" {
+				name = f.CondaName
 			}
 			b.WriteString("  - " + name + "==" + pk.version + "\n")
 		}
@@ -310,15 +311,15 @@ func condaCUDA(pt pinPart) (string, []string) {
 		if r, ok := rep.Req(name, "paired", "pin", "minimum", "bundled", "tested"); ok {
 			dep := name + "=" + strings.TrimLeft(r.Spec, "=")
 			if name == "pytorch-cuda" {
-				return dep, []string{"pytorch", "nvidia"}
+				return dep, []string{pytorchChannel, "nvidia"}
 			}
-			return dep, []string{"pytorch", "conda-forge"}
+			return dep, []string{pytorchChannel, "conda-forge"}
 		}
 	}
 	if pt.stack.Version().Compare(version.MustParse("1.13")) >= 0 {
-		return "pytorch-cuda=" + minorOf(pt.stack.CUDA), []string{"pytorch", "nvidia"}
+		return "pytorch-cuda=" + minorOf(pt.stack.CUDA), []string{pytorchChannel, "nvidia"}
 	}
-	return "cudatoolkit=" + minorOf(pt.stack.CUDA), []string{"pytorch", "conda-forge"}
+	return "cudatoolkit=" + minorOf(pt.stack.CUDA), []string{pytorchChannel, "conda-forge"}
 }
 
 // ubuntuFor is the Ubuntu release NVIDIA's images and apt repositories

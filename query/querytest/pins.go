@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 // PinFacts is Facts plus the builds the pin generator's tests need and
@@ -19,10 +20,10 @@ func PinFacts() *db.Facts {
 		return db.Provenance{Source: "fixture", URL: "https://example.test/torch", Ref: ref}
 	}
 	conda := func(ver, variant, cuda, pyMin, pyMax, vision string) {
-		b := db.Build{Component: "torch", Version: ver, Variant: variant, Platform: "linux", CUDA: cuda, PythonMin: pyMin, PythonMax: pyMax,
+		b := db.Build{Component: frameworks.Torch, Version: ver, Variant: variant, Platform: "linux", CUDA: cuda, PythonMin: pyMin, PythonMax: pyMax,
 			Channel: "conda", Provenance: pv(ver + " conda " + variant)}
 		f.Builds = append(f.Builds, b)
-		f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "torchvision", Spec: vision, Kind: db.KindPaired, Provenance: pv("pairs")})
+		f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: frameworks.TorchVision, Spec: vision, Kind: db.KindPaired, Provenance: pv("pairs")})
 	}
 	conda("2.1.0", "cu121", "12.1", "3.8", "3.11", "0.16.0")
 	conda("1.13.1", "cu117", "11.7", "3.7", "3.10", "0.14.1")
@@ -31,11 +32,11 @@ func PinFacts() *db.Facts {
 	// torch 1.10: PyPI's default is cu102 without a local label; other
 	// variants come from a find-links page.
 	wheel := func(ver, variant, cuda, pipVer, index string, def bool) {
-		b := db.Build{Component: "torch", Version: ver, Variant: variant, Platform: "linux", CUDA: cuda, PythonMin: "3.6", PythonMax: "3.9",
+		b := db.Build{Component: frameworks.Torch, Version: ver, Variant: variant, Platform: "linux", CUDA: cuda, PythonMin: "3.6", PythonMax: "3.9",
 			PipVersion: pipVer, IndexURL: index, IsDefault: def, ArchList: "sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86", Provenance: pv(ver + " " + variant)}
 		f.Builds = append(f.Builds, b)
 		f.Requirements = append(f.Requirements,
-			db.Requirement{Build: b.Key(), Needs: "torchvision", Spec: "0.11.2", Kind: db.KindPaired, Provenance: pv("pairs")},
+			db.Requirement{Build: b.Key(), Needs: frameworks.TorchVision, Spec: "0.11.2", Kind: db.KindPaired, Provenance: pv("pairs")},
 			db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: "8.2.0", Kind: db.KindBundled, Provenance: pv("cudnn row")})
 	}
 	wheel("1.10.1", "cu113", "11.3", "1.10.1+cu113", "https://download.pytorch.org/whl/cu113/torch_stable.html", false)
@@ -47,7 +48,7 @@ func PinFacts() *db.Facts {
 	// TensorFlow 2.11 predates the and-cuda extra: CUDA and cuDNN come
 	// from the system.
 	for _, pl := range []string{"linux"} {
-		b := db.Build{Component: "tensorflow", Version: "2.11.0", Variant: "cuda11", Platform: pl, Package: "tensorflow", CUDA: "11.2",
+		b := db.Build{Component: frameworks.TensorFlow, Version: "2.11.0", Variant: "cuda11", Platform: pl, Package: frameworks.TensorFlow, CUDA: "11.2",
 			PythonMin: "3.7", PythonMax: "3.10", Provenance: tfp("tested 2.11.0")}
 		f.Builds = append(f.Builds, b)
 		f.Requirements = append(f.Requirements,
@@ -57,7 +58,7 @@ func PinFacts() *db.Facts {
 	}
 	// TensorFlow 2.18 pins the CUDA wheels behind `pip install
 	// tensorflow[and-cuda]`.
-	b := db.Build{Component: "tensorflow", Version: "2.18.0", Variant: "cuda12", Platform: "linux", Package: "tensorflow", CUDA: "12.5",
+	b := db.Build{Component: frameworks.TensorFlow, Version: "2.18.0", Variant: "cuda12", Platform: "linux", Package: frameworks.TensorFlow, CUDA: "12.5",
 		PythonMin: "3.9", PythonMax: "3.12", Provenance: tfp("tested 2.18.0")}
 	f.Builds = append(f.Builds, b)
 	f.Requirements = append(f.Requirements,

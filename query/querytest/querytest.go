@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 // Facts is a small hand-made database: two torch releases with
@@ -22,14 +23,14 @@ func Facts() *db.Facts {
 	f := &db.Facts{}
 	addTorch := func(ver, variant, cuda, pyMin, pyMax string, def bool, cudnn, kind, vision string, pins map[string]string, platforms ...string) {
 		for _, pl := range platforms {
-			b := db.Build{Component: "torch", Version: ver, Variant: variant, Platform: pl, CUDA: cuda, PythonMin: pyMin, PythonMax: pyMax,
+			b := db.Build{Component: frameworks.Torch, Version: ver, Variant: variant, Platform: pl, CUDA: cuda, PythonMin: pyMin, PythonMax: pyMax,
 				PipVersion: ver + "+" + variant, IndexURL: "https://download.pytorch.org/whl/" + variant, IsDefault: def && pl == "linux",
 				ArchList: "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90 compute_90", Provenance: pv(ver + " " + variant)}
 			f.Builds = append(f.Builds, b)
 			if cudnn != "" {
 				f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: cudnn, Kind: kind, Provenance: pv("cudnn row")})
 			}
-			f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "torchvision", Spec: vision, Kind: db.KindPaired, Provenance: pv("pairs")})
+			f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: frameworks.TorchVision, Spec: vision, Kind: db.KindPaired, Provenance: pv("pairs")})
 			for pkg, spec := range pins {
 				if pl == "linux" {
 					f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: pkg, Spec: spec, Kind: db.KindPin, Marker: `platform_system == "Linux"`, Provenance: pv("pins")})
@@ -46,12 +47,12 @@ func Facts() *db.Facts {
 	addTorch("2.4.0", "cu124", "12.4", "3.8", "3.12", true, "9.1.0.70", db.KindPin, "0.19.0", map[string]string{"nvidia-cudnn-cu12": "==9.1.0.70"}, "linux", "windows")
 	addTorch("1.13.1", "cu117", "11.7", "3.7", "3.10", true, "8.5.0.96", db.KindBundled, "0.14.1", nil, "linux")
 	// a conda-only release, as 1.3.x and 1.10.2 are in the real data
-	conda := db.Build{Component: "torch", Version: "1.10.2", Variant: "cu113", Platform: "linux", Channel: "conda", CUDA: "11.3",
+	conda := db.Build{Component: frameworks.Torch, Version: "1.10.2", Variant: "cu113", Platform: "linux", Channel: "conda", CUDA: "11.3",
 		PythonMin: "3.6", PythonMax: "3.9", ArchList: "sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 compute_86", Provenance: pv("1.10.2 conda cu113")}
 	f.Builds = append(f.Builds, conda)
 	f.Requirements = append(f.Requirements, db.Requirement{Build: conda.Key(), Needs: "cudnn", Spec: "8.2.0", Kind: db.KindBundled, Provenance: pv("conda package name")})
 	tf := func(ver, cuda, cudnn, pyMin, pyMax string, pins map[string]string) {
-		b := db.Build{Component: "tensorflow", Version: ver, Variant: "cuda" + cuda[:2], Platform: "linux", Package: "tensorflow", CUDA: cuda,
+		b := db.Build{Component: frameworks.TensorFlow, Version: ver, Variant: "cuda" + cuda[:2], Platform: "linux", Package: frameworks.TensorFlow, CUDA: cuda,
 			PythonMin: pyMin, PythonMax: pyMax, Provenance: db.Provenance{Source: "fixture-tf", Ref: "tested " + ver}}
 		f.Builds = append(f.Builds, b)
 		f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: cudnn, Kind: db.KindTested, Provenance: b.Provenance})

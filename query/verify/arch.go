@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
 )
@@ -78,7 +79,7 @@ func (v *verifier) arch(fw *framework) error {
 				Evidence: ev, Fix: v.archFix(fw, cc), Sources: fw.sources()})
 		case "none":
 			msg := fmt.Sprintf("%s carries no kernels for %s (sm_%s): CUDA calls fail with \"no kernel image is available\"", fw.label, g.Name, strings.ReplaceAll(cc, ".", ""))
-			if fw.name == "torch" {
+			if fw.name == frameworks.Torch {
 				first, variant, err := firstTorchWith(v.ctx, v.d, cc)
 				if err != nil {
 					return err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
@@ -53,7 +54,7 @@ func (v *verifier) cudnn(fw *framework) error {
 		return nil
 	}
 	_, pinned := fw.build.Req("cudnn", db.KindPin)
-	if fw.name == "tensorflow" && r.Kind == db.KindTested {
+	if fw.name == frameworks.TensorFlow && r.Kind == db.KindTested {
 		if _, ok := fw.py.NvidiaWheels[cudnnWheel(fw.cuda)]; ok {
 			pinned = true
 		}
@@ -77,7 +78,7 @@ func (v *verifier) cudnn(fw *framework) error {
 	if first == nil {
 		// Only a probe can say a copy is absent: a report that lists no
 		// cuDNN simply did not mention it.
-		if !pinned && fw.name == "tensorflow" && v.f.Origin == host.OriginHost {
+		if !pinned && fw.name == frameworks.TensorFlow && v.f.Origin == host.OriginHost {
 			v.cudnnMissing(fw, want)
 		}
 		return nil
@@ -92,7 +93,7 @@ func (v *verifier) cudnn(fw *framework) error {
 	wf, hf := want.Fields(), have.Fields()
 	switch {
 	case have.Major() != want.Major():
-		if !pinned && fw.name == "tensorflow" && v.f.Origin == host.OriginHost && !v.hasCUDNNMajor(want.Major()) {
+		if !pinned && fw.name == frameworks.TensorFlow && v.f.Origin == host.OriginHost && !v.hasCUDNNMajor(want.Major()) {
 			v.cudnnMissing(fw, want)
 			return nil
 		}
@@ -202,7 +203,7 @@ func (v *verifier) aptFix(fw *framework) string {
 func (v *verifier) cudnnMissing(fw *framework, want version.Dotted) {
 	fix := v.aptFix(fw)
 	if _, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
-		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCUDNNMissing, Severity: SevError,
 		Message: fmt.Sprintf("%s loads cuDNN %d from the system (libcudnn.so.%d), and no cuDNN %d copy was found: it will run on the CPU only",

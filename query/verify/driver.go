@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -101,7 +102,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 			v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 				Message:  fmt.Sprintf("driver %s is below %s, the minimum for CUDA %s, which %s needs", drv, floor, cuda, fw.label),
 				Evidence: ev, Fix: fmt.Sprintf("install an NVIDIA driver >= %s (e.g. sudo apt-get install nvidia-driver-%s)", floor, branchFor(v, cuda)),
-				Sources: v.driverSources()})
+				Sources: v.driverSources(cuda)})
 		}
 		return true, nil
 	}
@@ -119,22 +120,19 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 	case !vd.OK:
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 			Message:  fmt.Sprintf("%s cannot run on this driver: %s", fw.label, vd.Reason),
-			Evidence: ev, Fix: v.driverFix(fw, drv), Sources: append(fw.sources(), v.driverSources()...)})
+			Evidence: ev, Fix: v.driverFix(fw, drv), Sources: append(fw.sources(), v.driverSources(cuda)...)})
 	case vd.Via == "minor_compat":
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevInfo,
 			Message:  fmt.Sprintf("%s runs via minor-version compatibility on driver %s (below CUDA %s's own floor); features that need a newer driver, such as PTX JIT of newer code, are unavailable", fw.label, drv, vd.CUDA),
 			Evidence: ev, Fix: "optional: " + strings.TrimPrefix(vd.Note, "runs via minor-version compatibility; ") + " (" + v.upgradeDriver() + ")",
-			Sources: v.driverSources()})
+			Sources: v.driverSources(vd.CUDA)})
 	}
 	return true, nil
 }
 
-func (v *verifier) driverSources() []query.SourceRef {
-	var s query.SourceRef
-	if err := v.d.SQL.QueryRowContext(v.ctx, "SELECT source, url FROM cuda_driver LIMIT 1").Scan(&s.Name, &s.URL); err != nil {
-		return nil
-	}
-	return []query.SourceRef{s}
+// driverSources cites the floor rows a driver judgement on cuda used.
+func (v *verifier) driverSources(cuda string) []query.SourceRef {
+	return query.FloorSources(v.ctx, v.d, cuda, v.driverOS())
 }
 
 // branchFor names a driver branch that meets CUDA cuda's floor.
@@ -165,7 +163,7 @@ func (v *verifier) driverFix(fw *framework, drv string) string {
 		}
 		parts = append(parts, s+")")
 	}
-	if drv != "" && fw.name != "jax" {
+	if drv != "" && fw.name != frameworks.JAX {
 		req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Driver: drv, DriverOS: v.driverOS(), Platform: "linux", Python: pyMinor(fw.py)}
 		if cmd := v.resolveCmd(req); cmd != "" {
 			parts = append(parts, "or keep the driver: "+cmd)

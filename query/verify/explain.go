@@ -2,8 +2,6 @@ package verify
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -111,12 +110,9 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 	return out, nil
 }
 
-func (e *explainCtx) driverSources() []query.SourceRef {
-	var s query.SourceRef
-	if err := e.d.SQL.QueryRowContext(e.ctx, "SELECT source, url FROM cuda_driver LIMIT 1").Scan(&s.Name, &s.URL); err != nil {
-		return nil
-	}
-	return []query.SourceRef{s}
+// driverSources cites the Linux floor rows of cuda that an answer used.
+func (e *explainCtx) driverSources(cuda string) []query.SourceRef {
+	return query.FloorSources(e.ctx, e.d, cuda, "linux")
 }
 
 // cudaFromInt turns cudaDriverGetVersion's 11040 into "11.4".
@@ -126,7 +122,7 @@ func cudaFromInt(n int) string { return fmt.Sprintf("%d.%d", n/1000, (n%1000)/10
 // stack's install command and version.
 func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 	if len(r.Requirements) == 0 {
-		r.Requirements = []string{"torch"}
+		r.Requirements = []string{frameworks.Torch}
 	}
 	if r.Platform == "" {
 		r.Platform = "linux"
@@ -136,7 +132,7 @@ func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 		return "", ""
 	}
 	s := res.Stacks[0]
-	return s.Install.Command, s.Packages["torch"] + " (" + s.Variant + ")"
+	return s.Install.Command, s.Packages[frameworks.Torch] + " (" + s.Variant + ")"
 }
 
 // toolkitDriver is the Linux toolkit floor of CUDA cuda ("11.4" → the
@@ -152,11 +148,16 @@ func (e *explainCtx) toolkitDriver(cuda string) string {
 // newestMajorFloor is the minor-compatibility floor of the newest CUDA
 // major the database knows.
 func (e *explainCtx) newestMajorFloor() (major, floor string) {
-	err := e.d.SQL.QueryRowContext(e.ctx, "SELECT cuda, min_driver FROM cuda_driver WHERE kind = 'minor_compat' AND os = 'linux' ORDER BY cuda_key DESC LIMIT 1").Scan(&major, &floor)
+	table, err := e.d.CUDADrivers(e.ctx)
 	if err != nil {
 		return "", ""
 	}
-	return major, floor
+	for i := len(table) - 1; i >= 0; i-- { // newest CUDA first
+		if t := table[i]; t.Kind == "minor_compat" && t.OS == "linux" {
+			return t.CUDA, t.MinDriver
+		}
+	}
+	return "", ""
 }
 
 func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
@@ -164,7 +165,7 @@ func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
 	cuda := cudaFromInt(n)
 	f := Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message:  fmt.Sprintf("the driver supports CUDA up to %s, older than the CUDA this PyTorch build was compiled with", cuda),
-		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources()}
+		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources(cuda)}
 	var fixes []string
 	if maj, _ := strconv.Atoi(version.MajorText(cuda)); maj > 0 {
 		next := strconv.Itoa(maj + 1)
@@ -188,7 +189,7 @@ func (e *explainCtx) containerCLI(m []string) (Finding, error) {
 	cuda := m[1]
 	f := Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message:  fmt.Sprintf("the container image requires CUDA >= %s and the host driver is older than that CUDA's floor", cuda),
-		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources()}
+		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources(cuda)}
 	fl, err := query.DriverFloors(e.ctx, e.d, cuda)
 	if err != nil {
 		if errs.CodeOf(err) != errs.CodeNotFound {
@@ -213,28 +214,35 @@ func (e *explainCtx) driverInsufficient(m []string) (Finding, error) {
 	}
 	return Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message: "the installed driver is older than the CUDA runtime the framework was built with",
-		Fix:     fix, Sources: e.driverSources()}, nil
+		Fix:     fix, Sources: e.driverSources(major)}, nil
 }
 
 // firstTorchWith is the oldest torch release with a wheel carrying SASS
 // for cc.
 func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant string, err error) {
-	sm := "sm_" + strings.ReplaceAll(cc, ".", "")
-	rows, err := d.SQL.QueryContext(ctx, "SELECT version, variant, arch_list FROM build WHERE component = 'torch' AND arch_list LIKE ? ORDER BY version_key, cuda_key", "%"+sm+"%")
+	builds, err := d.Builds(ctx, frameworks.Torch, nil)
 	if err != nil {
 		return "", "", err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var v, va, list string
-		if err := rows.Scan(&v, &va, &list); err != nil {
-			return "", "", err
+	versions, err := d.Versions(ctx, frameworks.Torch)
+	if err != nil {
+		return "", "", err
+	}
+	// Versions are newest first: the last hit is the oldest release.
+	rank := make(map[string]int, len(versions))
+	for i, v := range versions {
+		rank[v] = i
+	}
+	best, bestCUDA := -1, ""
+	for _, b := range builds {
+		if s, _ := query.GPUSupport(cc, b.ArchList); s != "sass" {
+			continue
 		}
-		if s, _ := query.GPUSupport(cc, list); s == "sass" {
-			return v, va, nil
+		if r := rank[b.Version]; r > best || (r == best && version.CompareDottedText(b.CUDA, bestCUDA) < 0) {
+			best, bestCUDA, ver, variant = r, b.CUDA, b.Version, b.Variant
 		}
 	}
-	return "", "", rows.Err()
+	return ver, variant, nil
 }
 
 func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
@@ -275,14 +283,28 @@ func (e *explainCtx) noKernelImage(m []string) (Finding, error) {
 // cudnnWheelPin is the newest nvidia-cudnn-cu* pin in the database whose
 // version starts with prefix ("8.9.2").
 func (e *explainCtx) cudnnWheelPin(prefix string) string {
-	var pkg, spec string
-	err := e.d.SQL.QueryRowContext(e.ctx, `SELECT r.needs, r.spec FROM requirement r JOIN build b ON b.id = r.build_id
-		WHERE r.needs LIKE 'nvidia-cudnn-cu%' AND r.kind = 'pin' AND (r.spec = ? OR r.spec LIKE ?)
-		ORDER BY b.cuda_key DESC, r.spec DESC LIMIT 1`, "=="+prefix, "=="+prefix+".%").Scan(&pkg, &spec)
-	if errors.Is(err, sql.ErrNoRows) || err != nil {
-		return ""
+	best, bestCUDA := "", ""
+	for _, comp := range query.Known() {
+		builds, err := e.d.Builds(e.ctx, comp, nil)
+		if err != nil {
+			return ""
+		}
+		for _, b := range builds {
+			for _, r := range b.Reqs {
+				if r.Kind != db.KindPin || !strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") {
+					continue
+				}
+				if r.Spec != "=="+prefix && !strings.HasPrefix(r.Spec, "=="+prefix+".") {
+					continue
+				}
+				pin := r.Needs + r.Spec
+				if c := version.CompareDottedText(b.CUDA, bestCUDA); best == "" || c > 0 || (c == 0 && pin > best) {
+					best, bestCUDA = pin, b.CUDA
+				}
+			}
+		}
 	}
-	return pkg + spec
+	return best
 }
 
 func (e *explainCtx) torchCUDNN(m []string) (Finding, error) {

@@ -3,9 +3,10 @@ package verify
 import (
 	"fmt"
 
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
 )
 
 // frameworks lists installed framework builds, matched to the database.
@@ -30,15 +31,15 @@ func (v *verifier) frameworks() ([]*framework, error) {
 		if j := py.JAX; j != nil {
 			for name, ver := range j.Plugins {
 				if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
-					out = append(out, &framework{name: "jax", label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
+					out = append(out, &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
 						version: j.Version, cuda: m[1], py: py})
 					break
 				}
 			}
 		}
-		if ver, ok := py.Packages["onnxruntime-gpu"]; ok {
-			fw := &framework{name: "onnxruntime-gpu", label: "onnxruntime-gpu " + ver, version: ver, py: py}
-			bs, err := query.LoadBuildsWhere(v.ctx, v.d, "onnxruntime-gpu", func(s string) bool { return s == ver })
+		if ver, ok := py.Packages[frameworks.ONNXRuntime]; ok {
+			fw := &framework{name: frameworks.ONNXRuntime, label: "onnxruntime-gpu " + ver, version: ver, py: py}
+			bs, err := v.d.Builds(v.ctx, frameworks.ONNXRuntime, func(s string) bool { return s == ver })
 			if err != nil {
 				return nil, err
 			}
@@ -56,7 +57,7 @@ func (v *verifier) frameworks() ([]*framework, error) {
 			}
 			out = append(out, fw)
 			if fw.build == nil {
-				v.unknown(fw, "onnxruntime-gpu")
+				v.unknown(fw, frameworks.ONNXRuntime)
 			}
 		}
 	}
@@ -88,8 +89,8 @@ func envName(py *host.Python) string {
 }
 
 // pickBuild chooses the Linux (or all-platform) pip build of a variant.
-func pickBuild(bs []*query.BuildRow, variant string, wantDefault bool) *query.BuildRow {
-	var best *query.BuildRow
+func pickBuild(bs []*db.BuildRow, variant string, wantDefault bool) *db.BuildRow {
+	var best *db.BuildRow
 	for _, b := range bs {
 		if b.Channel != "" || (b.Platform != "" && b.Platform != "linux") {
 			continue
@@ -105,11 +106,11 @@ func pickBuild(bs []*query.BuildRow, variant string, wantDefault bool) *query.Bu
 }
 
 func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error) {
-	fw := &framework{name: "torch", label: "torch " + t.Version, cuda: t.CUDA, py: py}
+	fw := &framework{name: frameworks.Torch, label: "torch " + t.Version, cuda: t.CUDA, py: py}
 	pv, err := version.Parse(t.Version)
 	if err != nil {
 		fw.version = t.Version
-		v.unknown(fw, "torch")
+		v.unknown(fw, frameworks.Torch)
 		return fw, nil
 	}
 	fw.version = pv.Public()
@@ -117,12 +118,12 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	if variant == "" && pv.Local() != "" {
 		variant = pv.Local()
 	}
-	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "torch", func(s string) bool { return s == fw.version })
+	bs, err := v.d.Builds(v.ctx, frameworks.Torch, func(s string) bool { return s == fw.version })
 	if err != nil {
 		return nil, err
 	}
 	if len(bs) == 0 {
-		v.unknown(fw, "torch")
+		v.unknown(fw, frameworks.Torch)
 		return fw, nil
 	}
 	if variant != "" {
@@ -148,20 +149,20 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 }
 
 func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, error) {
-	fw := &framework{name: "tensorflow", label: "tensorflow " + t.Version, cuda: t.CUDA, py: py}
+	fw := &framework{name: frameworks.TensorFlow, label: "tensorflow " + t.Version, cuda: t.CUDA, py: py}
 	pv, err := version.Parse(t.Version)
 	if err != nil {
 		fw.version = t.Version
-		v.unknown(fw, "tensorflow")
+		v.unknown(fw, frameworks.TensorFlow)
 		return fw, nil
 	}
 	fw.version = pv.Public()
-	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == fw.version })
+	bs, err := v.d.Builds(v.ctx, frameworks.TensorFlow, func(s string) bool { return s == fw.version })
 	if err != nil {
 		return nil, err
 	}
 	if len(bs) == 0 {
-		v.unknown(fw, "tensorflow")
+		v.unknown(fw, frameworks.TensorFlow)
 		return fw, nil
 	}
 	gpu := t.IsGPU == nil || *t.IsGPU || t.CUDA != ""

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 )
@@ -29,7 +30,7 @@ func (v *verifier) activeToolkit() *host.Toolkit {
 }
 
 func (v *verifier) toolkit(fw *framework) error {
-	if fw.name != "torch" || fw.cuda == "" {
+	if fw.name != frameworks.Torch || fw.cuda == "" {
 		return nil
 	}
 	t := v.activeToolkit()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
 )
@@ -63,12 +64,12 @@ type Summary struct {
 	Healthy  bool `json:"healthy"`
 }
 
-// Report is the answer of Verify.
-type Report struct {
-	Origin   string      `json:"origin"`
-	Summary  Summary     `json:"summary"`
-	Findings []Finding   `json:"findings"`
-	Facts    *host.Facts `json:"facts"`
+// Result is the answer of Verify.
+type Result struct {
+	Origin   string         `json:"origin"`
+	Summary  Summary        `json:"summary"`
+	Findings []Finding      `json:"findings"`
+	Facts    *host.Snapshot `json:"facts"`
 }
 
 // Verify judges host facts against the database. It is pure: it reads
@@ -76,15 +77,15 @@ type Report struct {
 // answer as a live probe. It raises only what would fail or surprise at
 // run time: minor-version compatibility, same-major SASS and PTX JIT are
 // not failures.
-func Verify(ctx context.Context, d *db.DB, facts *host.Facts) (*Report, error) {
+func Verify(ctx context.Context, d *db.DB, facts *host.Snapshot) (*Result, error) {
 	if facts == nil {
-		facts = &host.Facts{}
+		facts = &host.Snapshot{}
 	}
 	v := &verifier{ctx: ctx, d: d, f: facts}
 	if err := v.run(); err != nil {
 		return nil, err
 	}
-	r := &Report{Origin: facts.Origin, Findings: v.out, Facts: facts}
+	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
@@ -125,7 +126,7 @@ func sortFindings(fs []Finding) {
 type verifier struct {
 	ctx context.Context
 	d   *db.DB
-	f   *host.Facts
+	f   *host.Snapshot
 	out []Finding
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
@@ -158,7 +159,7 @@ type framework struct {
 	version string // public version
 	cuda    string // the CUDA it was built with ("12.1", or a major "12")
 	py      *host.Python
-	build   *query.BuildRow // nil when the database does not know it
+	build   *db.BuildRow // nil when the database does not know it
 }
 
 func (fw *framework) sources() []query.SourceRef {
@@ -267,10 +268,10 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	var cpu bool
 	switch fw.name {
-	case "torch":
+	case frameworks.Torch:
 		t := fw.py.Torch
 		cpu = t.Variant == "cpu" || (t.CUDA == "" && t.Variant == "" && fw.build != nil && fw.build.Variant == "cpu")
-	case "tensorflow":
+	case frameworks.TensorFlow:
 		t := fw.py.TensorFlow
 		cpu = (t.IsGPU != nil && !*t.IsGPU) || (fw.build != nil && fw.build.CUDA == "")
 	}
@@ -279,14 +280,14 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux", Python: pyMinor(fw.py)}
 	v.hostConstraints(&req)
-	if fw.name != "torch" {
+	if fw.name != frameworks.Torch {
 		// Only torch records architecture lists; a GPU constraint
 		// would refuse every other framework's builds.
 		req.SM = ""
 	}
 	fix := v.installFix(req, fw.name)
-	if fw.name == "tensorflow" && v.tfHasAndCUDA(fw.version) {
-		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(fw.version) {
+		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
@@ -298,13 +299,13 @@ func (v *verifier) cpuOnly(fw *framework) error {
 // tfHasAndCUDA reports whether a TensorFlow release's `and-cuda` extra
 // brings the CUDA libraries as wheels.
 func (v *verifier) tfHasAndCUDA(ver string) bool {
-	bs, err := query.LoadBuildsWhere(v.ctx, v.d, "tensorflow", func(s string) bool { return s == ver })
+	bs, err := v.d.Builds(v.ctx, frameworks.TensorFlow, func(s string) bool { return s == ver })
 	if err != nil {
 		return false
 	}
 	for _, b := range bs {
 		for _, r := range b.Reqs {
-			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, "and-cuda") {
+			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, frameworks.Must(frameworks.TensorFlow).GPUExtra) {
 				return true
 			}
 		}
@@ -419,4 +420,4 @@ next:
 
 // Incompatible reports whether the report holds an error finding; the
 // HTTP API answers such a report with 409, like a resolve conflict.
-func (r *Report) Incompatible() bool { return !r.Summary.Healthy }
+func (r *Result) Incompatible() bool { return !r.Summary.Healthy }

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
 // torchRuntime is what the environment's interpreter said about torch
 // (`--deep`); nil without it or when `import torch` failed.
 func (fw *framework) torchRuntime() *host.TorchRuntime {
-	if fw.name != "torch" || fw.py == nil || fw.py.Runtime == nil {
+	if fw.name != frameworks.Torch || fw.py == nil || fw.py.Runtime == nil {
 		return nil
 	}
 	if rt := fw.py.Runtime.Torch; rt != nil && rt.Error == "" {
@@ -37,21 +38,21 @@ func (v *verifier) runtime(fw *framework) error {
 	}
 	rt := fw.py.Runtime
 	switch {
-	case fw.name == "torch" && rt.Torch != nil:
+	case fw.name == frameworks.Torch && rt.Torch != nil:
 		return v.torchRuntimeChecks(fw, rt.Torch)
-	case fw.name == "tensorflow" && rt.TensorFlow != nil:
+	case fw.name == frameworks.TensorFlow && rt.TensorFlow != nil:
 		t := rt.TensorFlow
 		if t.Error != "" {
-			return v.importFailed(fw, "tensorflow", t.Error)
+			return v.importFailed(fw, frameworks.Must(frameworks.TensorFlow).Module, t.Error)
 		}
 		if t.IsCUDABuild != nil && *t.IsCUDABuild && t.GPUs != nil && *t.GPUs == 0 {
 			v.sees(fw, "tf.config.list_physical_devices('GPU'): []",
 				fmt.Sprintf("%s -c \"import tensorflow as tf; tf.get_logger().setLevel('INFO'); print(tf.config.list_physical_devices('GPU'))\" (its log names the library it could not load; then cudb explain \"<that line>\")", fw.interpreter()))
 		}
-	case fw.name == "jax" && rt.JAX != nil:
+	case fw.name == frameworks.JAX && rt.JAX != nil:
 		j := rt.JAX
 		if j.Error != "" {
-			return v.importFailed(fw, "jax", j.Error)
+			return v.importFailed(fw, frameworks.Must(frameworks.JAX).Module, j.Error)
 		}
 		if len(j.Devices) > 0 && !jaxHasGPU(j.Devices) {
 			v.sees(fw, "jax.devices(): "+j.Devices[0].Platform+" only",
@@ -72,7 +73,7 @@ func jaxHasGPU(ds []host.JAXDevice) bool {
 
 func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error {
 	if t.Error != "" {
-		return v.importFailed(fw, "torch", t.Error)
+		return v.importFailed(fw, frameworks.Must(frameworks.Torch).Module, t.Error)
 	}
 	if t.CUDNNError != "" && t.CUDNN == "" {
 		if _, err := v.explainInto("torch.backends.cudnn.version(): "+t.CUDNNError, t.CUDNNError, v.pinTune(fw)); err != nil {

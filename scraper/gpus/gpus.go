@@ -158,7 +158,6 @@ func architecture(cc string) string {
 func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := &db.Facts{}
 	byName := map[string]bool{}
-	var kept []scraper.Record
 	for _, r := range recs {
 		if r.Table != nvsrc.TableCSV && r.Table != TableGPU {
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
@@ -182,7 +181,6 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			arch = architecture(cc)
 		}
 		f.GPUs = append(f.GPUs, db.GPU{Name: name, ComputeCapability: cc, Architecture: arch, Segment: r.Fields["segment"], Provenance: nvsrc.Prov(Name, r)})
-		kept = append(kept, r)
 	}
 	// An alias that would name two GPUs, or that is another GPU's name,
 	// names neither: lookups must never guess.

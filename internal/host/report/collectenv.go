@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -173,10 +174,7 @@ func (p *parser) collectEnvPackage(kind, rest string) {
 	}
 }
 
-var (
-	condaCUDA  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuda(\d+)\.(\d+)`) })
-	condaCUDNN = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cudnn(\d+(?:\.\d+)*)`) })
-)
+var condaCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuda(\d+)\.(\d+)`) })
 
 // condaLine reads one `conda list` row: name version [build [channel]].
 func (p *parser) condaLine(f []string) {
@@ -198,7 +196,7 @@ func (p *parser) condaLine(f []string) {
 	}
 	py.CondaPackages[name] = v
 	switch name {
-	case "pytorch":
+	case frameworks.Must(frameworks.Torch).CondaName:
 		t := &host.Torch{Version: v, Source: FormatCondaList}
 		if m := condaCUDA().FindStringSubmatch(build); m != nil {
 			t.CUDA = m[1] + "." + m[2]

@@ -1,7 +1,7 @@
 // Package report reads the host descriptions people paste into issues —
 // `python -m torch.utils.collect_env`, nvidia-smi in its several forms,
 // `pip list`/`pip freeze`, `conda list`, tf.sysconfig.get_build_info(),
-// cudb's own probe JSON, or a mix of them — into host.Facts, so
+// cudb's own probe JSON, or a mix of them — into host.Snapshot, so
 // `cudb verify --from` can judge a machine it cannot see. It is pure: it
 // reads only the bytes it is given.
 package report
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -44,7 +45,7 @@ const MaxSize = 4 << 20
 // Parse reads a report and returns the facts it states and the formats it
 // recognised. A paste may mix several formats; each contributes what it
 // knows.
-func Parse(text []byte) (*host.Facts, []string, error) {
+func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errors.New("report is larger than 4 MiB")
 	}
@@ -64,12 +65,12 @@ func Parse(text []byte) (*host.Facts, []string, error) {
 	return p.facts(), p.formats, nil
 }
 
-func parseProbeJSON(text []byte) (*host.Facts, bool) {
+func parseProbeJSON(text []byte) (*host.Snapshot, bool) {
 	t := bytes.TrimSpace(text)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
-	var f host.Facts
+	var f host.Snapshot
 	if err := json.Unmarshal(t, &f); err != nil || f.Origin == "" {
 		return nil, false
 	}
@@ -347,8 +348,8 @@ func (p *parser) errorLines() {
 	}
 }
 
-func (p *parser) facts() *host.Facts {
-	f := &host.Facts{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
+func (p *parser) facts() *host.Snapshot {
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
 	if p.driver != "" {
 		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}
 	}
@@ -366,7 +367,7 @@ func (p *parser) facts() *host.Facts {
 		py.Torch = p.pyTorch
 		if p.tf != nil {
 			py.TensorFlow = p.tf
-			for _, name := range []string{"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly"} {
+			for _, name := range frameworks.Must(frameworks.TensorFlow).Packages {
 				if v, ok := py.Packages[name]; ok {
 					py.TensorFlow.Version, py.TensorFlow.Package = v, name
 					break
@@ -374,7 +375,7 @@ func (p *parser) facts() *host.Facts {
 			}
 		}
 		if py.Torch != nil {
-			if v, ok := py.Packages["torch"]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
+			if v, ok := py.Packages[frameworks.Torch]; ok && py.Torch.Version != v && strings.HasPrefix(v, py.Torch.Version+"+") {
 				// conda list shows 2.1.0 where pip shows 2.1.0+cu121.
 				py.Torch = host.TorchFrom(v, py.Torch.CUDA, py.Torch.Source)
 			}

@@ -15,9 +15,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 type golden struct {
-	Formats []string    `json:"formats,omitempty"`
-	Facts   *host.Facts `json:"facts,omitempty"`
-	Error   string      `json:"error,omitempty"`
+	Formats []string       `json:"formats,omitempty"`
+	Facts   *host.Snapshot `json:"facts,omitempty"`
+	Error   string         `json:"error,omitempty"`
 }
 
 func reportFixtures(t testing.TB) []string {

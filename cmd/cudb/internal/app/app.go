@@ -37,16 +37,15 @@ func Main(args []string, s *cli.Streams) int {
 	if err == nil {
 		return ExitOK
 	}
-	var silent *cli.ExitError
-	if errors.As(err, &silent) {
-		return silent.Code
+	var qe *errs.Error
+	if errors.As(err, &qe) && qe.Reported {
+		return exitCodes[qe.Code]
 	}
 	if strings.HasPrefix(err.Error(), "unknown command") {
 		err = (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).WithHint("cudb --help")
 	}
 	code := exitCodes[errs.CodeOf(err)]
 	fmt.Fprintf(s.ErrOut, "error: %s\n", err.Error())
-	var qe *errs.Error
 	if errors.As(err, &qe) && qe.Hint != "" {
 		fmt.Fprintf(s.ErrOut, "Try: %s\n", qe.Hint)
 	}

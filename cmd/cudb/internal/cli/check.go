@@ -99,7 +99,7 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 		return (&errs.Error{Code: errs.CodeUsage, Message: "--host and --host-from both describe the target: give one"}).WithHint("cudb check Dockerfile --host")
 	}
 	target := check.Target{Driver: opts.Driver, GPU: opts.GPU, SM: opts.SM, Platform: opts.Platform, Python: opts.Python, From: "flags"}
-	var facts *host.Facts
+	var facts *host.Snapshot
 	stdinUsed := false
 	switch {
 	case opts.Host:
@@ -158,8 +158,11 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 	if err := writeCheck(f, opts.Format, rep); err != nil {
 		return err
 	}
-	if code := rep.ExitCode(); code != 0 {
-		return &ExitError{Code: code}
+	switch rep.ExitCode() {
+	case 4:
+		return errs.Reported(errs.CodeNotFound, "check found a pin that matches no known build")
+	case 3:
+		return errs.Reported(errs.CodeIncompatible, "check found an incompatibility")
 	}
 	return nil
 }

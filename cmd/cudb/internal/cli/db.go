@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +36,6 @@ type DBInfo struct {
 }
 
 // tables lists the fact tables in dump order.
-var tables = []string{"source", "release", "build", "build_version", "requirement", "cuda_driver", "cudnn_support", "gpu", "cuda_arch", "driver_branch", "attribute", "conflict", "meta"}
 
 func newDBInfoCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
@@ -61,9 +59,9 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 			if info.Sources == nil {
 				info.Sources = []db.SourceInfo{}
 			}
-			for _, t := range tables {
-				var n int
-				if err := d.SQL.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+			for _, t := range db.Tables {
+				n, err := d.Count(ctx, t)
+				if err != nil {
 					return err
 				}
 				info.Tables[t] = n
@@ -79,7 +77,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				}
 				fmt.Fprintln(f.IO.Out)
 				t = &Table{Header: []string{"table", "rows"}}
-				for _, name := range tables {
+				for _, name := range db.Tables {
 					t.Add(name, fmt.Sprint(info.Tables[name]))
 				}
 				return t.Render(f.IO)
@@ -156,10 +154,10 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			names := tables
+			names := db.Tables
 			if table != "" {
-				if !contains(tables, table) {
-					return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", table, strings.Join(tables, ", ")))
+				if !slices.Contains(db.Tables, table) {
+					return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", table, strings.Join(db.Tables, ", ")))
 				}
 				names = []string{table}
 			} else if !f.JSON {
@@ -167,7 +165,7 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 			}
 			all := map[string][]map[string]any{}
 			for _, name := range names {
-				cols, rows, err := dumpTable(ctx, d.SQL, name)
+				cols, rows, err := d.Dump(ctx, name)
 				if err != nil {
 					return err
 				}
@@ -204,42 +202,8 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&table, "table", "", "table to print: "+strings.Join(tables, ", "))
+	c.Flags().StringVar(&table, "table", "", "table to print: "+strings.Join(db.Tables, ", "))
 	return c
-}
-
-func dumpTable(ctx context.Context, conn *sql.DB, name string) ([]string, [][]any, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT * FROM "+name+" ORDER BY rowid")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, nil, err
-	}
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		out = append(out, vals)
-	}
-	return cols, out, rows.Err()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func newDBBuildCmd(f *Factory) *cobra.Command {

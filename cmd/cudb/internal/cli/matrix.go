@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
 )
@@ -48,7 +49,7 @@ func newMatrixCmd(f *Factory) *cobra.Command {
 func newMatrixTorchCmd(f *Factory) *cobra.Command {
 	var channel string
 	c := &cobra.Command{
-		Use:     "torch",
+		Use:     frameworks.Torch,
 		Short:   "Every torch release × variant × channel: CUDA, cuDNN, NCCL, Python, torchvision, torchaudio, GPU archs",
 		Example: "  cudb matrix torch\n  cudb matrix torch --json | jq '.[] | select(.variant==\"cu121\")'\n  cudb matrix torch --channel conda",
 		Args:    noArgs,
@@ -65,7 +66,7 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			return f.Out(rows, func() error {
-				t := &Table{Header: []string{"torch", "variant", "channel", "cuda", "cudnn", "nccl", "python", "torchvision", "torchaudio", "platforms", "archs"}}
+				t := &Table{Header: []string{frameworks.Torch, "variant", "channel", "cuda", "cudnn", "nccl", "python", frameworks.TorchVision, frameworks.TorchAudio, "platforms", "archs"}}
 				for _, r := range rows {
 					v := r.Variant
 					if r.Default {

@@ -2,8 +2,9 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
 )
@@ -12,9 +13,9 @@ import (
 // matrix command adds them as subcommands.
 func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
-		matrixCmd(f, "tensorflow", "TensorFlow GPU builds: tested Python, compiler, build tool, CUDA and cuDNN",
-			[]string{"tensorflow", "package", "platform", "python", "compiler", "build tools", "cuda", "cudnn"},
-			func(ctx context.Context, c *sql.DB) (any, [][]string, error) {
+		matrixCmd(f, frameworks.TensorFlow, "TensorFlow GPU builds: tested Python, compiler, build tool, CUDA and cuDNN",
+			[]string{frameworks.TensorFlow, "package", "platform", "python", "compiler", "build tools", "cuda", "cudnn"},
+			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.TensorFlowMatrix(ctx, c)
 				var cells [][]string
 				for _, r := range rows {
@@ -22,9 +23,9 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				}
 				return rows, cells, err
 			}),
-		matrixCmd(f, "jax", "JAX CUDA variants: paired jaxlib, CUDA, cuDNN, pip extra and driver floor",
-			[]string{"jax", "jaxlib", "cuda", "cudnn", "extra", "driver min"},
-			func(ctx context.Context, c *sql.DB) (any, [][]string, error) {
+		matrixCmd(f, frameworks.JAX, "JAX CUDA variants: paired jaxlib, CUDA, cuDNN, pip extra and driver floor",
+			[]string{frameworks.JAX, frameworks.JAXLib, "cuda", "cudnn", "extra", "driver min"},
+			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.JAXMatrix(ctx, c)
 				var cells [][]string
 				for _, r := range rows {
@@ -32,9 +33,9 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				}
 				return rows, cells, err
 			}),
-		matrixCmd(f, "onnxruntime", "onnxruntime-gpu builds: CUDA, cuDNN and notes",
-			[]string{"onnxruntime", "cuda", "cudnn", "notes"},
-			func(ctx context.Context, c *sql.DB) (any, [][]string, error) {
+		matrixCmd(f, frameworks.Must(frameworks.ONNXRuntime).Matrix, "onnxruntime-gpu builds: CUDA, cuDNN and notes",
+			[]string{frameworks.Must(frameworks.ONNXRuntime).Matrix, "cuda", "cudnn", "notes"},
+			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.ONNXRuntimeMatrix(ctx, c)
 				var cells [][]string
 				for _, r := range rows {
@@ -52,7 +53,7 @@ func pyRange(lo, hi string) string {
 	return lo + "-" + hi
 }
 
-func matrixCmd(f *Factory, name, short string, header []string, load func(context.Context, *sql.DB) (any, [][]string, error)) *cobra.Command {
+func matrixCmd(f *Factory, name, short string, header []string, load func(context.Context, *db.DB) (any, [][]string, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:     name,
 		Short:   short,
@@ -63,7 +64,7 @@ func matrixCmd(f *Factory, name, short string, header []string, load func(contex
 			if err != nil {
 				return err
 			}
-			rows, cells, err := load(c.Context(), d.SQL)
+			rows, cells, err := load(c.Context(), d)
 			if err != nil {
 				return err
 			}

@@ -67,7 +67,7 @@ directory of recorded command outputs.`,
 }
 
 // writeFacts is the human summary of a probe or a parsed report.
-func writeFacts(w io.Writer, f *host.Facts) error {
+func writeFacts(w io.Writer, f *host.Snapshot) error {
 	var b strings.Builder
 	line := func(k, format string, args ...any) {
 		fmt.Fprintf(&b, "%-14s %s\n", k+":", fmt.Sprintf(format, args...))

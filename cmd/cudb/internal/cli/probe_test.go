@@ -28,7 +28,7 @@ func TestProbeCmdReplay(t *testing.T) {
 			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out)
 		}
 		if f.JSON {
-			var facts host.Facts
+			var facts host.Snapshot
 			if err := json.Unmarshal(out.Bytes(), &facts); err != nil || facts.Driver == nil || facts.Driver.Version != "550.90.07" {
 				t.Errorf("--json does not decode to the facts: %v %+v", err, facts.Driver)
 			}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -83,7 +85,7 @@ func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 		return err
 	}
 	if len(res.Conflicts) > 0 {
-		return &ExitError{Code: 3}
+		return errs.Reported(errs.CodeIncompatible, "the frameworks cannot share one environment")
 	}
 	return nil
 }
@@ -190,8 +192,7 @@ func packagesText(p map[string]string) string {
 
 // packageRank puts frameworks before their companions.
 func packageRank(name string) int {
-	switch name {
-	case "torch", "tensorflow", "tensorflow-gpu", "tensorflow_gpu", "jax", "onnxruntime-gpu":
+	if frameworks.IsMain(name) {
 		return 0
 	}
 	return 1

@@ -20,13 +20,6 @@ import (
 // Version is cudb's own version, set at link time (-ldflags -X).
 var Version = "dev"
 
-// ExitError ends the process with Code without printing anything more:
-// the command already explained itself (verify's findings, resolve's
-// conflicts).
-type ExitError struct{ Code int }
-
-func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
-
 // Factory carries what commands share: streams, global flags and the
 // lazily opened database.
 type Factory struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/verify"
@@ -35,15 +36,15 @@ type VerifyOptions struct {
 // VerifyFormats are the output formats of `cudb verify`.
 var VerifyFormats = []string{"text", "json", "prometheus"}
 
-// FileReport is one --from file's report when several are judged.
-type FileReport struct {
+// FileResult is one --from file's report when several are judged.
+type FileResult struct {
 	File string `json:"file"`
-	*verify.Report
+	*verify.Result
 }
 
 // MultiReport is `cudb verify --from A --from B --json`.
 type MultiReport struct {
-	Reports []FileReport   `json:"reports"`
+	Reports []FileResult   `json:"reports"`
 	Summary verify.Summary `json:"summary"`
 }
 
@@ -89,7 +90,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			if err != nil {
 				return err
 			}
-			var reps []FileReport
+			var reps []FileResult
 			if len(opts.From) == 0 {
 				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
 				if err != nil {
@@ -99,7 +100,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
-				reps = append(reps, FileReport{Report: r})
+				reps = append(reps, FileResult{Result: r})
 			}
 			stdinUsed := false
 			for _, name := range opts.From {
@@ -116,14 +117,14 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
-				reps = append(reps, FileReport{File: displayName(name), Report: r})
+				reps = append(reps, FileResult{File: displayName(name), Result: r})
 			}
 			if err := writeVerify(f, opts.Format, reps); err != nil {
 				return err
 			}
 			for _, r := range reps {
 				if !r.Summary.Healthy {
-					return &ExitError{Code: 3}
+					return errs.Reported(errs.CodeIncompatible, "verify found an incompatibility")
 				}
 			}
 			return nil
@@ -147,7 +148,7 @@ func addDeepFlags(c *cobra.Command, deep *bool, timeout *time.Duration) {
 
 // probeHost runs the probe: real commands on the real host, none under
 // --root unless --replay names recordings.
-func probeHost(c *cobra.Command, replay string, po probe.Options) (*host.Facts, error) {
+func probeHost(c *cobra.Command, replay string, po probe.Options) (*host.Snapshot, error) {
 	po.Env = probe.OSEnv()
 	root := po.Root
 	switch {
@@ -199,7 +200,7 @@ func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	return b, nil
 }
 
-func totalSummary(reps []FileReport) verify.Summary {
+func totalSummary(reps []FileResult) verify.Summary {
 	var s verify.Summary
 	for _, r := range reps {
 		s.Errors += r.Summary.Errors
@@ -210,12 +211,12 @@ func totalSummary(reps []FileReport) verify.Summary {
 	return s
 }
 
-func writeVerify(f *Factory, format string, reps []FileReport) error {
+func writeVerify(f *Factory, format string, reps []FileResult) error {
 	w := f.IO.Out
 	switch format {
 	case "json":
 		if len(reps) == 1 {
-			return WriteJSON(w, reps[0].Report)
+			return WriteJSON(w, reps[0].Result)
 		}
 		return WriteJSON(w, MultiReport{Reports: reps, Summary: totalSummary(reps)})
 	case "prometheus":
@@ -230,7 +231,7 @@ func writeVerify(f *Factory, format string, reps []FileReport) error {
 			}
 			fmt.Fprintf(&b, "== %s (%s)\n", r.File, r.Origin)
 		}
-		writeFindings(&b, r.Report)
+		writeFindings(&b, r.Result)
 	}
 	if len(reps) > 1 {
 		s := totalSummary(reps)
@@ -249,7 +250,7 @@ func summaryLine(s verify.Summary) string {
 }
 
 // writeFindings is the human report, grouped by severity.
-func writeFindings(b *strings.Builder, r *verify.Report) {
+func writeFindings(b *strings.Builder, r *verify.Result) {
 	fmt.Fprintf(b, "%s\n", summaryLine(r.Summary))
 	for _, sev := range verify.Severities {
 		var fs []verify.Finding
@@ -277,10 +278,10 @@ func writeFindings(b *strings.Builder, r *verify.Report) {
 // Prometheus renders reports as node_exporter textfile metrics. Every
 // severity/category pair is written (zero when absent) so alerts need no
 // absent() guards.
-func Prometheus(reps []FileReport) string {
+func Prometheus(reps []FileResult) string {
 	var b strings.Builder
 	multi := len(reps) > 1
-	lbl := func(r FileReport, kv ...string) string {
+	lbl := func(r FileResult, kv ...string) string {
 		var parts []string
 		if multi {
 			parts = append(parts, `report="`+promEscape(r.File)+`"`)
@@ -342,13 +343,13 @@ func Prometheus(reps []FileReport) string {
 				lines = append(lines, fmt.Sprintf("cudb_framework_info%s 1\n", lbl(r, "name", name, "version", ver, "cuda", cuda, "env", py.Prefix)))
 			}
 			if t := py.Torch; t != nil {
-				add("torch", t.Version, t.CUDA)
+				add(frameworks.Torch, t.Version, t.CUDA)
 			}
 			if t := py.TensorFlow; t != nil {
-				add("tensorflow", t.Version, t.CUDA)
+				add(frameworks.TensorFlow, t.Version, t.CUDA)
 			}
 			if j := py.JAX; j != nil && j.Version != "" {
-				add("jax", j.Version, "")
+				add(frameworks.JAX, j.Version, "")
 			}
 		}
 		sort.Strings(lines)

@@ -47,7 +47,7 @@ type goldenReport struct {
 	Findings []goldenFinding `json:"findings"`
 }
 
-func toGolden(r *verify.Report) goldenReport {
+func toGolden(r *verify.Result) goldenReport {
 	g := goldenReport{Healthy: r.Summary.Healthy, Findings: []goldenFinding{}}
 	for _, f := range r.Findings {
 		g.Findings = append(g.Findings, goldenFinding{f.Category, f.Severity, f.Message, f.Fix})
@@ -83,7 +83,7 @@ func compareVerifyGolden(t *testing.T, path string, got goldenReport) {
 	}
 }
 
-func verifyHost(t testing.TB, d *db.DB, name string) *verify.Report {
+func verifyHost(t testing.TB, d *db.DB, name string) *verify.Result {
 	t.Helper()
 	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, name))
 	if err != nil {
@@ -209,7 +209,7 @@ func BenchmarkVerifyFakeHost(b *testing.B) {
 
 // findingWith returns the findings of category cat, and fails unless
 // exactly one has every wanted evidence fragment.
-func findingWith(t *testing.T, r *verify.Report, cat string, evidence ...string) verify.Finding {
+func findingWith(t *testing.T, r *verify.Result, cat string, evidence ...string) verify.Finding {
 	t.Helper()
 	var got []verify.Finding
 	for _, f := range r.Findings {

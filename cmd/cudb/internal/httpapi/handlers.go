@@ -214,10 +214,7 @@ func (s *Server) meta(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	err := s.withDB(r.Context(), func(d *db.DB) error {
-		var one int
-		return d.SQL.QueryRowContext(r.Context(), "SELECT 1").Scan(&one)
-	})
+	err := s.withDB(r.Context(), func(d *db.DB) error { return d.Ping(r.Context()) })
 	if err != nil {
 		return err
 	}

@@ -147,16 +147,6 @@ func (f fsys) isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// readlink returns the target of the link p itself (not followed).
-func (f fsys) readlink(p string) (string, error) {
-	dir, err := f.resolve(path.Dir(p))
-	if err != nil {
-		return "", err
-	}
-	t, err := os.Readlink(f.real(path.Join(dir, path.Base(p))))
-	return filepath.ToSlash(t), err
-}
-
 // glob lists the entries of dir whose names match pattern, sorted.
 func (f fsys) glob(dir, pattern string) []string {
 	ents, err := f.readDir(dir)

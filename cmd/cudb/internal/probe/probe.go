@@ -1,6 +1,6 @@
 // Package probe is the only code in cudb that touches the host: it reads
 // files under a root and runs a few commands through an injected Runner,
-// and returns what it saw as host.Facts. It never imports a framework,
+// and returns what it saw as host.Snapshot. It never imports a framework,
 // never uses cgo and never starts a shell; every command has a timeout
 // because nvidia-smi hangs on a wedged GPU. Tests run it on fake host
 // trees with recorded command outputs (testdata/hosts).
@@ -149,7 +149,7 @@ func (p *prober) runFor(ctx context.Context, timeout time.Duration, probe, who, 
 }
 
 // Run probes the host described by opts.
-func Run(ctx context.Context, opts Options) (*host.Facts, error) {
+func Run(ctx context.Context, opts Options) (*host.Snapshot, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
@@ -169,7 +169,7 @@ func Run(ctx context.Context, opts Options) (*host.Facts, error) {
 		}
 	}
 	p := &prober{opts: opts, fs: fsys{root: opts.Root}}
-	f := &host.Facts{Origin: host.OriginHost}
+	f := &host.Snapshot{Origin: host.OriginHost}
 
 	// nvidia-smi is the slow and hang-prone part: run its two calls while
 	// the files are read.

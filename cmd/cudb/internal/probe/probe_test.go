@@ -101,7 +101,7 @@ func TestBadRoot(t *testing.T) {
 	}
 }
 
-func compareGolden(t *testing.T, golden string, got *host.Facts) {
+func compareGolden(t *testing.T, golden string, got *host.Snapshot) {
 	t.Helper()
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
 )
@@ -177,7 +178,7 @@ func (p *prober) readDists(dir string, py *host.Python, reqs map[string][]string
 		py.Packages[n] = md.Version
 		for _, r := range md.Requires {
 			rn := host.NormalizeName(reqName(r))
-			if strings.HasPrefix(rn, "nvidia-") || strings.HasPrefix(rn, "jax-cuda") || rn == "jaxlib" {
+			if strings.HasPrefix(rn, "nvidia-") || strings.HasPrefix(rn, frameworks.Must(frameworks.JAX).PluginPrefix) || rn == frameworks.JAXLib {
 				reqs[n] = append(reqs[n], r)
 			}
 		}
@@ -223,9 +224,9 @@ var torchHip = sync.OnceValue(func() *regexp.Regexp {
 
 // frameworks reads the framework build files as text.
 func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
-	if _, ok := py.Packages["torch"]; ok {
+	if _, ok := py.Packages[frameworks.Torch]; ok {
 		for _, d := range py.SitePackages {
-			b, err := p.fs.read(path.Join(d, "torch/version.py"))
+			b, err := p.fs.read(path.Join(d, frameworks.Must(frameworks.Torch).VersionFile))
 			if err != nil {
 				continue
 			}
@@ -245,15 +246,15 @@ func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
 			break
 		}
 		if py.Torch == nil {
-			py.Torch = host.TorchFrom(py.Packages["torch"], "", "metadata")
+			py.Torch = host.TorchFrom(py.Packages[frameworks.Torch], "", "metadata")
 		}
-		py.Torch.Requires = reqs["torch"]
+		py.Torch.Requires = reqs[frameworks.Torch]
 	}
 	py.Derive("metadata")
 	if py.TensorFlow != nil {
 		py.TensorFlow.Requires = reqs[py.TensorFlow.Package]
 		for _, d := range py.SitePackages {
-			b, err := p.fs.read(path.Join(d, "tensorflow/python/platform/build_info.py"))
+			b, err := p.fs.read(path.Join(d, frameworks.Must(frameworks.TensorFlow).VersionFile))
 			if err != nil {
 				continue
 			}
@@ -269,7 +270,7 @@ func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
 		for name := range py.JAX.Plugins {
 			rs = append(rs, reqs[name]...)
 		}
-		rs = append(rs, reqs["jax"]...)
+		rs = append(rs, reqs[frameworks.JAX]...)
 		sort.Strings(rs)
 		py.JAX.Requires = rs
 	}

@@ -1,0 +1,138 @@
+// Package frameworks is the one table that declares each machine-learning
+// framework cudb knows: its canonical name and aliases, the pip and conda
+// packages that install it, the companions released in lockstep, how its
+// version is read from an environment and from pasted reports, and the
+// indexes, extras and channels pins use. Everything else reads this
+// table; adding a framework is one entry here plus its data.
+package frameworks
+
+import "strings"
+
+// Canonical names: the component names the data, requirements and JSON use.
+const (
+	Torch       = "torch"
+	TorchVision = "torchvision"
+	TorchAudio  = "torchaudio"
+	TensorFlow  = "tensorflow"
+	JAX         = "jax"
+	JAXLib      = "jaxlib"
+	ONNXRuntime = "onnxruntime-gpu"
+)
+
+// Framework declares one framework.
+type Framework struct {
+	// Name is the canonical component name.
+	Name string
+	// Label is the name people write in prose ("PyTorch").
+	Label string
+	// Matrix names its `cudb matrix` table.
+	Matrix string
+	// Aliases are other spellings a requirement may use.
+	Aliases []string
+	// Packages are the pip distributions that install it, the main one
+	// first; the others are variants of the same release line.
+	Packages []string
+	// Filters are aliases that name a distinct pip package: asking for one
+	// keeps only that package's builds (tensorflow-gpu).
+	Filters []string
+	// Companions are released in lockstep and pinned with it.
+	Companions []string
+	// Module is the Python import name.
+	Module string
+	// VersionFile is where an installed copy states its version and build,
+	// relative to site-packages ("" when only the metadata says).
+	VersionFile string
+	// PluginPrefix starts the names of its CUDA plugin wheels (jax-cuda).
+	PluginPrefix string
+	// GPUExtra is the pip extra that brings CUDA libraries as wheels
+	// ("and-cuda"); "" when the framework has none or names it per CUDA.
+	GPUExtra string
+	// CondaName is its package name on conda channels ("pytorch").
+	CondaName string
+	// CondaChannel is the channel that published its CUDA builds.
+	CondaChannel string
+}
+
+// All lists every framework, in the order answers show them.
+var All = []Framework{
+	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
+		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
+		CondaName: "pytorch", CondaChannel: "pytorch"},
+	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
+		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
+		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
+		GPUExtra: "and-cuda"},
+	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
+		PluginPrefix: "jax-cuda"},
+	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
+		Module: "onnxruntime"},
+}
+
+// Get returns the framework named name (canonical name or alias).
+func Get(name string) (Framework, bool) {
+	n := strings.ToLower(name)
+	for _, f := range All {
+		if f.Name == n {
+			return f, true
+		}
+		for _, a := range f.Aliases {
+			if a == n {
+				return f, true
+			}
+		}
+	}
+	return Framework{}, false
+}
+
+// Must returns the framework with canonical name name; it panics on a
+// name the table does not hold, which is a programming error.
+func Must(name string) Framework {
+	f, ok := Get(name)
+	if !ok {
+		panic("frameworks: no framework " + name)
+	}
+	return f
+}
+
+// Of names the framework a pip package belongs to: the framework for its
+// own packages and its companions (torchvision → torch); ok is false for
+// anything else.
+func Of(pkg string) (Framework, bool) {
+	n := strings.ToLower(pkg)
+	for _, f := range All {
+		if f.Name == n || contains(f.Packages, n) || contains(f.Companions, n) {
+			return f, true
+		}
+	}
+	return Framework{}, false
+}
+
+// IsMain reports whether pkg installs a framework itself rather than a
+// companion.
+func IsMain(pkg string) bool {
+	n := strings.ReplaceAll(strings.ToLower(pkg), "_", "-")
+	f, ok := Of(n)
+	return ok && (f.Name == n || contains(f.Packages, n))
+}
+
+// Names lists every spelling the table knows: canonical names, aliases,
+// packages and companions.
+func Names() []string {
+	var out []string
+	for _, f := range All {
+		out = append(out, f.Name)
+		out = append(out, f.Aliases...)
+		out = append(out, f.Packages...)
+		out = append(out, f.Companions...)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
