@@ -54,39 +54,56 @@ func runCheck(t *testing.T, bin string, args ...string) ([]byte, int) {
 // ("line:category").
 func TestBinaryCheckFixtures(t *testing.T) {
 	bin := buildBinary(t)
-	target := []string{"--driver", "535.104.05", "--gpu", "RTX 4090"}
+	t4090 := []string{"--driver", "535.104.05", "--gpu", "RTX 4090"}
 	cases := []struct {
-		file   string
-		target bool
-		code   int
-		want   []string
+		file string
+		args []string
+		code int
+		want []string
 	}{
-		{"peer/Dockerfile.cpu_base_with_torch", false, 0, nil},
-		{"peer/Dockerfile.invalid", false, 3, []string{"5:driver_in_image", "11:cuda_toolkit_mismatch", "14:framework_conflict", "8:unknown_version"}},
-		{"peer/Dockerfile.invalid", true, 3, []string{"5:driver_in_image", "8:driver_too_old", "14:cudnn_missing"}},
-		{"peer/Dockerfile.multi_lib_all_verified", false, 0, []string{"2:unknown_version", "3:unknown_version"}},
-		{"peer/Dockerfile.multistage", false, 0, []string{"6:not_judged", "16:unknown_version"}},
-		{"peer/Dockerfile.pinned_version_mismatch", false, 4, []string{"2:no_matching_build"}},
-		{"peer/Dockerfile.runtime_needs_compilation", false, 0, nil},
-		{"peer/Dockerfile.tensorflow_gpu_deprecated", false, 3, []string{"2:cudnn_missing"}},
-		{"peer/Dockerfile.torch_missing_index_url", false, 0, []string{"2:unknown_version"}},
-		{"peer/Dockerfile.valid", false, 0, []string{"11:unknown_version"}},
-		{"peer/Dockerfile.valid", true, 0, []string{"11:unknown_version"}},
-		{"peer/docker-compose.invalid.yml", false, 3, []string{"7:no_gpu_visible", "11:no_gpu_visible", "17:unknown_version", "22:no_gpu_visible"}},
-		{"peer/docker-compose.valid.yml", true, 0, nil},
-		{"real/Dockerfile.khlam-cu117", true, 0, nil},
-		{"real/Dockerfile.khlam-cu113", false, 4, []string{"3:no_matching_build"}},
-		{"real/Dockerfile.morgan-devel", true, 3, []string{"12:driver_too_old", "12:cuda_toolkit_mismatch"}},
-		{"real/Dockerfile.llk-ngc", false, 0, []string{"1:unknown_version"}},
+		// The peer suite (env-doctor's fixtures).
+		{"peer/Dockerfile.cpu_base_with_torch", nil, 0, nil},
+		{"peer/Dockerfile.invalid", nil, 3, []string{"5:driver_in_image", "11:cuda_toolkit_mismatch", "14:framework_conflict", "8:unknown_version"}},
+		{"peer/Dockerfile.invalid", t4090, 3, []string{"5:driver_in_image", "8:driver_too_old", "14:cudnn_missing"}},
+		{"peer/Dockerfile.multi_lib_all_verified", nil, 0, []string{"2:unknown_version", "3:unknown_version"}},
+		{"peer/Dockerfile.multistage", nil, 0, []string{"6:not_judged", "16:unknown_version"}},
+		{"peer/Dockerfile.pinned_version_mismatch", nil, 4, []string{"2:no_matching_build"}},
+		{"peer/Dockerfile.runtime_needs_compilation", nil, 0, nil},
+		{"peer/Dockerfile.tensorflow_gpu_deprecated", nil, 3, []string{"2:cudnn_missing"}},
+		{"peer/Dockerfile.torch_missing_index_url", nil, 0, []string{"2:unknown_version"}},
+		{"peer/Dockerfile.valid", nil, 0, []string{"11:unknown_version"}},
+		{"peer/Dockerfile.valid", t4090, 0, []string{"11:unknown_version"}},
+		{"peer/docker-compose.invalid.yml", nil, 3, []string{"7:no_gpu_visible", "11:no_gpu_visible", "17:unknown_version", "22:no_gpu_visible"}},
+		{"peer/docker-compose.valid.yml", t4090, 0, nil},
+		// Real Dockerfiles and dependency files (testdata/SOURCES.md).
+		{"real/Dockerfile.khlam-cu117", t4090, 0, nil},
+		{"real/Dockerfile.khlam-cu117", []string{"--driver", "570.86.10", "--gpu", "RTX 5090"}, 3, []string{"7:gpu_arch_unsupported"}},
+		{"real/Dockerfile.khlam-cu117", []string{"--python", "3.12"}, 3, []string{"7:python_unsupported"}},
+		{"real/Dockerfile.khlam-cu113", nil, 4, []string{"2:no_matching_build"}},
+		{"real/Dockerfile.morgan-devel", t4090, 3, []string{"12:driver_too_old", "12:cuda_toolkit_mismatch"}},
+		{"real/Dockerfile.llk-ngc", nil, 0, []string{"1:unknown_version"}},
+		{"real/Dockerfile.anibali-cu118", t4090, 0, nil},
+		{"real/Dockerfile.bricstb-tf210", t4090, 0, nil},
+		{"real/Dockerfile.nmiculinic-tf-latest", nil, 0, []string{"1:unknown_version", "5:unknown_version"}},
+		{"real/Dockerfile.lvkinyanjui-tf115", nil, 0, []string{"1:unknown_version"}},
+		{"real/Dockerfile.timo-tf-latest", nil, 0, []string{"1:unknown_version"}},
+		{"real/Dockerfile.dondi-tf219", t4090, 0, nil},
+		{"real/Dockerfile.dataloop-tf216", nil, 0, nil},
+		{"real/dockerfile.xealdar-cuda10", nil, 3, []string{"10:cudnn_version_mismatch"}},
+		{"real/anibali-2.0.1-cu118/environment.yml", t4090, 0, nil},
+		{"real/anibali-1.11.0-cu115/environment.yml", nil, 0, []string{"10:unknown_version"}},
+		{"real/anibali-2.0.0-nocuda/environment.yml", nil, 0, nil},
+		{"real/anibali-2.0.0-nocuda/environment.yml", t4090, 3, []string{"10:cpu_only_wheel"}},
+		{"real/yyhhenry/pyproject.toml", t4090, 0, nil},
+		{"real/yyhhenry/requirements-torch.txt", nil, 4, []string{"1:no_matching_build"}},
+		{"real/yyhhenry/uv.lock", t4090, 0, nil},
+		{"real/roldao/pyproject.toml", nil, 0, []string{"8:unknown_version"}},
 	}
 	for _, c := range cases {
-		args := []string{filepath.Join(checkData, c.file), "--json"}
-		if c.target {
-			args = append(args, target...)
-		}
+		args := append([]string{filepath.Join(checkData, c.file), "--json"}, c.args...)
 		out, code := runCheck(t, bin, args...)
 		if code != c.code {
-			t.Errorf("%s (target %v): exit %d, want %d:\n%s", c.file, c.target, code, c.code, out)
+			t.Errorf("%s %v: exit %d, want %d:\n%s", c.file, c.args, code, c.code, out)
 		}
 		var r checkOut
 		if err := json.Unmarshal(out, &r); err != nil {
@@ -94,7 +111,7 @@ func TestBinaryCheckFixtures(t *testing.T) {
 		}
 		have := map[string]bool{}
 		for _, f := range r.Findings {
-			have[strings.TrimPrefix(filepath.Base(f.File), "")+":"+itoa(f.Line)+":"+f.Category] = true
+			have[filepath.Base(f.File)+":"+itoa(f.Line)+":"+f.Category] = true
 			if f.File == "" || f.Line < 1 || f.Message == "" || f.Category == "" {
 				t.Errorf("%s: incomplete finding %+v", c.file, f)
 			}
@@ -104,7 +121,7 @@ func TestBinaryCheckFixtures(t *testing.T) {
 		}
 		for _, w := range c.want {
 			if !have[filepath.Base(c.file)+":"+w] {
-				t.Errorf("%s (target %v): no finding %s in:\n%s", c.file, c.target, w, out)
+				t.Errorf("%s %v: no finding %s in:\n%s", c.file, c.args, w, out)
 			}
 		}
 		if (c.code == 0) != r.Summary.Healthy {

@@ -243,8 +243,10 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 			}
 			switch in.Cmd {
 			case "ENV":
+				// Variables of the base image ($PATH) are not the file's
+				// to define: only FROM reports unknown ones.
 				for _, kv := range envPairs(in.Args) {
-					v := expand(kv[1], cur.vars, unknown)
+					v := expand(kv[1], cur.vars, nil)
 					cur.vars[kv[0]] = v
 					cur.unit.Env[kv[0]] = EnvVar{Value: v, Line: in.Line}
 				}
@@ -255,7 +257,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 					body = strings.TrimLeft(rest, " ")
 				}
 				off := len(in.Args) - len(body)
-				readShell(cur.unit, body, func(w string) string { return expand(w, cur.vars, unknown) }, func(o int) int { return in.lineAt(off + o) }, in.Args)
+				readShell(cur.unit, body, func(w string) string { return expand(w, cur.vars, nil) }, func(o int) int { return in.lineAt(off + o) }, in.Args)
 			case "COPY", "ADD":
 				copyFrom(cur, stages, in, &notes)
 			}

@@ -72,6 +72,9 @@ func (c *checker) renderReqs(u *Unit, g *fwGroup, reqs []string) string {
 }
 
 func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, s *query.Stack) string {
+	if len(pv) == 0 {
+		return ""
+	}
 	m := g.main
 	file := m.File
 	if file == "" {
@@ -101,6 +104,10 @@ func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, 
 		var cs []string
 		for _, p := range pv {
 			cs = append(cs, condaName(p[0])+"="+p[1])
+		}
+		if s != nil && s.CUDA != "" && g.component == frameworks.Torch {
+			// conda's pytorch takes its CUDA build from pytorch-cuda.
+			cs = append(cs, condaName(g.component)+"-cuda="+minorCUDA(s.CUDA))
 		}
 		if kindOf(file) == KindCondaEnv {
 			return "- " + strings.Join(cs, "\n- ")
@@ -136,6 +143,14 @@ func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, 
 		line += " --index-url " + index
 	}
 	return line
+}
+
+func minorCUDA(v string) string {
+	p := strings.Split(v, ".")
+	if len(p) >= 2 {
+		return p[0] + "." + p[1]
+	}
+	return v
 }
 
 func quoteAll(reqs []string) []string {

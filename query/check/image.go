@@ -31,7 +31,7 @@ var osPython = map[string]string{
 var (
 	cudaTagRe    = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)(?:-(cudnn\d*))?-(base|runtime|devel)-([a-z]+[0-9.]+)$`)
 	torchTagRe   = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)-(runtime|devel)$`)
-	tfTagRe      = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)?-?(gpu)(?:-jupyter)?$|^(\d+\.\d+(?:\.\d+)?)(?:-jupyter)?$`)
+	tfTagRe      = regexp.MustCompile(`^(?:(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)-|latest-)?(gpu)(?:-py3)?(?:-jupyter)?$|^(\d+\.\d+(?:\.\d+)?)(?:-py3)?(?:-jupyter)?$`)
 	ngcTagRe     = regexp.MustCompile(`^(\d{2})\.(\d{2})-py3$`)
 	pythonTagRe  = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:\.\d+)?(?:[a-z]+\d*)?(?:-.*)?$`)
 	osImageRe    = regexp.MustCompile(`^(ubuntu|debian):(\d+\.\d+|\d+|bullseye|bookworm|jammy|focal|noble)`)

@@ -233,7 +233,9 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 }
 
 // canonical maps a package name a file installs to the component resolve
-// knows and its framework (torchvision → torchvision, torch); conda's
+// knows and its framework (torchvision → torchvision, torch). Another
+// package of the same release line (tensorflow-gpu 2.x) is judged as the
+// framework's build of that version, which is what it installs; conda's
 // package names (pytorch) count for conda lines only. Names that are
 // only aliases in resolve (onnxruntime, the CPU package) are not
 // frameworks here: installing them installs no CUDA build.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/verify"
@@ -38,7 +39,11 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 			// pytorch-cuda=12.1 and cudatoolkit=11.8 choose the CUDA
 			// build of conda's pytorch.
 			if (r.Name == "pytorch-cuda" || r.Name == "cudatoolkit" || r.Name == "cuda-version") && r.Spec != "" {
-				req.CUDA = strings.TrimSuffix(strings.TrimPrefix(r.Spec, "=="), ".*")
+				req.CUDA = minorOf(strings.TrimSuffix(strings.TrimPrefix(r.Spec, "=="), ".*"))
+			}
+			// cpuonly (or the cpu pytorch-mutex) selects the CPU build.
+			if r.Name == "cpuonly" || r.Name == "pytorch-mutex" && strings.Contains(r.Spec, "cpu") {
+				req.Variant = "cpu"
 			}
 		}
 	} else if v := variantOf(g.main.IndexURL); v != "" && !hasLocal(g.main.Spec) {
@@ -109,6 +114,13 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		return err
 	}
 	m := g.main
+	if g.fromImage {
+		// The image exists: what is missing is the database's fact.
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("%s ships %s%s, which the database does not know (%v): its checks are skipped", u.Image.Ref, m.Name, m.Spec, err),
+			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
+		return nil
+	}
 	cat, sev := CatNoMatchingBuild, verify.SevError
 	msg := err.Error()
 	if req.Python != "" {
@@ -122,8 +134,16 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	if cat == CatNoMatchingBuild && len(g.reqs) > 1 {
 		r3 := req
 		r3.Requirements = []string{m.Name + m.Spec}
-		if c.best(r3) != nil {
+		if s := c.best(r3); s != nil {
 			cat = CatCompanionMismatch
+			for _, r := range g.reqs {
+				if r.Name != m.Name && s.Packages[r.Name] == "" {
+					// No pairing recorded is a missing fact, not a
+					// mismatch.
+					cat, sev = verify.CatUnknownVersion, verify.SevWarning
+					msg = fmt.Sprintf("the database records no %s released with %s (%s): the pair is not judged", r.Name, stackLabel(s), err)
+				}
+			}
 		}
 	}
 	// The fix: the newest build of the same lines that runs on the
@@ -162,7 +182,11 @@ func (c *checker) relaxations(u *Unit, g *fwGroup, req query.ResolveRequest) []q
 	out = append(out, withTarget(r))
 	r.Requirements = main
 	out = append(out, withTarget(r))
-	r.Python = ""
+	// The newest release that fits the environment's Python before a
+	// build of the asked version for another Python.
+	r.Requirements = []string{g.component}
+	out = append(out, withTarget(r))
+	r.Requirements, r.Python = main, ""
 	out = append(out, withTarget(r))
 	r.Requirements = []string{g.component}
 	out = append(out, withTarget(r))

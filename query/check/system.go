@@ -168,7 +168,9 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 	if extra == "" || s.CUDNNKind() != "tested" || slices.Contains(m.Extras, extra) {
 		return
 	}
-	if imageCUDNN(u) != "" {
+	if imageCUDNN(u) != "" || u.Image != nil && u.Image.Family == FamilyTensorFlow && u.Image.Flavour == "gpu" {
+		// TensorFlow's GPU images carry the CUDA and cuDNN of their
+		// own release.
 		return
 	}
 	fix := ""
@@ -300,6 +302,32 @@ func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Snapshot {
 	return f
 }
 
+// newestFix is the newer of the best stack for the environment's Python
+// and the best for any Python: an old Python should not turn a fix into
+// a years-old release without saying so.
+func (c *checker) newestFix(req query.ResolveRequest) *query.Stack {
+	a := c.best(req)
+	r2 := req
+	r2.Python = ""
+	b := c.best(r2)
+	if a == nil || b != nil && b.Version().Compare(a.Version()) > 0 && majorMinorGap(a, b) {
+		return b
+	}
+	return a
+}
+
+// majorMinorGap reports whether b is a different major.minor release line
+// than a (a patch release is not worth a Python change).
+func majorMinorGap(a, b *query.Stack) bool {
+	ra, rb := a.Version().Release(), b.Version().Release()
+	return len(ra) < 2 || len(rb) < 2 || ra[0] != rb[0] || ra[1] != rb[1]
+}
+
+func hasPython(r query.Range, py string) bool {
+	v, err := version.ParseDotted(py)
+	return err != nil || r.HasPython(v)
+}
+
 func atoi(s string) int {
 	n, _ := atoiOK(s)
 	return n
@@ -326,8 +354,11 @@ func (c *checker) verifyGroup(u *Unit, g *fwGroup, py string) error {
 			if g.main.Installer == InstallerConda {
 				req.Channel = "conda"
 			}
-			if b := c.best(req); b != nil {
+			if b := c.newestFix(req); b != nil {
 				fix = c.render(u, g, b)
+				if pyMinor(py) != "" && !hasPython(b.Python, pyMinor(py)) {
+					fix = fmt.Sprintf("# needs Python %s-%s (the environment has %s)\n", b.Python.Min, b.Python.Max, py) + fix
+				}
 			}
 		}
 		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: f.Category, Severity: f.Severity, Unit: u.Name,

@@ -59,6 +59,7 @@ func ParsePyproject(file, text string) (*Unit, error) {
 	u := &Unit{File: file}
 	if p.Project.RequiresPython != "" {
 		u.PythonLine = lineOf(text, 1, "requires-python")
+		u.Python = exactPython(p.Project.RequiresPython)
 	}
 	indexURL := map[string]string{}
 	defaultIndex := ""
@@ -133,8 +134,24 @@ func ParsePyproject(file, text string) (*Unit, error) {
 	return u, nil
 }
 
+// exactPython reads a requires-python that names one minor ("==3.12.*",
+// "==3.10", "~=3.11.0"); a range says nothing about which Python runs.
+func exactPython(spec string) string {
+	s := strings.TrimSpace(spec)
+	for _, p := range []string{"==", "~="} {
+		if strings.HasPrefix(s, p) && !strings.Contains(s, ",") {
+			v := strings.TrimSuffix(strings.TrimSpace(s[2:]), ".*")
+			if f := strings.Split(v, "."); len(f) >= 2 && (p == "==" || len(f) == 3) {
+				return f[0] + "." + f[1]
+			}
+		}
+	}
+	return ""
+}
+
 type lockFile struct {
-	Package []struct {
+	RequiresPython string `toml:"requires-python"`
+	Package        []struct {
 		Name    string         `toml:"name"`
 		Version string         `toml:"version"`
 		Source  map[string]any `toml:"source"`
@@ -148,7 +165,7 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 	if _, err := toml.Decode(text, &l); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	u := &Unit{File: file}
+	u := &Unit{File: file, Python: exactPython(l.RequiresPython)}
 	for _, p := range l.Package {
 		if p.Name == "" || p.Version == "" {
 			continue
