@@ -136,7 +136,7 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 	if err := validateTarget(ctx, d, &opts.Target); err != nil {
 		return nil, err
 	}
-	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}}
+	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}}
 	rep := &Report{Target: opts.Target, Files: []FileSummary{}}
 	for _, in := range inputs {
 		k, err := Detect(in.Name, in.Data)
@@ -156,6 +156,8 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 			fs.Units = append(fs.Units, s)
 		}
 		rep.Files = append(rep.Files, fs)
+		rep.Files = append(rep.Files, c.extra...)
+		c.extra = nil
 	}
 	rep.Findings = c.out
 	if rep.Findings == nil {
@@ -210,6 +212,10 @@ type checker struct {
 	opts Options
 	out  []Finding
 	seen map[string]bool
+	// followed are the Dockerfiles compose builds were followed into,
+	// judged once each and listed after the file that named them.
+	followed map[string]*Unit
+	extra    []FileSummary
 }
 
 func (c *checker) add(f Finding) {

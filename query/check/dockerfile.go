@@ -286,6 +286,7 @@ func inherit(dst, src *Unit) {
 	dst.Reqs = append(dst.Reqs, src.Reqs...)
 	dst.Apt = append(dst.Apt, src.Apt...)
 	dst.Includes = append(dst.Includes, src.Includes...)
+	dst.Syncs = append(dst.Syncs, src.Syncs...)
 	for k, v := range src.Env {
 		dst.Env[k] = v
 	}

@@ -123,6 +123,12 @@ func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, 
 		return out
 	case KindPyproject:
 		var q []string
+		if m.Installer == "poetry" {
+			for _, p := range pv {
+				q = append(q, p[0]+` = "`+p[1]+`"`)
+			}
+			return strings.Join(q, "\n")
+		}
 		for _, r := range reqs {
 			q = append(q, `"`+r+`",`)
 		}

@@ -70,13 +70,25 @@ func (c *checker) judgeUnit(u *Unit, k Kind) (UnitSummary, error) {
 	return sum, nil
 }
 
-// python is the interpreter the unit's packages are installed for.
+var aptPythonRe = regexp.MustCompile(`^python(3\.\d+)$`)
+
+// python is the interpreter the unit's packages are installed for: the
+// target's, the file's own, a python3.X the image installs (deadsnakes),
+// else the base image's.
 func (c *checker) python(u *Unit) string {
+	apt := ""
+	for _, p := range u.Apt {
+		if m := aptPythonRe.FindStringSubmatch(strings.SplitN(p.Name, "=", 2)[0]); m != nil {
+			apt = m[1]
+		}
+	}
 	switch {
 	case c.opts.Target.Python != "":
 		return c.opts.Target.Python
 	case u.Python != "":
 		return u.Python
+	case apt != "":
+		return apt
 	case u.Image != nil:
 		return u.Image.Python
 	}
@@ -88,7 +100,12 @@ func (c *checker) followBuild(u *Unit) error {
 	if df == "" {
 		df = "Dockerfile"
 	}
-	p, b, err := c.read(u.File, joinPath(u.Build.Context, df))
+	p := joinPath(u.Build.Context, df)
+	if d, ok := c.followed[p]; ok {
+		u.Image, u.Reqs, u.built = nil, nil, d
+		return nil
+	}
+	p, b, err := c.read(u.File, p)
 	if err != nil {
 		c.add(Finding{File: u.File, Line: u.Build.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("service %s builds from %s, which cannot be read (%v): its image is unknown", u.Name, p, err),
@@ -101,9 +118,12 @@ func (c *checker) followBuild(u *Unit) error {
 	}
 	// The Dockerfile is judged as its own unit (its findings point at its
 	// lines); the service keeps what decides its GPU needs.
-	if _, err := c.judgeUnit(d, KindDockerfile); err != nil {
+	c.followed[joinPath(u.Build.Context, df)] = d
+	s, err := c.judgeUnit(d, KindDockerfile)
+	if err != nil {
 		return err
 	}
+	c.extra = append(c.extra, FileSummary{File: p, Kind: KindDockerfile, Units: []UnitSummary{s}})
 	u.Image = nil
 	u.Reqs = nil
 	u.built = d
@@ -121,9 +141,10 @@ func joinPath(dir, name string) string {
 // a pip install into the unit.
 func (c *checker) followIncludes(u *Unit) {
 	seen := map[string]bool{}
+	synced := syncedFiles(u)
 	for i := 0; i < len(u.Includes) && i < 32; i++ {
 		in := u.Includes[i]
-		if in.Installer == "copy" || seen[in.Path] {
+		if in.Installer == "copy" && !synced[in.Path] || seen[in.Path] {
 			continue
 		}
 		seen[in.Path] = true
@@ -140,6 +161,9 @@ func (c *checker) followIncludes(u *Unit) {
 		}
 		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
 		if err != nil || len(units) != 1 {
+			c.add(Finding{File: u.File, Line: in.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+				Message: fmt.Sprintf("%s is installed here but cannot be read as a %s file (%v)", in.Path, k, err),
+				Fix:     "cudb check " + p})
 			continue
 		}
 		for _, r := range units[0].Reqs {
@@ -155,6 +179,32 @@ func (c *checker) followIncludes(u *Unit) {
 			u.Includes = append(u.Includes, x)
 		}
 	}
+}
+
+// syncedFiles are the COPY'd files a poetry install or uv sync reads:
+// the tool's lock when one was copied, else pyproject.toml.
+func syncedFiles(u *Unit) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range u.Syncs {
+		lock := s.Tool + ".lock"
+		var pyproject string
+		hasLock := false
+		for _, in := range u.Includes {
+			if in.Installer != "copy" {
+				continue
+			}
+			switch base := in.Path[strings.LastIndexByte(in.Path, '/')+1:]; base {
+			case lock:
+				out[in.Path], hasLock = true, true
+			case "pyproject.toml":
+				pyproject = in.Path
+			}
+		}
+		if !hasLock && pyproject != "" {
+			out[pyproject] = true
+		}
+	}
+	return out
 }
 
 func dirOf(p string) string {

@@ -131,10 +131,19 @@ type Unit struct {
 	// Includes are files the unit installs from (-r, -c, COPY'd
 	// requirement files) that the caller may read and merge.
 	Includes []Include `json:"includes,omitempty"`
+	// Syncs are installs from the project's own files (poetry install,
+	// uv sync): they read the lock or pyproject COPY'd before them.
+	Syncs []Sync `json:"syncs,omitempty"`
 	// Notes are what the parser could not follow.
 	Notes []Note `json:"notes,omitempty"`
 	// built is the Dockerfile a compose service builds from.
 	built *Unit
+}
+
+// Sync is a poetry install or uv sync.
+type Sync struct {
+	Tool string `json:"tool"`
+	Line int    `json:"line"`
 }
 
 // Include is a file a unit installs from.

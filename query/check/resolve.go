@@ -135,15 +135,7 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		r3 := req
 		r3.Requirements = []string{m.Name + m.Spec}
 		if s := c.best(r3); s != nil {
-			cat = CatCompanionMismatch
-			for _, r := range g.reqs {
-				if r.Name != m.Name && s.Packages[r.Name] == "" {
-					// No pairing recorded is a missing fact, not a
-					// mismatch.
-					cat, sev = verify.CatUnknownVersion, verify.SevWarning
-					msg = fmt.Sprintf("the database records no %s released with %s (%s): the pair is not judged", r.Name, stackLabel(s), err)
-				}
-			}
+			cat, sev, msg = c.companions(g, s, req, err)
 		}
 	}
 	// The fix: the newest build of the same lines that runs on the
@@ -158,6 +150,36 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	c.add(Finding{File: m.File, Line: m.Line, Category: cat, Severity: sev, Unit: u.Name, Message: msg,
 		Evidence: []string{"requirement: " + m.text(), "index: " + orPyPI(m.IndexURL)}, Fix: fix})
 	return nil
+}
+
+// companions tells a companion released with another framework version
+// (a mismatch) from one the database records no pairing for (unknown):
+// the release pages list one companion per framework release, and a
+// companion they do not list may still require this framework.
+func (c *checker) companions(g *fwGroup, s *query.Stack, req query.ResolveRequest, err error) (cat, sev, msg string) {
+	cat, sev, msg = verify.CatUnknownVersion, verify.SevWarning, ""
+	for _, r := range g.reqs {
+		if r.Name == g.main.Name || r.Spec == "" {
+			continue
+		}
+		if s.Packages[r.Name] == "" {
+			msg = fmt.Sprintf("the database records no %s released with %s: the pair %s%s is not judged", r.Name, stackLabel(s), r.Name, r.Spec)
+			continue
+		}
+		alone := req
+		alone.Requirements = []string{g.component, r.Name + stripLocal(r.Spec)}
+		alone.Variant, alone.CUDA = "", ""
+		other := c.best(alone)
+		if other == nil {
+			msg = fmt.Sprintf("the database records no framework release for %s%s (it records %s==%s with %s): the pair is not judged", r.Name, stripLocal(r.Spec), r.Name, s.Packages[r.Name], stackLabel(s))
+			continue
+		}
+		return CatCompanionMismatch, verify.SevError, fmt.Sprintf("%s%s was released with %s==%s, not with %s%s (%v)", r.Name, r.Spec, g.component, other.Packages[g.component], g.main.Name, g.main.Spec, err)
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return cat, sev, msg
 }
 
 func orPyPI(s string) string {

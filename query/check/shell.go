@@ -142,6 +142,10 @@ func readShell(u *Unit, body string, expand func(string) string, lineOf func(int
 			readPip(u, rest[1:], lineOf, InstallerUV)
 		case (prog == "conda" || prog == "mamba" || prog == "micromamba") && (firstIs(rest, "install") || firstIs(rest, "create")):
 			readConda(u, rest[1:], lineOf)
+		case prog == "poetry" && (firstIs(rest, "install") || firstIs(rest, "sync")):
+			u.Syncs = append(u.Syncs, Sync{Tool: "poetry", Line: lineOf(args[0].off)})
+		case prog == "uv" && firstIs(rest, "sync"):
+			u.Syncs = append(u.Syncs, Sync{Tool: "uv", Line: lineOf(args[0].off)})
 		case (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf" || prog == "microdnf") && firstIs(rest, "install"):
 			for _, w := range rest[1:] {
 				if strings.HasPrefix(w.text, "-") || w.text == "" {

@@ -36,7 +36,8 @@ type pyproject struct {
 	} `toml:"project"`
 	DependencyGroups map[string][]any `toml:"dependency-groups"`
 	Tool             struct {
-		UV struct {
+		Poetry poetryTool `toml:"poetry"`
+		UV     struct {
 			Sources map[string]any `toml:"sources"`
 			Index   []struct {
 				Name     string `toml:"name"`
@@ -128,6 +129,8 @@ func ParsePyproject(file, text string) (*Unit, error) {
 		}
 		add(ss, lineOf(text, 1, g))
 	}
+	preqs, _ := poetryReqs(p.Tool.Poetry, text)
+	u.Reqs = append(u.Reqs, preqs...)
 	if len(u.Reqs) == 0 && len(p.Project.Dependencies) == 0 && p.Tool.UV.Index == nil {
 		u.Notes = append(u.Notes, Note{Line: 1, Message: "no [project].dependencies: nothing to judge"})
 	}
