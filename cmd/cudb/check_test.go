@@ -104,6 +104,11 @@ func TestBinaryCheckFixtures(t *testing.T) {
 		{"real/tf63/Dockerfile", t4090, 0, []string{"poetry.lock:4:unknown_version"}},
 		{"real/tf63/pyproject.toml", nil, 0, []string{"10:unknown_version"}},
 		{"real/tf63/poetry.lock", nil, 0, []string{"4:unknown_version"}},
+		{"real/Dockerfile.pedro-tf212", nil, 3, []string{"5:cudnn_missing"}},
+		{"real/Dockerfile.okadak-tf211", t4090, 0, nil},
+		{"real/Dockerfile.rafael-pt251", t4090, 0, []string{"3:not_judged"}},
+		{"real/Dockerfile.u6yuvi-cpu", nil, 0, nil},
+		{"real/Dockerfile.u6yuvi-cpu", t4090, 3, []string{"6:cpu_only_wheel"}},
 	}
 	for _, c := range cases {
 		args := append([]string{filepath.Join(checkData, c.file), "--json"}, c.args...)

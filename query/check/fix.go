@@ -24,7 +24,10 @@ func pkgVersions(g *fwGroup, s *query.Stack) [][2]string {
 	seen := map[string]bool{}
 	names := []string{}
 	for _, r := range g.reqs {
-		names = append(names, r.Name)
+		// What the base image ships is not reinstalled by the fix.
+		if r.Installer != "image" || len(g.reqs) == 1 {
+			names = append(names, r.Name)
+		}
 	}
 	if len(names) == 0 {
 		names = []string{g.component}

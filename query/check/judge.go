@@ -255,7 +255,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			}
 		}
 	}
-	if im := u.Image; im != nil && im.Framework != "" && by[im.Framework] == nil && im.FrameworkVersion != "" {
+	if im := u.Image; im != nil && im.Framework != "" && !names(by[im.Framework], im.Framework) && im.FrameworkVersion != "" {
 		r := Requirement{Name: im.Framework, Spec: "==" + im.FrameworkVersion, Line: im.Line, File: u.File, Installer: "image"}
 		if im.Family == FamilyPyTorch && im.CUDA != "" {
 			r.IndexURL = "https://download.pytorch.org/whl/" + cuVariant(im.CUDA)
@@ -265,8 +265,15 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 				r.Extras = []string{x}
 			}
 		}
-		g := &fwGroup{component: im.Framework, reqs: []Requirement{r}, main: r, fromImage: true}
-		out = append([]*fwGroup{g}, out...)
+		if g := by[im.Framework]; g != nil {
+			// The files install companions only (pip install
+			// torchvision==…): they must agree with the image's torch.
+			g.reqs = append([]Requirement{r}, g.reqs...)
+			g.main = r
+		} else {
+			g := &fwGroup{component: im.Framework, reqs: []Requirement{r}, main: r, fromImage: true}
+			out = append([]*fwGroup{g}, out...)
+		}
 	}
 	// Findings point at the file that names the requirement.
 	for _, g := range out {
@@ -301,6 +308,19 @@ func canonical(pkg, installer string) (name, fw string) {
 		}
 	}
 	return "", ""
+}
+
+// names reports whether the group installs the framework itself.
+func names(g *fwGroup, framework string) bool {
+	if g == nil {
+		return false
+	}
+	for _, r := range g.reqs {
+		if r.Name == framework {
+			return true
+		}
+	}
+	return false
 }
 
 func joinSpecs(a, b string) string {

@@ -135,7 +135,13 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		r3 := req
 		r3.Requirements = []string{m.Name + m.Spec}
 		if s := c.best(r3); s != nil {
-			cat, sev, msg = c.companions(g, s, req, err)
+			var at *Requirement
+			cat, sev, msg, at = c.companions(g, s, req, err)
+			if at != nil {
+				// Point at the companion's line (the framework may come
+				// from the base image).
+				m.File, m.Line = at.File, at.Line
+			}
 		}
 	}
 	// The fix: the newest build of the same lines that runs on the
@@ -156,9 +162,10 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 // (a mismatch) from one the database records no pairing for (unknown):
 // the release pages list one companion per framework release, and a
 // companion they do not list may still require this framework.
-func (c *checker) companions(g *fwGroup, s *query.Stack, req query.ResolveRequest, err error) (cat, sev, msg string) {
+func (c *checker) companions(g *fwGroup, s *query.Stack, req query.ResolveRequest, err error) (cat, sev, msg string, at *Requirement) {
 	cat, sev, msg = verify.CatUnknownVersion, verify.SevWarning, ""
-	for _, r := range g.reqs {
+	for i := range g.reqs {
+		r := &g.reqs[i]
 		if r.Name == g.main.Name || r.Spec == "" {
 			continue
 		}
@@ -174,12 +181,12 @@ func (c *checker) companions(g *fwGroup, s *query.Stack, req query.ResolveReques
 			msg = fmt.Sprintf("the database records no framework release for %s%s (it records %s==%s with %s): the pair is not judged", r.Name, stripLocal(r.Spec), r.Name, s.Packages[r.Name], stackLabel(s))
 			continue
 		}
-		return CatCompanionMismatch, verify.SevError, fmt.Sprintf("%s%s was released with %s==%s, not with %s%s (%v)", r.Name, r.Spec, g.component, other.Packages[g.component], g.main.Name, g.main.Spec, err)
+		return CatCompanionMismatch, verify.SevError, fmt.Sprintf("%s%s was released with %s==%s, not with %s%s (%v)", r.Name, r.Spec, g.component, other.Packages[g.component], g.main.Name, g.main.Spec, err), r
 	}
 	if msg == "" {
 		msg = err.Error()
 	}
-	return cat, sev, msg
+	return cat, sev, msg, nil
 }
 
 func orPyPI(s string) string {
