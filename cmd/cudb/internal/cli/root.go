@@ -15,6 +15,8 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/all"
 )
 
 // Version is cudb's own version, set at link time (-ldflags -X).
@@ -26,12 +28,18 @@ type Factory struct {
 	IO     *Streams
 	JSON   bool
 	DBPath string
+	// Sources is every source refresh and db build know, in precedence
+	// order: all.Sources in the binary; tests inject their own.
+	Sources func() []scraper.Source
+	// RefreshHook, when set, hears each step of a refresh that writes
+	// (scraper.RefreshOptions.Hook); the kill test stops the process there.
+	RefreshHook func(step string)
 
 	opened *db.DB
 }
 
-// NewFactory returns a factory over s.
-func NewFactory(s *Streams) *Factory { return &Factory{IO: s} }
+// NewFactory returns a factory over s with the real sources.
+func NewFactory(s *Streams) *Factory { return &Factory{IO: s, Sources: all.Sources} }
 
 // DB opens the database once: the file given by --db, else the image
 // embedded in the binary.
@@ -87,10 +95,12 @@ capability, from a database embedded in the binary (offline; every fact cites it
 		return usageError(c, err.Error())
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentPreRunE = checkFlagValues
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
 	root.AddCommand(newExitCodesTopic())
+	groupCommands(root)
 	return root
 }
 
