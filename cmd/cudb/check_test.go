@@ -241,3 +241,49 @@ func TestBinaryCheckSARIF(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryCheckHostFrom takes the target from a pasted nvidia-smi
+// banner (--host-from) and reads a pip freeze output.
+func TestBinaryCheckHostFrom(t *testing.T) {
+	bin := buildBinary(t)
+	const reports = "../../internal/host/report/testdata/"
+	out, code := runCheck(t, bin, filepath.Join(checkData, "real/Dockerfile.morgan-devel"), "--host-from", reports+"smi_banner.txt", "--json")
+	var r struct {
+		Target struct {
+			Driver, SM, From string
+		} `json:"target"`
+		Findings []struct {
+			Line     int    `json:"line"`
+			Category string `json:"category"`
+			Severity string `json:"severity"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Target.Driver != "535.129.03" || r.Target.SM != "8.9" || !strings.HasPrefix(r.Target.From, "report ") {
+		t.Errorf("target = %+v", r.Target)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || f.Category == "driver_too_old" && f.Severity == "error" && f.Line == 12
+	}
+	if code != 3 || !found {
+		t.Errorf("exit %d, driver_too_old at line 12: %v\n%s", code, found, out)
+	}
+	// pip freeze output is a requirements file: torch 2.1.2 with the
+	// nvidia-cudnn-cu12 its wheel pins agrees.
+	out, code = runCheck(t, bin, reports+"pip_freeze.txt", "--host-from", reports+"smi_banner.txt")
+	if code != 0 || !strings.Contains(string(out), "torch==2.1.2") {
+		t.Errorf("pip freeze: exit %d\n%s", code, out)
+	}
+	// Usage errors exit 2 with a Try line.
+	cmd := exec.Command(bin, "check", "--host", "--host-from", reports+"smi_banner.txt", "x")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "Try:") {
+		t.Errorf("--host with --host-from: %v %q", err, stderr.String())
+	}
+}

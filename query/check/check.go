@@ -216,6 +216,28 @@ type checker struct {
 	// judged once each and listed after the file that named them.
 	followed map[string]*Unit
 	extra    []FileSummary
+	// resolved memoizes resolve answers: a file asks the same question
+	// for its finding, its fix and its verify pass.
+	resolved map[string]resolved
+}
+
+type resolved struct {
+	res *query.Resolution
+	err error
+}
+
+// resolve is query.Resolve, once per distinct request.
+func (c *checker) resolve(req query.ResolveRequest) (*query.Resolution, error) {
+	key := fmt.Sprintf("%#v", req)
+	if r, ok := c.resolved[key]; ok {
+		return r.res, r.err
+	}
+	res, err := query.Resolve(c.ctx, c.d, req)
+	if c.resolved == nil {
+		c.resolved = map[string]resolved{}
+	}
+	c.resolved[key] = resolved{res, err}
+	return res, err
 }
 
 func (c *checker) add(f Finding) {

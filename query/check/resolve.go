@@ -67,7 +67,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		return nil
 	}
 	req := c.request(u, g, py)
-	res, err := query.Resolve(c.ctx, c.d, req)
+	res, err := c.resolve(req)
 	if err != nil {
 		return c.noMatch(u, g, req, err)
 	}
@@ -224,7 +224,7 @@ func (c *checker) relaxations(u *Unit, g *fwGroup, req query.ResolveRequest) []q
 
 // best is the first stack of a resolve, or nil.
 func (c *checker) best(req query.ResolveRequest) *query.Stack {
-	res, err := query.Resolve(c.ctx, c.d, req)
+	res, err := c.resolve(req)
 	if err != nil || len(res.Stacks) == 0 {
 		return nil
 	}
@@ -250,7 +250,7 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 	if len(reqs) < 2 {
 		return nil
 	}
-	res, err := query.Resolve(c.ctx, c.d, query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
+	res, err := c.resolve(query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound {
 			return nil
