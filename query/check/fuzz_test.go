@@ -1,9 +1,13 @@
 package check
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cudb/cudb/data"
+	"github.com/cudb/cudb/db"
 )
 
 func seeds(f *testing.F, pattern string) {
@@ -83,5 +87,26 @@ func FuzzDetect(f *testing.F) {
 		if k, err := Detect("-", []byte(s)); err == nil {
 			_, _ = Parse("-", k, s, nil)
 		}
+	})
+}
+
+// FuzzCheck runs the whole judgement on arbitrary Dockerfiles: whatever
+// the text, Check answers or refuses, and never panics.
+func FuzzCheck(f *testing.F) {
+	// A judgement resolves against the whole database: few, small seeds
+	// keep the seed run short in `go test`.
+	seeds(f, "peer/Dockerfile.pinned_version_mismatch")
+	f.Add("FROM pytorch/pytorch:1.13.1-cuda11.6-cudnn8-runtime\nRUN pip install torchvision==0.15.2 nvidia-cudnn-cu12==1\n")
+	f.Add("FROM nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04\nENV LD_LIBRARY_PATH=/usr/local/cuda-11.8/lib64\nRUN conda install pytorch=2.1 pytorch-cuda=12.1 cpuonly\n")
+	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer d.Close()
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4<<10 {
+			return
+		}
+		_, _ = Check(context.Background(), d, []Input{{Name: "Dockerfile", Data: []byte(s)}}, Options{Target: Target{Driver: "535.104.05", SM: "8.9"}})
 	})
 }
