@@ -109,6 +109,9 @@ func TestBinaryCheckFixtures(t *testing.T) {
 		{"real/Dockerfile.rafael-pt251", t4090, 0, []string{"3:not_judged"}},
 		{"real/Dockerfile.u6yuvi-cpu", nil, 0, nil},
 		{"real/Dockerfile.u6yuvi-cpu", t4090, 3, []string{"6:cpu_only_wheel"}},
+		{"real/fl-wireless-7aa4ab5/requirements.txt", nil, 3, []string{"4:companion_mismatch"}},
+		{"real/fl-wireless-000f5c2/requirements.txt", nil, 0, []string{"3:unknown_version"}},
+		{"real/momo-c7cbd4b/requirements.txt", t4090, 0, nil},
 	}
 	for _, c := range cases {
 		args := append([]string{filepath.Join(checkData, c.file), "--json"}, c.args...)
