@@ -236,6 +236,9 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			by[fw] = g
 			out = append(out, g)
 		}
+		if name != r.Name {
+			r.Package = r.Name
+		}
 		r.Name = name
 		g.reqs = append(g.reqs, r)
 		if name == fw || g.main.Name == "" {

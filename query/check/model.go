@@ -46,6 +46,9 @@ type Requirement struct {
 	Constraint bool `json:"constraint,omitempty"`
 	// File is the file that names it, when it is not the unit's own.
 	File string `json:"file,omitempty"`
+	// Package is the name as the file wrote it when check judges it as
+	// another (tensorflow-cpu is judged as tensorflow's CPU build).
+	Package string `json:"package,omitempty"`
 }
 
 // Pinned reports whether the requirement names exactly one version.

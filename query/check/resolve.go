@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +49,9 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 		}
 	} else if v := variantOf(g.main.IndexURL); v != "" && !hasLocal(g.main.Spec) {
 		req.Variant = v
+	} else if strings.HasSuffix(g.main.Package, "-cpu") {
+		// A framework's -cpu package (tensorflow-cpu) is its CPU build.
+		req.Variant = "cpu"
 	}
 	return req
 }
@@ -66,8 +70,35 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 			Evidence: []string{"index: PyPI (no --index-url)"}, Fix: fix})
 		return nil
 	}
+	if slices.Contains(m.Extras, "cpu") {
+		// jax[cpu]: a CPU build whatever the database records of it.
+		if c.gpuIntended(u) {
+			fix := ""
+			if s := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(py)})); s != nil && s.CUDA != "" {
+				g2 := *g
+				g2.main.Extras = []string{"cuda" + version.MajorText(s.CUDA)}
+				fix = c.render(u, &g2, s)
+			}
+			c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: verify.SevError, Unit: u.Name,
+				Message: fmt.Sprintf("%s installs the CPU build, but this environment is meant for a GPU (%s): it will never use the GPU", m.text(), gpuReason(c, u)),
+				Fix:     fix})
+		}
+		return nil
+	}
 	req := c.request(u, g, py)
 	res, err := c.resolve(req)
+	if err != nil && req.Python != "" && errs.CodeOf(err) == errs.CodeNotFound {
+		// A build whose Python range the database does not record is
+		// not refused for the Python: that fact is missing, and said so.
+		r2 := req
+		r2.Python = ""
+		if res2, err2 := c.resolve(r2); err2 == nil && len(res2.Stacks) > 0 && res2.Stacks[0].Python.Min == "" && res2.Stacks[0].Python.Max == "" {
+			res, err = res2, nil
+			c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+				Message: fmt.Sprintf("the database records no Python range for %s: whether it installs on Python %s is not judged", stackLabel(&res2.Stacks[0]), req.Python),
+				Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
+		}
+	}
 	if err != nil {
 		return c.noMatch(u, g, req, err)
 	}
@@ -222,9 +253,15 @@ func (c *checker) relaxations(u *Unit, g *fwGroup, req query.ResolveRequest) []q
 	return out
 }
 
-// best is the first stack of a resolve, or nil.
+// best is the first stack of a resolve, or nil. A framework whose
+// builds record no architecture list cannot answer a GPU question, so
+// the GPU is dropped rather than every build refused.
 func (c *checker) best(req query.ResolveRequest) *query.Stack {
 	res, err := c.resolve(req)
+	if (err != nil || len(res.Stacks) == 0) && req.SM != "" {
+		req.SM = ""
+		res, err = c.resolve(req)
+	}
 	if err != nil || len(res.Stacks) == 0 {
 		return nil
 	}
