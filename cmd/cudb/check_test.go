@@ -290,3 +290,26 @@ func TestBinaryCheckHostFrom(t *testing.T) {
 		t.Errorf("--host with --host-from: %v %q", err, stderr.String())
 	}
 }
+
+// TestBinaryCheckDirectory checks every project file in a directory.
+func TestBinaryCheckDirectory(t *testing.T) {
+	bin := buildBinary(t)
+	out, code := runCheck(t, bin, filepath.Join(checkData, "real/tf63"), "--json")
+	var r struct {
+		Files []struct {
+			File, Kind string
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, f := range r.Files {
+		kinds = append(kinds, f.Kind)
+	}
+	// The Dockerfile, the lock its poetry install follows, the lock and the
+	// pyproject themselves.
+	if code != 0 || strings.Join(kinds, " ") != "dockerfile poetry.lock pyproject" {
+		t.Errorf("exit %d, kinds %v\n%s", code, kinds, out)
+	}
+}

@@ -7,11 +7,15 @@ import (
 	"strings"
 )
 
+// KindOfName is the kind a file's base name says, if any: what a
+// directory given to `cudb check` is searched for.
+func KindOfName(base string) (Kind, bool) { return kindByName(base) }
+
 // kindByName detects a file's kind from its base name.
 func kindByName(base string) (Kind, bool) {
 	b := strings.ToLower(base)
 	switch {
-	case b == "dockerfile" || strings.HasPrefix(b, "dockerfile.") || strings.HasSuffix(b, ".dockerfile") || b == "containerfile":
+	case b == "dockerfile" || strings.HasPrefix(b, "dockerfile.") && !sourceExt(b) || strings.HasSuffix(b, ".dockerfile") || b == "containerfile":
 		return KindDockerfile, true
 	case (strings.HasPrefix(b, "docker-compose") || strings.HasPrefix(b, "compose")) && (strings.HasSuffix(b, ".yml") || strings.HasSuffix(b, ".yaml")):
 		return KindCompose, true
@@ -29,6 +33,17 @@ func kindByName(base string) (Kind, bool) {
 		return KindRequirements, true
 	}
 	return "", false
+}
+
+// sourceExt reports a name that only starts like a Dockerfile
+// (dockerfile.go, Dockerfile.md).
+func sourceExt(b string) bool {
+	for _, x := range []string{".go", ".py", ".md", ".txt", ".json", ".yml", ".yaml", ".sh", ".toml", ".rs", ".js", ".ts", ".rst", ".lock"} {
+		if strings.HasSuffix(b, x) {
+			return true
+		}
+	}
+	return false
 }
 
 var (

@@ -304,3 +304,21 @@ func TestDetect(t *testing.T) {
 		t.Error("prose detected as a project file")
 	}
 }
+
+func TestKindOfName(t *testing.T) {
+	for name, want := range map[string]Kind{
+		"Dockerfile": KindDockerfile, "Dockerfile.gpu": KindDockerfile, "app.dockerfile": KindDockerfile, "Containerfile": KindDockerfile,
+		"docker-compose.yml": KindCompose, "compose.yaml": KindCompose, "requirements-dev.txt": KindRequirements,
+		"constraints.txt": KindRequirements, "environment.yml": KindCondaEnv, "uv.lock": KindUVLock, "poetry.lock": KindPoetryLock,
+		"pyproject.toml": KindPyproject,
+	} {
+		if k, ok := KindOfName(name); !ok || k != want {
+			t.Errorf("KindOfName(%q) = %q, %v; want %q", name, k, ok, want)
+		}
+	}
+	for _, name := range []string{"dockerfile.go", "Dockerfile.md", "README.md", "setup.py", "main.go"} {
+		if k, ok := KindOfName(name); ok {
+			t.Errorf("KindOfName(%q) = %q", name, k)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -51,7 +52,7 @@ and python base images; multi-stage builds; ARG/ENV; pip, uv, conda and apt line
 compose files (image or build, GPU reservations), requirements*.txt and constraints,
 pip freeze output, pyproject.toml (with uv sources and indexes), uv.lock, poetry.lock
 and conda environment files. The kind is detected from the name, else the content;
-"-" reads standard input.
+"-" reads standard input; a directory stands for the project files in it.
 
 The target host: --driver, --gpu or --sm, --platform, --python; or --host (probe this
 machine) or --host-from REPORT (a pasted nvidia-smi or collect_env). Without one, only
@@ -63,6 +64,7 @@ Exit status: 0 healthy (warnings and infos only), 3 when a finding is an error,
 4 when the only errors are pins that match no known build.`,
 		Example: `  cudb check Dockerfile --driver 535.104.05 --gpu "RTX 4090"
   cudb check Dockerfile requirements.txt --json
+  cudb check .                      # every Dockerfile, compose, requirements, pyproject, lock here
   cudb check docker-compose.yml --host
   cudb check pyproject.toml uv.lock --python 3.12 --format sarif > cudb.sarif
   cudb check Dockerfile --format github     # annotations in a GitHub Actions job
@@ -139,8 +141,12 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 		}
 		buildArgs[k] = v
 	}
+	files, err := expandDirs(opts.Files)
+	if err != nil {
+		return err
+	}
 	var inputs []check.Input
-	for _, name := range opts.Files {
+	for _, name := range files {
 		b, err := readProjectFile(f.IO.In, name, &stdinUsed)
 		if err != nil {
 			return err
@@ -165,6 +171,34 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 		return errs.Reported(errs.CodeIncompatible, "check found an incompatibility")
 	}
 	return nil
+}
+
+// expandDirs replaces a directory argument by the project files in it
+// (not its subdirectories), in name order.
+func expandDirs(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		st, err := os.Stat(n)
+		if n == "-" || err != nil || !st.IsDir() {
+			out = append(out, n)
+			continue
+		}
+		ents, err := os.ReadDir(n)
+		if err != nil {
+			return nil, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("cannot read directory %s: %v", n, err)}).WithHint("cudb check Dockerfile")
+		}
+		found := 0
+		for _, e := range ents {
+			if _, ok := check.KindOfName(e.Name()); ok && e.Type().IsRegular() {
+				out = append(out, filepath.Join(n, e.Name()))
+				found++
+			}
+		}
+		if found == 0 {
+			return nil, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s holds no file check reads (Dockerfile, compose, requirements*.txt, pyproject.toml, uv.lock, poetry.lock, environment.yml)", n)}).WithHint("cudb check %s", filepath.Join(n, "Dockerfile"))
+		}
+	}
+	return out, nil
 }
 
 // maxProjectFile bounds what check reads of one file.
