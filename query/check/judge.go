@@ -8,7 +8,6 @@ import (
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
-	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/verify"
 )
@@ -381,9 +380,4 @@ func pyMinor(py string) string {
 		return ""
 	}
 	return p[0] + "." + p[1]
-}
-
-func dotted(s string) bool {
-	_, err := version.ParseDotted(s)
-	return err == nil
 }
