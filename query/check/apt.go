@@ -53,7 +53,11 @@ func (c *checker) apt(u *Unit, groups []*fwGroup) {
 	}
 }
 
-// withoutWord removes one package word from an instruction.
+// emptyInstall is an install command left with no package.
+var emptyInstall = regexp.MustCompile(`(?:^|\s*(?:&&|;)\s*)(?:sudo\s+)?(?:apt-get|apt|yum|dnf)\s+install(?:\s+-\S+)*\s*(?:$|(&&|;))`)
+
+// withoutWord removes one package word from an instruction, and the
+// install command with it when nothing else is left to install.
 func withoutWord(line, w string) string {
 	fs := strings.Fields(line)
 	out := fs[:0]
@@ -62,7 +66,13 @@ func withoutWord(line, w string) string {
 			out = append(out, f)
 		}
 	}
-	return strings.Join(out, " ")
+	s, run := strings.Join(out, " "), ""
+	if rest, ok := strings.CutPrefix(s, "RUN "); ok {
+		s, run = rest, "RUN "
+	}
+	s = emptyInstall.ReplaceAllString(s, " $1")
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "&&"))
+	return run + strings.TrimSpace(strings.TrimSuffix(s, "&&"))
 }
 
 // gpuAccess judges a compose service's GPU request against what its

@@ -322,3 +322,16 @@ func TestKindOfName(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"RUN apt-get update && apt-get install -y nvidia-driver-535":                  "RUN apt-get update",
+		"RUN apt-get update && apt-get install -y nvidia-driver-535 git":              "RUN apt-get update && apt-get install -y git",
+		"RUN apt-get install -y nvidia-driver-535 && rm -rf /var/lib/apt/lists/*":     "RUN rm -rf /var/lib/apt/lists/*",
+		"RUN apt-get update && apt-get install -y nvidia-driver-535 && apt-get clean": "RUN apt-get update && apt-get clean",
+	} {
+		if got := withoutWord(in, "nvidia-driver-535"); got != want {
+			t.Errorf("withoutWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

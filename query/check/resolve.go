@@ -306,8 +306,8 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 		byKind[cf.Kind] = append(byKind[cf.Kind], cf)
 	}
 	sort.Strings(kinds)
-	fix := ""
-	if len(res.Suggestions) > 0 {
+	fix := c.togetherFix(u, last, groups, py)
+	if fix == "" && len(res.Suggestions) > 0 {
 		fix = c.renderReqs(u, last, res.Suggestions[0].Requirements)
 	}
 	for _, k := range kinds {
@@ -330,6 +330,34 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 			Message: msg, Evidence: ev, Fix: fix})
 	}
 	return nil
+}
+
+// togetherFix is the install of the same releases in builds that agree
+// (torch's cu126 build beside a CUDA 12 TensorFlow), when one exists.
+func (c *checker) togetherFix(u *Unit, last *fwGroup, groups []*fwGroup, py string) string {
+	var reqs []string
+	for _, g := range groups {
+		if g.stack == nil {
+			continue
+		}
+		v, err := version.Parse(g.stack.Packages[g.component])
+		if err != nil {
+			return ""
+		}
+		reqs = append(reqs, g.component+"=="+v.Public())
+	}
+	res, err := c.resolve(query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
+	if err != nil || len(res.Stacks) == 0 || res.Stacks[0].Install.Command == "" {
+		return ""
+	}
+	cmd := res.Stacks[0].Install.Command
+	switch kindOf(last.main.File) {
+	case KindDockerfile:
+		return "RUN " + cmd
+	case KindCompose:
+		return ""
+	}
+	return cmd
 }
 
 // pins checks the file's own nvidia-* pins against the framework wheel's
