@@ -33,6 +33,11 @@ func (c *checker) judgeImage(u *Unit) {
 			req, line = m[1], ev.Line
 		}
 	}
+	if dis, ok := u.Env["NVIDIA_DISABLE_REQUIRE"]; ok && dis.Value != "" && dis.Value != "0" && dis.Value != "false" {
+		// The container toolkit skips the requirement; what runs in
+		// the image is still judged by its frameworks' CUDA.
+		req = ""
+	}
 	if req != "" && c.opts.Target.Driver != "" {
 		c.imageDriver(u, req, line)
 	}
