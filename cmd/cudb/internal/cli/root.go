@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,11 @@ type Factory struct {
 	// RefreshHook, when set, hears each step of a refresh that writes
 	// (scraper.RefreshOptions.Hook); the kill test stops the process there.
 	RefreshHook func(step string)
+	// Budget replaces CommandBudget when set (tests).
+	Budget time.Duration
+
+	budgetCtx    context.Context
+	cancelBudget context.CancelFunc
 
 	opened *db.DB
 }
@@ -95,7 +101,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 		return usageError(c, err.Error())
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.PersistentPreRunE = checkFlagValues
+	root.PersistentPreRunE = f.preRun
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
