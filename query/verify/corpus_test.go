@@ -163,7 +163,7 @@ func TestCorpusScore(t *testing.T) {
 			platforms[strings.TrimSpace(p)]++
 		}
 	}
-	table := scoreTable(byCat, total, right, alarms)
+	table := scoreTable(byCat, total, right, alarms) + "\nReports by framework: " + countLine(frameworks) + ". By platform: " + countLine(platforms) + ".\n"
 	t.Log("\n" + table)
 	if float64(right) < 0.9*float64(total) {
 		t.Errorf("corpus score %d/%d right causes, below 90%%", right, total)
@@ -186,6 +186,19 @@ func TestCorpusScore(t *testing.T) {
 }
 
 type tally struct{ n, right int }
+
+func countLine(m map[string]int) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
 
 func scoreTable(byCat map[string]*tally, total, right, alarms int) string {
 	var cats []string
