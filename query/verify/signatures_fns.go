@@ -328,3 +328,22 @@ func part(v string, i int) string {
 	}
 	return "0"
 }
+
+func (e *explainCtx) ortWindows126(m []string) (Finding, error) {
+	return Finding{Category: CatCUDNNMissing, Severity: SevError,
+		Message: "Windows could not load ONNX Runtime's CUDA provider because a DLL it depends on is missing from PATH: most often cuDNN's (cudnn64_8.dll for CUDA 11 builds, cudnn64_9.dll for onnxruntime-gpu 1.19+), else the CUDA runtime's",
+		Fix:     "install the cuDNN and CUDA majors your onnxruntime-gpu was built for (cudb resolve onnxruntime-gpu==<version>) and add their bin directories to PATH (cuDNN 8.3-8.9 also needs zlibwapi.dll), or import torch first so its bundled CUDA and cuDNN DLLs are loaded"}, nil
+}
+
+func (e *explainCtx) jaxBackendFailed(m []string) (Finding, error) {
+	detail := m[1]
+	for _, specific := range []string{"cuDNN", "Found ", "Unable to load", "Outdated"} {
+		if strings.Contains(detail, specific) {
+			return Finding{}, nil // a signature of its own explains it
+		}
+	}
+	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+		Message:  "JAX's CUDA backend did not start, so JAX runs on the CPU: jax, jaxlib and the CUDA plugin must be one release built for the CUDA major installed",
+		Evidence: []string{"backend error: " + evidenceLine(detail)},
+		Fix:      "pip install -U \"jax[cuda12]\" (one command installs matching jax, jaxlib and jax-cuda12-plugin with their CUDA wheels); nvidia-smi must show a driver for CUDA 12"}, nil
+}
