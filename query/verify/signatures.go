@@ -177,7 +177,7 @@ var signatures = sync.OnceValue(func() []signature {
 			"no kernel image", 1, `(?i)no kernel image (?:is )?available(?: for execution)?|cudaErrorNoKernelImageForDevice|CUDA_ERROR_NO_BINARY_FOR_GPU`, (*explainCtx).noKernelImage),
 		sig("invalid_device_function", CatArchUnsupported, "the GPU's compute capability against the build's architecture list",
 			"invalid device function", 1, `(?i)invalid device function|cudaErrorInvalidDeviceFunction`, (*explainCtx).noKernelImage),
-		sig("nvcc_unsupported_arch", CatToolkitMismatch, "compute_NN → compute capability → the toolkit releases that can compile for it",
+		sig("nvcc_unsupported_arch", CatToolkitMismatch, "compute_NN → the toolkit table (cudb matrix arch): the first CUDA that compiles for it, or the last one that still did",
 			"unsupported gpu architecture", 1, `(?i)Unsupported gpu architecture '?compute_(\d+)`, (*explainCtx).nvccArch),
 
 		// --- builds and installs -----------------------------------------------

@@ -226,3 +226,18 @@ func TestSignatureDoc(t *testing.T) {
 	}
 	checkDocBlock(t, "<!-- signatures:start -->", "<!-- signatures:end -->", b.String())
 }
+
+// TestNvccArchLookup: the toolkit table makes the nvcc message specific
+// (ztxz16/fastllm#367, pjreddie/darknet#2360).
+func TestNvccArchLookup(t *testing.T) {
+	d := querytest.Embedded(t)
+	for text, want := range map[string]string{
+		"nvcc fatal   : Unsupported gpu architecture 'compute_89'": "CUDA 11.8 is the first toolkit",
+		"nvcc fatal : Unsupported GPU architecture 'compute_30'":   "only CUDA 8.0 to 10.2 compile for it",
+	} {
+		fs, err := Explain(context.Background(), d, text)
+		if err != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, want) {
+			t.Errorf("%q: %v %+v, want %q", text, err, fs, want)
+		}
+	}
+}
