@@ -28,7 +28,11 @@ func Merge(parts ...*Facts) *Facts {
 	reqParts := expandRelease(parts, out.Builds, &out.Conflicts)
 	mergeSlice(&m, &out.Requirements, reqParts, func(f *Facts) []Requirement { return f.Requirements },
 		func(r Requirement) string {
-			return "requirement " + r.Build.String() + " needs " + r.Needs + " (" + r.Kind + ")"
+			// One pip package is one requirement whatever extras a source
+			// spells (cuda-toolkit[cublas,...]): two sources pinning it are
+			// the same fact, kept by precedence, their difference recorded.
+			name, _, _ := strings.Cut(r.Needs, "[")
+			return "requirement " + r.Build.String() + " needs " + name + " (" + r.Kind + ")"
 		})
 	mergeSlice(&m, &out.CUDADrivers, parts, func(f *Facts) []CUDADriver { return f.CUDADrivers },
 		func(c CUDADriver) string { return "cuda_driver " + c.CUDA + " " + c.OS + " " + c.Kind })

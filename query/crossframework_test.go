@@ -22,7 +22,11 @@ func TestCrossFrameworkPairs(t *testing.T) {
 		{"tf+jax cuDNN", []string{"tensorflow==2.15.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.4.25", "nvidia-cudnn-cu12>=9.0,<10.0"}},
 		{"tf+jax CUDA major", []string{"tensorflow==2.14.0", "jax==0.4.30"}, false, []string{"CUDA 11.8", "CUDA 12.3"}},
 		{"torch+ort agree", []string{"torch==2.6.0", "onnxruntime-gpu==1.21.0"}, true, nil},
-		{"torch+tf+jax agree", []string{"torch==2.3.1", "tensorflow==2.14.1", "jax==0.4.20"}, true, nil},
+		// Every pair is judged, not only each against the first: the
+		// tensorflow 2.14.1 wheel pins nvidia-cudnn-cu11==8.7.0.84 and
+		// jax 0.4.20's cuda11 extra asks for nvidia-cudnn-cu11>=8.8.
+		{"torch+tf+jax tf/jax cuDNN pins", []string{"torch==2.3.1", "tensorflow==2.14.1", "jax==0.4.20"}, false,
+			[]string{"nvidia-cudnn-cu11==8.7.0.84", "nvidia-cudnn-cu11>=8.8"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

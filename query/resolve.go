@@ -31,6 +31,11 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 		if err != nil {
 			return nil, err
 		}
+		for i := range comps {
+			if err := filterComponentsByGPU(ctx, d, ctxs, &comps[i]); err != nil {
+				return nil, err
+			}
+		}
 		res.Components = comps
 		return res, nil
 	}
@@ -58,6 +63,17 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 	for i := range res.Stacks {
 		finish(&res.Stacks[i], p.Explain)
 	}
+	switch {
+	case len(res.Conflicts) > 0:
+		res.Status = StatusIncompatible
+	case len(res.Stacks) > 0:
+		res.Status, res.Unknown = res.Stacks[0].Status, res.Stacks[0].Unknown
+	default:
+		res.Status = StatusOK
+	}
+	if res.Unknown == nil {
+		res.Unknown = []string{}
+	}
 	return res, nil
 }
 
@@ -71,6 +87,12 @@ func finish(s *Stack, explain bool) {
 	}
 	if s.Pins == nil {
 		s.Pins = []string{}
+	}
+	if s.Unknown == nil {
+		s.Unknown = []string{}
+	}
+	if s.Status == "" {
+		s.Status = StatusOK
 	}
 	if s.Platforms == nil {
 		s.Platforms = []string{}
@@ -203,6 +225,9 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}
 		stacks = kept
 	}
+	// Steps may have found gaps (an arch list the data lacks): known-good
+	// stacks stay first.
+	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks, nil
 }
 

@@ -81,6 +81,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		byTable[r.Table] = append(byTable[r.Table], r)
 	}
 	var releases []string
+	releaseCUDNN := map[string]string{} // "2.7.0|cu128" -> "9.7.1.26 (ref)"
 	url := s.URL()
 	// Release rows first: they carry the curated default variant and
 	// Python range that the other tables' builds are completed with.
@@ -103,6 +104,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			k, val, ok := strings.Cut(kv, ":")
 			if ok {
 				cudnn[k] = reParen().ReplaceAllString(val, "")
+				releaseCUDNN[v+"|"+k] = cudnn[k] + " (" + r.Ref + ")"
 			}
 		}
 		add := func(variant, channel string, plats []string) {
@@ -210,6 +212,14 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
 			continue
 		}
+		if isDevSnapshot(r.Fields["torch_version"]) {
+			// A development snapshot of main is not evidence about a
+			// release: the released wheel's pins can differ (2.7.0+cu128
+			// requires cuDNN 9.7.1.26 and NCCL 2.26.2; main had moved on to
+			// 9.8.0.87 and pinned 2.25.1). It stays a hint, listed here.
+			f.refuse(r, devHint(r, vs, releaseCUDNN))
+			continue
+		}
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: "linux"}
 			if _, ok := f.builds[k]; !ok {
@@ -226,6 +236,34 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		return nil, fmt.Errorf("no builds among %d records", len(recs))
 	}
 	return f.result(), nil
+}
+
+// isDevSnapshot says whether a derived table's version selector names a
+// development snapshot ("2.7.0.dev (main)", "main snapshot (~2.10 dev)")
+// rather than a release or a release-era branch.
+func isDevSnapshot(sel string) bool {
+	return strings.Contains(sel, "dev") || strings.Contains(sel, "main")
+}
+
+// devHint is the note a development snapshot's pin is listed with: the
+// releases it would have been applied to and, for cuDNN, what the
+// release's own evidence says where that differs.
+func devHint(r scraper.Record, releases []string, releaseCUDNN map[string]string) string {
+	pin := r.Fields["package"] + r.Fields["spec"] + r.Fields["pinned_version"]
+	msg := fmt.Sprintf("development snapshot, not release evidence: %s is kept out of the pins of torch %s %s (a hint only)",
+		pin, strings.Join(releases, ", "), r.Fields["cuda_variant"])
+	if strings.HasPrefix(r.Fields["package"], "nvidia-cudnn") {
+		var differ []string
+		for _, v := range releases {
+			if rel, ok := releaseCUDNN[v+"|"+r.Fields["cuda_variant"]]; ok && !strings.HasPrefix(rel, r.Fields["pinned_version"]+" ") {
+				differ = append(differ, v+": "+rel)
+			}
+		}
+		if len(differ) > 0 {
+			msg += "; the release's cuDNN differs: " + strings.Join(differ, "; ")
+		}
+	}
+	return msg
 }
 
 // isLastCommitRow says whether an install-matrix row was generated at the

@@ -17,9 +17,10 @@ func init() { register(newPinCmd) }
 // PinOptions are `cudb pin`'s flags.
 type PinOptions struct {
 	query.ResolveRequest
-	Format string
-	Devel  bool
-	Output string
+	Format       string
+	Devel        bool
+	AllowUnknown bool
+	Output       string
 }
 
 func newPinCmd(f *Factory) *cobra.Command {
@@ -40,7 +41,9 @@ in a format an installer reads:
 
 Every file starts with a comment naming cudb's version, the data build, the stack's CUDA,
 cuDNN and driver floor, and the sources. Frameworks that cannot share an environment exit 3
-naming the conflicts; a request nothing matches exits 4.`,
+naming the conflicts; a request nothing matches exits 4, and so does a stack cudb cannot vouch
+for (a fact it needs, such as the wheel's cuDNN, is not in the data): --allow-unknown writes it
+anyway with the gap named in the header.`,
 		Example: `  cudb pin torch==2.1 --cuda 12.1 > requirements.txt
   cudb pin torch==2.1 --cuda 11.8 --format uv
   cudb pin torch==1.13.1 --format conda -o environment.yml
@@ -56,6 +59,7 @@ naming the conflicts; a request nothing matches exits 4.`,
 	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
+	fl.BoolVar(&opts.AllowUnknown, "allow-unknown", false, "write a stack cudb cannot vouch for (a fact it needs is not in the data), the gap named in the header")
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
 	return c
 }
@@ -71,7 +75,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel})
+	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel, AllowUnknown: opts.AllowUnknown})
 	if err != nil {
 		if res != nil && f.JSON {
 			// The conflicts are the answer: print them, then exit 3.
