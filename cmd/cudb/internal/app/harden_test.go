@@ -44,7 +44,7 @@ func TestUsageErrorsAreNamed(t *testing.T) {
 		{"host-only JSON", []string{"verify", "--from", write("host.json", `{"origin":"host"}`)}, []string{"states no facts"}},
 		{"5,000-digit requirement", []string{"resolve", "torch==" + huge}, []string{"longer than 256 bytes", "(5007 bytes)"}},
 		{"5,000-digit --cuda", []string{"resolve", "torch", "--cuda", huge}, []string{"longer than 128 bytes"}},
-		{"5,000-digit --channel of matrix", []string{"matrix", "torch", "--channel", huge}, []string{"invalid channel", "(5000 bytes)"}},
+		{"5,000-digit --channel of matrix", []string{"matrix", "torch", "--channel", huge}, []string{"invalid --channel", "(5000 bytes)"}},
 		{"5,000-digit version in a pip list", []string{"verify", "--from", write("pip.txt", "Package Version\n------- -------\ntorch "+huge+"\n")},
 			[]string{"pythons[0].packages.torch is 5000 bytes long (at most 128)"}},
 		{"unknown gen subcommand", []string{"gen", "page"}, []string{`unknown command "page" for "cudb gen"`, "Try: cudb gen --help"}},
