@@ -101,7 +101,7 @@ func TestVerifyErrorLineCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := run(t, false, "verify", "--from", p, "--db", querytest.Path(t))
-	if code != ExitUsage || !strings.Contains(stderr, "at most 64 are judged") {
+	if code != ExitUsage || !strings.Contains(stderr, "at most 50 are judged") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	// --json keeps stdout empty on a usage error too.
