@@ -87,8 +87,8 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 	// Known releases without builds lead the list (they are the newest):
 	// one row each, marked pending, citing where they were seen.
 	if channel != "conda" {
-		every, _ := version.ParseRequirement("torch")
-		for _, p := range pendingReleases(ctx, d, "torch", every, false) {
+		every, _ := version.ParseRequirement(frameworks.Torch)
+		for _, p := range pendingReleases(ctx, d, frameworks.Torch, every, false) {
 			rows = append(rows, TorchRow{Torch: p.Version, Channel: "pip", Status: "facts pending", Platforms: []string{},
 				ComputeCapabilities: []string{}, Sources: []SourceRef{{Name: "leads (" + p.ReportedBy + ")", URL: ""}}})
 		}

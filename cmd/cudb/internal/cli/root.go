@@ -149,9 +149,10 @@ cudb exits with:
   0  ok
   1  unexpected error (a bug, an unreadable database, a failed probe)
   2  usage error: bad flag, bad requirement or version syntax
-  3  incompatible: verify found a problem, or resolve found a conflict
+  3  incompatible: verify or check found a problem, or resolve found a conflict
      (for example two frameworks that cannot share one environment)
   4  no match: the request is well-formed but nothing in the database fits it
+     (check: the only errors are pins that match no known build)
 
 Errors go to standard error, once; with --json, standard output carries only JSON.`),
 		Run: func(c *cobra.Command, _ []string) { c.Help() },
