@@ -15,6 +15,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/pin"
 	"github.com/cudb/cudb/query/verify"
 )
@@ -27,7 +28,7 @@ import (
 // a client that sends it back in If-None-Match gets 304 without the
 // answer being computed or even looked up.
 func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, compute func(d *db.DB) (*response, error)) error {
-	etag := s.etag(r.Context(), key)
+	etag := s.etag(key)
 	if etag != "" && r.Header.Get("If-None-Match") == etag {
 		h := w.Header()
 		h.Set("ETag", etag)
@@ -78,24 +79,27 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 // ETag revalidates them after that.
 const cacheControl = "public, max-age=300"
 
-// etag is the entity tag of key's answer: data tag and key hashed. Empty
-// when the data's description cannot be read (no caching headers then).
-func (s *Server) etag(ctx context.Context, key string) string {
-	s.tagOnce.Do(func() {
-		_ = s.withDB(ctx, func(d *db.DB) error {
-			info, err := query.Info(ctx, d)
-			if err != nil {
-				return err
-			}
-			b, err := json.Marshal(info)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(append(b, s.Version...))
-			s.dataTag = hex.EncodeToString(sum[:])
-			return nil
-		})
-	})
+// dataTagOf hashes the data's description (build, sources and their
+// hashes) and the server's version: the base of every ETag. Empty when
+// the description cannot be read (no caching headers then).
+func dataTagOf(d *db.DB, version string) string {
+	if d == nil {
+		return ""
+	}
+	info, err := query.Info(context.Background(), d)
+	if err != nil {
+		return ""
+	}
+	b, err := json.Marshal(info)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(append(b, version...))
+	return hex.EncodeToString(sum[:])
+}
+
+// etag is the entity tag of key's answer: data tag and key hashed.
+func (s *Server) etag(key string) string {
 	if s.dataTag == "" {
 		return ""
 	}
@@ -217,6 +221,43 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	}
 	if rep.Read != nil {
 		rep.Read.Input = "request body"
+	}
+	status := http.StatusOK
+	if !rep.Summary.Healthy {
+		status = http.StatusConflict
+	}
+	return s.sendJSON(w, status, rep)
+}
+
+// checkParams are POST /v1/check's: the file's name (its kind is
+// detected from it, else from the content) and the target host.
+var checkParamNames = map[string]bool{"name": true, "driver": true, "gpu": true, "sm": true, "platform": true, "python": true}
+
+// check judges one project file sent as the body, as `cudb check` does;
+// files it refers to (a compose build, a -r include) are not followed,
+// and say so. A file with an error finding answers 409.
+func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+	const hint = "curl --data-binary @Dockerfile 'http://127.0.0.1:8080/v1/check?name=Dockerfile&driver=535.104.05&gpu=RTX%204090'"
+	q := r.URL.Query()
+	if err := checkParams(q, checkParamNames, "", hint); err != nil {
+		return err
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	name := q.Get("name")
+	if name == "" {
+		name = "request body"
+	}
+	target := check.Target{Driver: q.Get("driver"), GPU: q.Get("gpu"), SM: q.Get("sm"), Platform: q.Get("platform"), Python: q.Get("python"), From: "request"}
+	var rep *check.Report
+	err = s.withHeavy(r.Context(), func(d *db.DB) error {
+		rep, err = check.Check(r.Context(), d, []check.Input{{Name: name, Data: body}}, check.Options{Target: target})
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	status := http.StatusOK
 	if !rep.Summary.Healthy {
