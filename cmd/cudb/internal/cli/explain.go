@@ -48,23 +48,27 @@ Exit status: 0 when a cause was found, 4 when no known cause matches.`,
 			if err != nil {
 				return err
 			}
-			fs, err := verify.Explain(c.Context(), d, text)
+			x, err := verify.ExplainAll(c.Context(), d, text)
 			if err != nil {
 				return err
 			}
-			return f.Out(ExplainResult{Findings: fs}, func() error {
+			fs := x.Findings
+			return f.Out(ExplainResult{Findings: fs, Lines: x.Lines, Skipped: x.Skipped}, func() error {
 				var b strings.Builder
-				for i, x := range fs {
+				for i, fd := range fs {
 					if i > 0 {
 						b.WriteString("\n")
 					}
-					fmt.Fprintf(&b, "%s [%s] %s\n", x.Severity, x.Category, x.Message)
-					for _, e := range x.Evidence {
+					fmt.Fprintf(&b, "%s [%s] %s\n", fd.Severity, fd.Category, fd.Message)
+					for _, e := range fd.Evidence {
 						fmt.Fprintf(&b, "    seen: %s\n", e)
 					}
-					if x.Fix != "" {
-						fmt.Fprintf(&b, "    fix:  %s\n", x.Fix)
+					if fd.Fix != "" {
+						fmt.Fprintf(&b, "    fix:  %s\n", fd.Fix)
 					}
+				}
+				if x.Skipped > 0 {
+					fmt.Fprintf(&b, "\n%d more error lines not explained (at most %d per input)\n", x.Skipped, verify.MaxExplainedLines)
 				}
 				_, err := io.WriteString(f.IO.Out, b.String())
 				return err

@@ -121,6 +121,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
+				setInput(r, displayName(name))
 				reps = append(reps, FileResult{File: displayName(name), Result: r})
 			}
 			if err := writeVerify(f, opts.Format, reps); err != nil {
@@ -259,6 +260,7 @@ func summaryLine(s verify.Summary) string {
 // writeFindings is the human report, grouped by severity.
 func writeFindings(b *strings.Builder, r *verify.Result) {
 	fmt.Fprintf(b, "%s\n", summaryLine(r.Summary))
+	writeRead(b, r.Read)
 	for _, sev := range verify.Severities {
 		var fs []verify.Finding
 		for _, x := range r.Findings {

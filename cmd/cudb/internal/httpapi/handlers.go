@@ -39,6 +39,22 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 		s.send(w, resp)
 		return nil
 	}
+	// Concurrent askers of the same uncached question wait for the first
+	// one's answer instead of each computing it (a burst of one costly
+	// resolve would otherwise take every handle).
+	if wait, leader := s.flight.join(key); !leader {
+		select {
+		case <-wait:
+			if resp, ok := s.cache.get(key); ok {
+				s.send(w, resp)
+				return nil
+			}
+		case <-r.Context().Done():
+			return r.Context().Err()
+		}
+	} else {
+		defer s.flight.leave(key)
+	}
 	var resp *response
 	err := s.withDB(r.Context(), func(d *db.DB) error {
 		var err error
@@ -199,6 +215,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if rep.Read != nil {
+		rep.Read.Input = "request body"
+	}
 	status := http.StatusOK
 	if !rep.Summary.Healthy {
 		status = http.StatusConflict
@@ -230,15 +249,15 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 		return errs.Errorf(errs.CodeUsage, "the body is empty: send the error message to explain").
 			WithHint("curl --data-binary @error.txt http://127.0.0.1:8080/v1/explain")
 	}
-	var fs []verify.Finding
+	var x *verify.Explanation
 	err = s.withHeavy(r.Context(), func(d *db.DB) error {
-		fs, err = verify.Explain(r.Context(), d, text)
+		x, err = verify.ExplainAll(r.Context(), d, text)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return s.sendJSON(w, http.StatusOK, verify.ExplainResult{Findings: fs})
+	return s.sendJSON(w, http.StatusOK, verify.ExplainResult{Findings: x.Findings, Lines: x.Lines, Skipped: x.Skipped})
 }
 
 // Meta is GET /v1/meta: the data's description and the server's version.

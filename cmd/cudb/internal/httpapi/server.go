@@ -71,6 +71,7 @@ type Server struct {
 	pool    chan *db.DB
 	heavy   chan struct{} // POST work in progress: fewer than the handles
 	cache   *lru
+	flight  flights
 	handler http.Handler
 	logMu   sync.Mutex
 
