@@ -281,11 +281,6 @@ func TestRefreshMarkdownNeedsItsFolder(t *testing.T) {
 		t.Fatal("the markdown's folder was created")
 	}
 	sameState(t, "after a refused --markdown", before, dataState(t, data))
-	// a directory (not a regular file) is never replaced
-	code, _, errOut = fakeRun("refresh", "--data", data, "--base-url", newer, "--markdown", data)
-	if code != 2 || !strings.Contains(errOut, "is not a regular file") {
-		t.Fatalf("--markdown DIR: exit %d: %s", code, errOut)
-	}
 }
 
 // TestRefreshJSONWhileLocked: the report's sources were null when the

@@ -91,7 +91,7 @@ func TestPinOutputTargets(t *testing.T) {
 func TestRefreshMarkdownTargets(t *testing.T) {
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
 	dir := t.TempDir()
-	code, _, stderr := fakeRun("refresh", "--data", t.TempDir(), "--base-url", base, "--markdown", filepath.Join(dir, "missing", "pr.md"))
+	code, _, stderr := fakeRun("refresh", "--init", "--data", t.TempDir(), "--base-url", base, "--markdown", filepath.Join(dir, "missing", "pr.md"))
 	if code != 2 || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "Try: ") {
 		t.Errorf("missing folder: exit %d: %s", code, stderr)
 	}
@@ -113,7 +113,7 @@ func TestRefreshMarkdownTargets(t *testing.T) {
 		f.Close()
 		got <- string(b)
 	}()
-	code, _, stderr = fakeRun("refresh", "--data", t.TempDir(), "--base-url", base, "--markdown", fifo)
+	code, _, stderr = fakeRun("refresh", "--init", "--data", t.TempDir(), "--base-url", base, "--markdown", fifo)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

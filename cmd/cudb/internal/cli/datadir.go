@@ -67,19 +67,3 @@ func openDataDir(dir string, init, dryRun bool) (created bool, err error) {
 	}
 	return false, nil
 }
-
-// checkOutputParent refuses an output path whose folder does not exist
-// (it is never created) or that names something other than a regular
-// file.
-func checkOutputParent(flag, path string) error {
-	parent := filepath.Dir(path)
-	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-		return errs.Errorf(errs.CodeUsage, "%s %s: folder %s does not exist", flag, path, parent).
-			WithHint("create %s first, or write elsewhere", parent)
-	}
-	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return errs.Errorf(errs.CodeUsage, "%s %s: exists and is not a regular file; refusing to replace it", flag, path).
-			WithHint("choose a file path for %s", flag)
-	}
-	return nil
-}

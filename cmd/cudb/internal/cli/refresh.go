@@ -84,11 +84,6 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Markdown != "" {
-		if err := checkOutputParent("--markdown", opts.Markdown); err != nil {
-			return err
-		}
-	}
 	created, err := openDataDir(opts.DataDir, opts.Init, opts.DryRun)
 	if err != nil {
 		return err
