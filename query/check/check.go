@@ -262,7 +262,7 @@ func (c *checker) read(from, name string) (string, []byte, error) {
 		p = path.Join(path.Dir(strings.ReplaceAll(from, "\\", "/")), name)
 	}
 	if c.opts.Read == nil {
-		return p, nil, fmt.Errorf("files are not followed from standard input")
+		return p, nil, fmt.Errorf("referenced files are not followed for this input")
 	}
 	b, err := c.opts.Read(p)
 	return p, b, err

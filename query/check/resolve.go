@@ -116,6 +116,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		}
 	}
 	g.stack = pick
+	c.unknowns(u, g, req, pick)
 	if !m.Pinned() && !g.fromImage {
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s is not pinned (%s): the installer takes the newest release when the image is built; judged as %s, the newest cudb knows",
@@ -123,6 +124,27 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 			Evidence: []string{"requirement: " + m.text()}, Fix: c.render(u, g, pick), Sources: pick.Sources})
 	}
 	return nil
+}
+
+// unknowns asks resolve about the chosen build on the target host and
+// reports each fact its answer says is missing (a GPU architecture list
+// the data does not hold): unknown is a warning, never a pass.
+func (c *checker) unknowns(u *Unit, g *fwGroup, req query.ResolveRequest, pick *query.Stack) {
+	t := c.opts.Target
+	if t.Driver == "" && t.SM == "" {
+		return
+	}
+	exact := req
+	exact.Requirements = []string{g.component + "==" + pick.Packages[g.component]}
+	exact.Variant = ""
+	res, err := c.resolve(c.withTarget(exact))
+	if err != nil || res.Status != "unknown" {
+		return
+	}
+	for _, missing := range res.Unknown {
+		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: "not judged: " + missing, Fix: "cudb matrix " + frameworks.Must(g.component).Matrix, Sources: pick.Sources})
+	}
 }
 
 func orAny(s string) string {

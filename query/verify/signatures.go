@@ -92,7 +92,7 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("shared_object_not_found", CatCUDNNMissing, "the library's major → the newest nvidia-cudnn-cu* wheel pin of that cuDNN (cuDNN), or the CUDA major's libraries",
 			"cannot open shared object file", 1, `(?i)(lib[A-Za-z_]+)\.so(?:\.(\d+(?:\.\d+)*))?: cannot open shared object file`, (*explainCtx).missingLib),
 		sig("windows_dll_not_found", CatToolkitMismatch, "cudart64_110 → CUDA 11.0; cudnn64_8 → cuDNN 8 → the wheel pin",
-			".dll", 1, `(?i)(?:Could not load dynamic library|Could not locate|Error loading|cannot load|could not find)\s+'?"?(?:[^'"\s]*[\\/])?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|cudnn_ops_infer|cudnn_cnn_infer|cudnn_ops|cudnn_cnn|nvrtc|nvcuda|zlibwapi)(?:64)?(?:_(\d+))?(?:_0)?\.dll`, (*explainCtx).windowsDLL),
+			".dll", 1, `(?i)(?:Could not load dynamic library|Could not load library|Could not locate|Error loading|cannot load|could not find)\s+'?"?(?:[^'"\s]*[\\/])?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|cudnn_ops_infer|cudnn_cnn_infer|cudnn_ops|cudnn_cnn|nvrtc|nvcuda|zlibwapi)(?:64)?(?:_(\d+))?(?:_0)?\.dll`, (*explainCtx).windowsDLL),
 		sig("cudnn_sublibrary_load", CatCUDNNMissing, "the sub-library's major → the newest nvidia-cudnn-cu* pin of it",
 			"could not load library libcudnn", 1, `(?i)Could not load library (libcudnn\w*)\.so\.(\d+)`, (*explainCtx).missingLib),
 		sig("cudnn_unable_to_load_any", CatCUDNNMissing, "the sub-library's major → the newest nvidia-cudnn-cu* pin of it",
@@ -107,6 +107,10 @@ var signatures = sync.OnceValue(func() []signature {
 			"dnn library is not found", 1, `(?i)DNN library is not found`, (*explainCtx).tfNoDNN),
 		sig("ort_cuda_provider_load", CatToolkitMismatch, "ONNX Runtime's CUDA/cuDNN major per release (one onnxruntime-gpu package per CUDA major)",
 			"libonnxruntime_providers_cuda", 1, `(?i)Failed to load library (?:\S*[\\/])?(?:lib)?onnxruntime_providers_cuda\.(?:so|dll)`, (*explainCtx).ortProvider),
+		sig("ort_windows_provider_126", CatCUDNNMissing, "ONNX Runtime's CUDA/cuDNN major per release (cudb resolve onnxruntime-gpu==<version>)",
+			"loadlibrary failed with error 126", 1, `(?i)LoadLibrary failed with error 126 [^\n]*onnxruntime_providers_cuda\.dll`, (*explainCtx).ortWindows126),
+		sig("jax_cuda_backend_failed", CatCPUOnlyWheel, "the jax[cudaN] extra for the driver's CUDA",
+			"cuda backend failed to initialize", 1, `(?i)CUDA backend failed to initialize: ([^\n]*)`, (*explainCtx).jaxBackendFailed),
 		sig("ort_cuda_provider_missing", CatCPUOnlyWheel, "none: the message names no version",
 			"cudaexecutionprovider", 1, `(?i)CUDAExecutionProvider' is not in available provider names|Specified provider 'CUDAExecutionProvider' is not in available`, (*explainCtx).ortNoCUDA),
 		sig("windows_winerror_126", CatToolkitMismatch, lkNone,
@@ -173,7 +177,7 @@ var signatures = sync.OnceValue(func() []signature {
 			"no kernel image", 1, `(?i)no kernel image (?:is )?available(?: for execution)?|cudaErrorNoKernelImageForDevice|CUDA_ERROR_NO_BINARY_FOR_GPU`, (*explainCtx).noKernelImage),
 		sig("invalid_device_function", CatArchUnsupported, "the GPU's compute capability against the build's architecture list",
 			"invalid device function", 1, `(?i)invalid device function|cudaErrorInvalidDeviceFunction`, (*explainCtx).noKernelImage),
-		sig("nvcc_unsupported_arch", CatToolkitMismatch, "compute_NN → compute capability → the toolkit releases that can compile for it",
+		sig("nvcc_unsupported_arch", CatToolkitMismatch, "compute_NN → the toolkit table (cudb matrix arch): the first CUDA that compiles for it, or the last one that still did",
 			"unsupported gpu architecture", 1, `(?i)Unsupported gpu architecture '?compute_(\d+)`, (*explainCtx).nvccArch),
 
 		// --- builds and installs -----------------------------------------------

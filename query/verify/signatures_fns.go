@@ -279,10 +279,53 @@ func (e *explainCtx) nvccArch(m []string) (Finding, error) {
 	if err != nil {
 		return Finding{}, nil
 	}
-	return Finding{Category: CatToolkitMismatch, Severity: SevError,
-		Message:  fmt.Sprintf("the nvcc on PATH is too old to compile for compute capability %s (compute_%s)", cc, m[1]),
+	f := Finding{Category: CatToolkitMismatch, Severity: SevError,
+		Message:  fmt.Sprintf("the nvcc on PATH cannot compile for compute capability %s (compute_%s)", cc, m[1]),
 		Evidence: []string{"target compute capability: " + cc},
-		Fix:      fmt.Sprintf("install a CUDA toolkit that supports sm_%s (cudb matrix arch lists the first CUDA per architecture) and export CUDA_HOME to it, or set TORCH_CUDA_ARCH_LIST to architectures your nvcc knows", m[1])}, nil
+		Fix:      fmt.Sprintf("install a CUDA toolkit that supports sm_%s (cudb matrix arch) and export CUDA_HOME to it, or set TORCH_CUDA_ARCHITECTURES / TORCH_CUDA_ARCH_LIST to architectures your nvcc knows", m[1])}
+	first, last := e.toolkitsFor(atoi(m[1]))
+	switch {
+	case first != "" && last != "":
+		f.Message += fmt.Sprintf("; only CUDA %s to %s compile for it (newer toolkits dropped it)", first, last)
+		f.Fix = fmt.Sprintf("drop compute_%s from the build's architecture list (TORCH_CUDA_ARCH_LIST, CMake's CUDA_ARCHITECTURES, -gencode flags) and build for your GPU's own sm, or build with a CUDA between %s and %s", m[1], first, last)
+	case first != "":
+		f.Message += fmt.Sprintf("; CUDA %s is the first toolkit that does", first)
+		f.Fix = fmt.Sprintf("install CUDA >= %s (e.g. conda install -c nvidia cuda-toolkit=%s, or the toolkit from NVIDIA) and export CUDA_HOME to it; or build for an older architecture your nvcc knows (TORCH_CUDA_ARCH_LIST)", first, first)
+	}
+	return f, nil
+}
+
+// toolkitsFor reads the toolkit table (cudb matrix arch): the oldest CUDA
+// minor that compiles for sm, and the newest one when newer minors
+// dropped it.
+func (e *explainCtx) toolkitsFor(sm int) (first, last string) {
+	rows, err := query.MatrixArch(e.ctx, e.d)
+	if err != nil {
+		return "", ""
+	}
+	smNum := func(s string) int {
+		s = strings.TrimPrefix(s, "sm_")
+		s = strings.TrimRight(s, "abf")
+		return atoi(s)
+	}
+	newestHas := false
+	for i, r := range rows { // newest first
+		lo, hi := smNum(r.SMMin), smNum(r.SMMax)
+		if lo == 0 || hi == 0 || sm < lo || sm > hi {
+			continue
+		}
+		first = r.CUDA
+		if i == 0 {
+			newestHas = true
+		}
+		if last == "" {
+			last = r.CUDA
+		}
+	}
+	if newestHas {
+		last = ""
+	}
+	return first, last
 }
 
 func (e *explainCtx) jaxCPU(m []string) (Finding, error) {
@@ -327,4 +370,23 @@ func part(v string, i int) string {
 		return p[i]
 	}
 	return "0"
+}
+
+func (e *explainCtx) ortWindows126(m []string) (Finding, error) {
+	return Finding{Category: CatCUDNNMissing, Severity: SevError,
+		Message: "Windows could not load ONNX Runtime's CUDA provider because a DLL it depends on is missing from PATH: most often cuDNN's (cudnn64_8.dll for CUDA 11 builds, cudnn64_9.dll for onnxruntime-gpu 1.19+), else the CUDA runtime's",
+		Fix:     "install the cuDNN and CUDA majors your onnxruntime-gpu was built for (cudb resolve onnxruntime-gpu==<version>) and add their bin directories to PATH (cuDNN 8.3-8.9 also needs zlibwapi.dll), or import torch first so its bundled CUDA and cuDNN DLLs are loaded"}, nil
+}
+
+func (e *explainCtx) jaxBackendFailed(m []string) (Finding, error) {
+	detail := m[1]
+	for _, specific := range []string{"cuDNN", "Found ", "Unable to load", "Outdated"} {
+		if strings.Contains(detail, specific) {
+			return Finding{}, nil // a signature of its own explains it
+		}
+	}
+	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+		Message:  "JAX's CUDA backend did not start, so JAX runs on the CPU: jax, jaxlib and the CUDA plugin must be one release built for the CUDA major installed",
+		Evidence: []string{"backend error: " + evidenceLine(detail)},
+		Fix:      "pip install -U \"jax[cuda12]\" (one command installs matching jax, jaxlib and jax-cuda12-plugin with their CUDA wheels); nvidia-smi must show a driver for CUDA 12"}, nil
 }

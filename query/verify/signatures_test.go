@@ -50,6 +50,10 @@ var signatureCases = map[string]string{
 	"tf_dnn_library_not_found":     "FAILED_PRECONDITION: DNN library is not found.",
 	// microsoft/onnxruntime#21684
 	"ort_cuda_provider_load": "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory",
+	// microsoft/onnxruntime#12488
+	"ort_windows_provider_126": `[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load "D:\project\bin\Debug\netcoreapp3.1\runtimes\win-x64\native\onnxruntime_providers_cuda.dll"`,
+	// jax-ml/jax#20722
+	"jax_cuda_backend_failed": "CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation gpuDeviceGetAttribute( &major, GPU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) failed: CUDA_ERROR_NOT_INITIALIZED (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
 	// bytedance/LatentSync#225
 	"ort_cuda_provider_missing": "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'",
 	"windows_winerror_126":      `OSError: [WinError 126] The specified module could not be found. Error loading "C:\Users\user\venv\lib\site-packages\torch\lib\cudnn_cnn_infer64_8.dll" or one of its dependencies.`,
@@ -221,4 +225,19 @@ func TestSignatureDoc(t *testing.T) {
 		b.WriteString("| `" + s.ID + "` | `" + s.Category + "` | " + strings.ReplaceAll(s.Lookup, "|", "\\|") + " |\n")
 	}
 	checkDocBlock(t, "<!-- signatures:start -->", "<!-- signatures:end -->", b.String())
+}
+
+// TestNvccArchLookup: the toolkit table makes the nvcc message specific
+// (ztxz16/fastllm#367, pjreddie/darknet#2360).
+func TestNvccArchLookup(t *testing.T) {
+	d := querytest.Embedded(t)
+	for text, want := range map[string]string{
+		"nvcc fatal   : Unsupported gpu architecture 'compute_89'": "CUDA 11.8 is the first toolkit",
+		"nvcc fatal : Unsupported GPU architecture 'compute_30'":   "only CUDA 8.0 to 10.2 compile for it",
+	} {
+		fs, err := Explain(context.Background(), d, text)
+		if err != nil || len(fs) != 1 || !strings.Contains(fs[0].Message, want) {
+			t.Errorf("%q: %v %+v, want %q", text, err, fs, want)
+		}
+	}
 }

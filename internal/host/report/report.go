@@ -364,7 +364,7 @@ func baseName(p string) string {
 }
 
 var errLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d`)
+	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d|\bfatal\b|unsupported gpu architecture|loadlibrary failed|backend failed to initialize`)
 })
 
 // errWords are substrings (lowercase) of which errLine needs at least
@@ -376,7 +376,8 @@ var errWords = []string{"error", "exception", "incompatib", "failed", "could not
 	"no cuda-capable", "out of memory", "device-side assert", "illegal memory", "no matching distribution",
 	"supports cuda capabilities", "version jax was built against", "minimum supported:", "installed version:",
 	"outdated cudnn", "dll not found", "winerror", "driver/library", "was compiled with", "not supported on",
-	"dnn library is not found", "please make sure to use the same cuda", "pytorch ("}
+	"dnn library is not found", "please make sure to use the same cuda", "pytorch (", "fatal",
+	"unsupported gpu architecture", "loadlibrary failed", "backend failed to initialize"}
 
 func maybeErrLine(t string) bool {
 	l := strings.ToLower(t)

@@ -60,8 +60,13 @@ a cuDNN copy that shadows the one the framework expects, a missing system cuDNN,
 toolkits that disagree, an unsupported Python. Every finding names a fix.
 
 --from reads collect_env output, nvidia-smi in its forms, pip list/freeze, conda list,
-tf.sysconfig.get_build_info(), ldconfig -p, error lines, or cudb probe --json; "-" is
-standard input. Several --from files give one report each plus a summary.
+tf.sysconfig.get_build_info(), torch.__config__.show(), ldconfig -p, error lines, or
+cudb probe --json, exactly; then any other text (issue templates, prose, nvcc --version,
+echo $LD_LIBRARY_PATH, log lines) for the versions it names, which never override a
+known format. "-" is standard input. Only a text with nothing recognisable is refused.
+Verify first prints what it read (input, driver, GPUs, CUDA and cuDNN copies,
+environments, frameworks), then the findings. Several --from files give one report
+each plus a summary.
 
 --deep also runs each environment's Python interpreter, which imports torch,
 TensorFlow and JAX (those installed) and reports what they really load and see: the

@@ -15,6 +15,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/pin"
 	"github.com/cudb/cudb/query/verify"
 )
@@ -217,6 +218,43 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	}
 	if rep.Read != nil {
 		rep.Read.Input = "request body"
+	}
+	status := http.StatusOK
+	if !rep.Summary.Healthy {
+		status = http.StatusConflict
+	}
+	return s.sendJSON(w, status, rep)
+}
+
+// checkParams are POST /v1/check's: the file's name (its kind is
+// detected from it, else from the content) and the target host.
+var checkParamNames = map[string]bool{"name": true, "driver": true, "gpu": true, "sm": true, "platform": true, "python": true}
+
+// check judges one project file sent as the body, as `cudb check` does;
+// files it refers to (a compose build, a -r include) are not followed,
+// and say so. A file with an error finding answers 409.
+func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+	const hint = "curl --data-binary @Dockerfile 'http://127.0.0.1:8080/v1/check?name=Dockerfile&driver=535.104.05&gpu=RTX%204090'"
+	q := r.URL.Query()
+	if err := checkParams(q, checkParamNames, "", hint); err != nil {
+		return err
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	name := q.Get("name")
+	if name == "" {
+		name = "request body"
+	}
+	target := check.Target{Driver: q.Get("driver"), GPU: q.Get("gpu"), SM: q.Get("sm"), Platform: q.Get("platform"), Python: q.Get("python"), From: "request"}
+	var rep *check.Report
+	err = s.withHeavy(r.Context(), func(d *db.DB) error {
+		rep, err = check.Check(r.Context(), d, []check.Input{{Name: name, Data: body}}, check.Options{Target: target})
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	status := http.StatusOK
 	if !rep.Summary.Healthy {
