@@ -151,7 +151,7 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 	if err != nil {
 		return nil, fmt.Errorf("failed to build the database (nothing was written): %w", err)
 	}
-	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db")); err != nil {
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), nil); err != nil {
 		return nil, fmt.Errorf("the new database failed its checks (nothing was written): %w", err)
 	}
 	var pending []string

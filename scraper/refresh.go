@@ -42,6 +42,10 @@ type RefreshOptions struct {
 	DryRun bool
 	// Progress, when set, hears about each source's stages.
 	Progress func(Event)
+	// Golden are checks run on the new database besides PostBuildChecks
+	// (golden queries: "torch 2.1 resolves to cu121"); any error aborts
+	// the refresh before anything is replaced.
+	Golden []func(ctx context.Context, d *db.DB) error
 	// Hook, when set, is called at each step of a refresh that writes
 	// ("scraped <source>", "built", "journal", "moved <file>",
 	// "committed"); the kill test stops the process there.
@@ -208,7 +212,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		return fail(fmt.Errorf("failed to build the database (nothing was written): %w", err))
 	}
 	hook("built")
-	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db")); err != nil {
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), o.Golden); err != nil {
 		return fail(fmt.Errorf("the new database failed its checks (nothing was written): %w", err))
 	}
 	for _, rel := range []string{"cudb.db", "manifest.json"} {
@@ -311,13 +315,13 @@ func countFacts(f *db.Facts) int {
 		len(f.GPUs) + len(f.CUDAArches) + len(f.DriverBranches) + len(f.Attributes)
 }
 
-func runPostBuildChecks(ctx context.Context, path string) error {
+func runPostBuildChecks(ctx context.Context, path string, extra []func(context.Context, *db.DB) error) error {
 	d, err := db.OpenFile(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	for _, check := range PostBuildChecks {
+	for _, check := range append(append([]func(context.Context, *db.DB) error{}, PostBuildChecks...), extra...) {
 		if err := check(ctx, d); err != nil {
 			return err
 		}
