@@ -263,3 +263,11 @@ func (Source) Canaries() []scraper.Canary {
 		scraper.DriverBranchCanary("615", ""),
 	}
 }
+
+// Canaries implements scraper.Canaried: leads of the snapshot's list.
+func (Source) Canaries() []scraper.Canary {
+	return []scraper.Canary{
+		scraper.ReleaseCanary("torch", "2.15.0"),
+		scraper.ReleaseCanary("cudnn", "9.28.0"),
+	}
+}
