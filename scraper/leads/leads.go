@@ -255,15 +255,6 @@ func (Source) Fields() map[string]map[string]scraper.Grammar {
 	}
 }
 
-// Canaries implements scraper.Canaried: leads the evidence file states,
-// which a refresh accumulates and must not lose.
-func (Source) Canaries() []scraper.Canary {
-	return []scraper.Canary{
-		scraper.ReleaseCanary("cuda", "13.5"),
-		scraper.DriverBranchCanary("615", ""),
-	}
-}
-
 // Canaries implements scraper.Canaried: leads of the snapshot's list.
 func (Source) Canaries() []scraper.Canary {
 	return []scraper.Canary{
