@@ -196,7 +196,7 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 			names := db.Tables
 			if table != "" {
 				if !slices.Contains(db.Tables, table) {
-					return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", table, strings.Join(db.Tables, ", ")))
+					return usageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(table), strings.Join(db.Tables, ", ")))
 				}
 				names = []string{table}
 			} else if !f.JSON {
