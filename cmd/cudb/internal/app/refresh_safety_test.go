@@ -283,9 +283,10 @@ func TestRefreshMarkdownNeedsItsFolder(t *testing.T) {
 	sameState(t, "after a refused --markdown", before, dataState(t, data))
 }
 
-// TestRefreshJSONWhileLocked: the report's sources were null when the
-// lock was held; docs/json.md promises [].
-func TestRefreshJSONWhileLocked(t *testing.T) {
+// TestRefreshJSONWhileLockedKeepsData: the report's sources were null
+// when the lock was held (docs/json.md promises []); over a real data
+// directory, nothing is touched.
+func TestRefreshJSONWhileLockedKeepsData(t *testing.T) {
 	data, before, newer := seedFakes(t)
 	lock, err := scraper.AcquireLock(data)
 	if err != nil {

@@ -177,6 +177,10 @@ func TestGenSiteTargets(t *testing.T) {
 // shape (docs/json.md), lists as [] and not null, and exit 1.
 func TestRefreshJSONWhileLocked(t *testing.T) {
 	data := t.TempDir()
+	// A cudb data directory (refresh refuses any other folder).
+	if err := os.Mkdir(filepath.Join(data, "sources"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// This test process is alive: its pid holds the lock.
 	if err := os.WriteFile(filepath.Join(data, scraper.LockName), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
 		t.Fatal(err)
