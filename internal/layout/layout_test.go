@@ -252,3 +252,19 @@ func TestReadmePackageMap(t *testing.T) {
 		}
 	}
 }
+
+// TestNoInit: lists are explicit (the source list, the command list), so
+// no package of the binary does work or registers itself in init.
+func TestNoInit(t *testing.T) {
+	for _, rel := range goFiles(t, false) {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root(t), rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				t.Errorf("%s has an init function: make the list it feeds explicit", rel)
+			}
+		}
+	}
+}

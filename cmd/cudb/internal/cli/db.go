@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newDBCmd) }
-
 func newDBCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "db",

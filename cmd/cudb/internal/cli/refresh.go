@@ -16,8 +16,6 @@ import (
 	"github.com/cudb/cudb/scraper/fetch"
 )
 
-func init() { register(newRefreshCmd) }
-
 // RefreshOptions are `cudb refresh`'s flags.
 type RefreshOptions struct {
 	Snapshots   string

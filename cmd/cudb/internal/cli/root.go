@@ -134,11 +134,12 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	return root
 }
 
-// commands lists the constructors of the top-level commands; each
-// command's file registers itself in init so adding one touches one file.
-var commands []func(*Factory) *cobra.Command
-
-func register(c func(*Factory) *cobra.Command) { commands = append(commands, c) }
+// commands lists the constructors of the top-level commands: adding a
+// command is its file plus one line here.
+var commands = []func(*Factory) *cobra.Command{
+	newCheckCmd, newDBCmd, newExplainCmd, newGenCmd, newMatrixCmd, newPinCmd, newProbeCmd,
+	newRefreshCmd, newResolveCmd, newServeCmd, newVerifyCmd, newVersionCmd,
+}
 
 // usageError is a usage error whose hint is the command's help.
 func usageError(c *cobra.Command, msg string) error {

@@ -18,8 +18,6 @@ import (
 	"github.com/cudb/cudb/query/verify"
 )
 
-func init() { register(newVerifyCmd) }
-
 // VerifyOptions are `cudb verify`'s flags.
 type VerifyOptions struct {
 	Root    string

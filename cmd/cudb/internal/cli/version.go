@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newVersionCmd) }
-
 type versionInfo struct {
 	Version       string `json:"version"`
 	SchemaVersion int    `json:"schema_version"`
