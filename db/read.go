@@ -41,6 +41,7 @@ type cache struct {
 	cudaDrivers []CUDADriver            // nil until read
 	gpus        []GPU                   // nil until read
 	branches    map[string]DriverBranch // nil until read
+	cudaFloors  map[string][]CUDADriver // CUDA major -> its rows, when the whole table was not read
 }
 
 // once returns *slot, filling it with load the first time it is asked for.
@@ -231,6 +232,51 @@ func (d *DB) CUDADrivers(ctx context.Context) ([]CUDADriver, error) {
 				return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
 			})
 	})
+}
+
+// CUDADriversOf is the part of the cuda_driver table about one CUDA
+// version: the rows whose CUDA is cuda or a release of it ("12.1" gives
+// 12.1, 12.1.0, 12.1.1; "12" gives the major's minor-version rows and
+// every 12.x), in CUDA version order. A question about one stack reads
+// its major's few rows, once per handle, through the table's key instead
+// of the whole table.
+func (d *DB) CUDADriversOf(ctx context.Context, cuda string) ([]CUDADriver, error) {
+	major, _, _ := strings.Cut(cuda, ".")
+	d.cache.mu.Lock()
+	all := d.cache.cudaDrivers
+	rows, ok := d.cache.cudaFloors[major]
+	d.cache.mu.Unlock()
+	if !ok {
+		if all != nil {
+			rows = all
+		} else {
+			var err error
+			// The range on the primary key (cuda, os, kind) finds the
+			// major and "major." followed by anything: '/' sorts just
+			// before '0'.
+			rows, err = scanAll(ctx, d.conn, `SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver
+				WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind`, []any{major, major + ".", major + "/"},
+				func(r *sql.Rows, c *CUDADriver) error {
+					return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
+				})
+			if err != nil {
+				return nil, err
+			}
+			d.cache.mu.Lock()
+			if d.cache.cudaFloors == nil {
+				d.cache.cudaFloors = map[string][]CUDADriver{}
+			}
+			d.cache.cudaFloors[major] = rows
+			d.cache.mu.Unlock()
+		}
+	}
+	out := []CUDADriver{}
+	for _, r := range rows {
+		if r.CUDA == cuda || strings.HasPrefix(r.CUDA, cuda+".") {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // GPUs is the gpu table ordered by name.
