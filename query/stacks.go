@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -148,6 +149,16 @@ func fill(s *Stack, fam family) {
 			s.cite(c, s.Packages[c], r.Provenance)
 		}
 	}
+	// A CUDA plugin released with the framework (jax-cuda12-plugin) is
+	// what makes it use the GPU: without it pip installs a CPU-only JAX.
+	if fam.PluginPrefix != "" {
+		for _, r := range rep.Reqs {
+			if strings.HasPrefix(r.Needs, fam.PluginPrefix) && (r.Kind == db.KindPaired || r.Kind == db.KindPin) {
+				s.Packages[r.Needs] = specVersion(r.Spec)
+				s.cite(r.Needs, s.Packages[r.Needs], r.Provenance)
+			}
+		}
+	}
 	if r, ok := cudnnReq(rep); ok {
 		s.CUDNN = strings.TrimLeft(r.Spec, "=")
 		s.cudnnKind = r.Kind
@@ -200,10 +211,24 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 		in.Command = fmt.Sprintf("conda install %s==%s -c pytorch", condaName(name), rep.Version)
 		return in
 	}
-	pkgs := []string{name + "==" + pipVersion}
+	// The extra its CUDA wheels come with (tensorflow[and-cuda]), as the
+	// wheel's own pins say.
+	extra := ""
+	for _, r := range rep.Reqs {
+		if e := markerExtra(r.Marker); r.Kind == db.KindPin && e != "" {
+			extra = "[" + e + "]"
+			break
+		}
+	}
+	pkgs := []string{shellWord(name + extra + "==" + pipVersion)}
 	for _, c := range fam.Companions {
 		if v, ok := s.Packages[c]; ok {
 			pkgs = append(pkgs, c+"=="+v)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(s.Packages)) {
+		if fam.PluginPrefix != "" && strings.HasPrefix(c, fam.PluginPrefix) {
+			pkgs = append(pkgs, c+"=="+s.Packages[c])
 		}
 	}
 	switch {
@@ -216,10 +241,28 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	default:
 		in.IndexURL = rep.IndexURL
 		// The PyPI wheel is this variant: plain pip, no local label.
-		pkgs[0] = name + "==" + rep.Version
+		pkgs[0] = shellWord(name + extra + "==" + rep.Version)
 		in.Command = "pip install " + strings.Join(pkgs, " ")
 	}
 	return in
+}
+
+// shellWord quotes a requirement with extras, which a shell would glob.
+func shellWord(req string) string {
+	if strings.Contains(req, "[") {
+		return `"` + req + `"`
+	}
+	return req
+}
+
+// markerExtra is the extra a marker's `extra == "x"` clause names.
+func markerExtra(marker string) string {
+	for _, c := range strings.Split(marker, " and ") {
+		if e, ok := strings.CutPrefix(strings.ReplaceAll(c, " ", ""), "extra=="); ok {
+			return strings.Trim(e, `"'`)
+		}
+	}
+	return ""
 }
 
 // condaName is a pip package's name on conda channels.

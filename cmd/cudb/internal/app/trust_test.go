@@ -62,6 +62,10 @@ func TestIssue12Resolve(t *testing.T) {
 			[]string{"LINUX MIN", "12.4.1", "550.54.15"}, []string{"{", "\"cuda\":"}},
 		{"cudnn table on a tty", []string{"resolve", "cudnn==9.1.0"}, true, ExitOK,
 			[]string{"CUDA VERSIONS", "9.1.0"}, []string{"{", "\"cudnn\":"}},
+		{"tensorflow best installs and-cuda", []string{"resolve", "tensorflow==2.16.1"}, true, ExitOK,
+			[]string{"best: pip install \"tensorflow[and-cuda]==2.16.1\""}, nil},
+		{"jax best installs the plugin", []string{"resolve", "jax==0.4.30"}, true, ExitOK,
+			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
 		// Builds with no arch list stay, as unknown, below the known-good.
 		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
 			[]string{"best: pip install torch==2.13.0+cu126", "known-good stack(s) come first",
@@ -129,6 +133,8 @@ func TestIssue12Pin(t *testing.T) {
 		{"allow unknown writes the gap", []string{"pin", "torch==2.7.0", "--cuda", "12.8", "--allow-unknown"}, false, ExitOK,
 			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.7.0 cu128: the wheel's Requires-Dist pins", "torch==2.7.0+cu128"},
 			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		{"jax pins its CUDA plugin", []string{"pin", "jax==0.4.30"}, false, ExitOK,
+			[]string{"\njax==0.4.30\n", "\njax-cuda12-plugin==0.4.30\n", "\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0"}, nil},
 		// Every Linux-only pin keeps its marker, so pip on Windows skips it.
 		{"windows keeps markers", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
 			[]string{"nvidia-cusparse-cu12==12.1.0.106; platform_system == \"Linux\"", "nvidia-nccl-cu12==2.18.1; platform_system == \"Linux\"",
