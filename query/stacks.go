@@ -37,6 +37,7 @@ func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 		fill(&stacks[i], fr.fam)
 	}
 	expectPins(stacks)
+	expectIndex(stacks)
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks
 }
@@ -74,6 +75,34 @@ func expectPins(stacks []Stack) {
 		if len(s.pinReqs) == 0 && s.Representative().Platform == "linux" && cudaMajor(*s) != "" &&
 			pinning[s.version.String()+"|"+cudaMajor(*s)] {
 			s.gap("the wheel's Requires-Dist pins (nvidia-* wheels) not in the data")
+		}
+	}
+}
+
+// expectIndex marks CUDA wheels that plain pip may not install: the
+// release has several CUDA builds, the data names none of them as the
+// one PyPI serves, and this one has no index of its own. Writing a bare
+// `name==version` for it could install another build (onnxruntime-gpu
+// 1.18.0 from PyPI is the CUDA 11.8 build, not the CUDA 12 one).
+func expectIndex(stacks []Stack) {
+	builds, hasDefault := map[string]int{}, map[string]bool{}
+	for i := range stacks {
+		s := &stacks[i]
+		if s.Representative().Channel != "" || !isCUDAVariant(s) {
+			continue
+		}
+		k := s.version.String() + "|" + s.Representative().Package
+		builds[k]++
+		hasDefault[k] = hasDefault[k] || s.Default
+	}
+	for i := range stacks {
+		s := &stacks[i]
+		v := s.version.String() + "|" + s.Representative().Package
+		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || hasDefault[v] {
+			continue
+		}
+		if s.Install.IndexURL == "" && s.Install.FindLinks == "" {
+			s.gap("which of its CUDA builds PyPI serves, and the package index of this one, are not in the data")
 		}
 	}
 }

@@ -140,6 +140,10 @@ func TestIssue12Pin(t *testing.T) {
 			[]string{"nvidia-cusparse-cu12==12.1.0.106; platform_system == \"Linux\"", "nvidia-nccl-cu12==2.18.1; platform_system == \"Linux\"",
 				"nvidia-nvtx-cu12==12.1.105; platform_system == \"Linux\"", "triton==2.1.0; platform_system == \"Linux\""},
 			[]string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n"}},
+		// PyPI's onnxruntime-gpu 1.18.0 is the CUDA 11.8 build: a bare pin
+		// would install that, so cudb refuses rather than guess.
+		{"ort 1.18 cuda 12", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitNoMatch,
+			[]string{"onnxruntime-gpu 1.18.0 cuda12: which of its CUDA builds PyPI serves"}, nil},
 		{"missing cudnn refused", []string{"pin", "torch==2.11.0", "--cuda", "12.8"}, false, ExitNoMatch,
 			[]string{"torch 2.11.0 cu128: cuDNN not in the data", "Try: cudb pin torch==2.11.0 --cuda 12.8 --format requirements --allow-unknown"}, nil},
 	})
