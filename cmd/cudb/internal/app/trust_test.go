@@ -144,6 +144,13 @@ func TestIssue12Pin(t *testing.T) {
 		// would install that, so cudb refuses rather than guess.
 		{"ort 1.18 cuda 12", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitNoMatch,
 			[]string{"onnxruntime-gpu 1.18.0 cuda12: which of its CUDA builds PyPI serves"}, nil},
+		// The pytorch channel's PyTorch ends at 2.5.1.
+		{"conda 2.6.0", []string{"pin", "torch==2.6.0", "--format", "conda"}, false, ExitNoMatch,
+			[]string{"torch==2.6.0 was not published to the conda channels cudb knows"}, []string{"pytorch-cuda"}},
+		{"conda 2.7.0", []string{"pin", "torch==2.7.0", "--format", "conda"}, false, ExitNoMatch,
+			[]string{"not published to the conda channels"}, []string{"pytorch-cuda"}},
+		{"conda 2.5.1", []string{"pin", "torch==2.5.1", "--format", "conda"}, false, ExitOK,
+			[]string{"  - pytorch\n", "  - pytorch-cuda=12.4"}, nil},
 		{"missing cudnn refused", []string{"pin", "torch==2.11.0", "--cuda", "12.8"}, false, ExitNoMatch,
 			[]string{"torch 2.11.0 cu128: cuDNN not in the data", "Try: cudb pin torch==2.11.0 --cuda 12.8 --format requirements --allow-unknown"}, nil},
 	})
