@@ -58,4 +58,3 @@ func TestDriverFloorOfTheRelease(t *testing.T) {
 		t.Errorf("driver 450.36.06 with torch 1.7.1+cu110: %+v", r.Findings)
 	}
 }
-
