@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/querytest"
 )
@@ -56,5 +57,27 @@ func TestDriverFloorOfTheRelease(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("driver 450.36.06 with torch 1.7.1+cu110: %+v", r.Findings)
+	}
+}
+
+// collect_env's "Probably one of the following" lists candidates: a
+// system libcudnn.so.8 is no mismatch for a pip torch that loads its
+// own cuDNN 9 (libcudnn.so.8 is not libcudnn.so.9).
+func TestCandidateCUDNNIsNoLoadOrder(t *testing.T) {
+	d := querytest.Embedded(t)
+	f := torchHost("2.6.0+cu124", "12.4", "cu124", "3.11.9")
+	f.Origin = "report:collect_env"
+	f.CUDNN = []host.CUDNN{
+		{Path: "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.2", Version: "8.9.2", Major: 8, Source: host.CUDNNLib},
+		{Path: "/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8.9.2", Version: "8.9.2", Major: 8, Source: host.CUDNNLib},
+	}
+	r, err := Verify(context.Background(), d, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range r.Findings {
+		if fd.Category == CatCUDNNMismatch || fd.Severity == SevError {
+			t.Errorf("%s/%s: %s", fd.Category, fd.Severity, fd.Message)
+		}
 	}
 }
