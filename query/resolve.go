@@ -161,7 +161,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}
-	stacks := groupStacks(fr, matched)
+	stacks := groupStacks(fr, matched, builds)
 	steps := []step{
 		{"variant", func(s *Stack) bool {
 			if p.Variant != "" {

@@ -40,8 +40,9 @@ type Side struct {
 	Unknown []string
 }
 
-// SideOf describes a build (its representative row) for Share.
-func SideOf(label, name string, b *db.BuildRow, companions []string) Side {
+// SideOf describes a build (its representative row) for Share; release
+// holds the other builds of its release, to tell pins the data lacks.
+func SideOf(label, name string, b *db.BuildRow, companions []string, release []*db.BuildRow) Side {
 	s := Side{Label: label, Name: name, CUDAMajor: cudaMajorOf(b.CUDA, b.Variant), CUDA: b.CUDA}
 	for _, r := range b.Reqs {
 		if r.Kind == db.KindPin && !slices.Contains(companions, r.Needs) && !slices.Contains(nativeComponents, r.Needs) {
@@ -53,6 +54,9 @@ func SideOf(label, name string, b *db.BuildRow, companions []string) Side {
 	}
 	if s.CUDAMajor != "" && s.CUDNN == "" && b.Channel == "" {
 		s.Unknown = append(s.Unknown, name+": cuDNN not in the data")
+	}
+	if pinsMissing(b, release) {
+		s.Unknown = append(s.Unknown, name+": "+pinsGap)
 	}
 	return s
 }

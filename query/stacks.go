@@ -14,7 +14,7 @@ import (
 
 // groupStacks folds builds of one (version, variant, package) across
 // platforms into a stack. Builds arrive newest first.
-func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
+func groupStacks(fr *frameworkReq, builds, release []*db.BuildRow) []Stack {
 	type key struct{ v, variant, pkg string }
 	idx := map[key]int{}
 	var stacks []Stack
@@ -36,7 +36,7 @@ func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 	for i := range stacks {
 		fill(&stacks[i], fr.fam)
 	}
-	expectPins(stacks)
+	expectPins(stacks, release)
 	expectIndex(stacks)
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks
@@ -62,21 +62,40 @@ func (s *Stack) gap(what string) {
 // libraries as wheels (another build of the release with the same CUDA
 // major carries nvidia-* pins) but whose own pins are not in the data:
 // pip would install pins cudb cannot show, so the stack is unknown.
-func expectPins(stacks []Stack) {
-	pinning := map[string]bool{}
+func expectPins(stacks []Stack, release []*db.BuildRow) {
 	for i := range stacks {
 		s := &stacks[i]
-		if len(s.pinReqs) > 0 && s.Representative().Platform == "linux" {
-			pinning[s.version.String()+"|"+cudaMajor(*s)] = true
+		if len(s.pinReqs) == 0 && pinsMissing(s.Representative(), release) {
+			s.gap(pinsGap)
 		}
 	}
-	for i := range stacks {
-		s := &stacks[i]
-		if len(s.pinReqs) == 0 && s.Representative().Platform == "linux" && cudaMajor(*s) != "" &&
-			pinning[s.version.String()+"|"+cudaMajor(*s)] {
-			s.gap("the wheel's Requires-Dist pins (nvidia-* wheels) not in the data")
+}
+
+const pinsGap = "the wheel's Requires-Dist pins (nvidia-* wheels) not in the data"
+
+// pinsMissing reports a Linux wheel with no pins in the data although
+// another build of its release with the same CUDA major pins nvidia-*
+// wheels: the release ships its CUDA libraries as wheels.
+func pinsMissing(b *db.BuildRow, release []*db.BuildRow) bool {
+	if b.Platform != "linux" || b.Channel != "" || cudaMajorOf(b.CUDA, b.Variant) == "" || hasNvidiaPin(b) {
+		return false
+	}
+	for _, o := range release {
+		if o.Platform == "linux" && o.Channel == "" && o.Version == b.Version &&
+			cudaMajorOf(o.CUDA, o.Variant) == cudaMajorOf(b.CUDA, b.Variant) && hasNvidiaPin(o) {
+			return true
 		}
 	}
+	return false
+}
+
+func hasNvidiaPin(b *db.BuildRow) bool {
+	for _, r := range b.Reqs {
+		if r.Kind == db.KindPin && strings.HasPrefix(r.Needs, "nvidia-") {
+			return true
+		}
+	}
+	return false
 }
 
 // expectIndex marks CUDA wheels that plain pip may not install: the

@@ -83,6 +83,15 @@ func (v *verifier) cudnn(fw *framework) error {
 		}
 		return nil
 	}
+	if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok && first != nil && pip != nil && first == pip {
+		// The wheel's own specifier is the judge of the copy pip put
+		// there (jax: nvidia-cudnn-cu12>=9.0,<10.0).
+		if spec, err := version.ParseSpecifiers(pr.Spec); err == nil {
+			if have, err := version.Parse(pip.Version); err == nil && spec.Check(have, true) {
+				return nil
+			}
+		}
+	}
 	if pinned && pip == nil && v.f.Origin == host.OriginHost && r.Kind == db.KindPin && (first.Source != host.CUDNNLDLibraryPath || first.Major != want.Major()) {
 		// The probe looked in the environment and found no copy of the
 		// wheel the framework pins: what it loads is missing, and a
