@@ -173,3 +173,39 @@ func TestIssue12DBCheckListsDevSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// A node whose driver is loaded but sees no GPU has lost it: an error,
+// unless the host is declared GPU-less.
+func TestIssue12NoGPUVisible(t *testing.T) {
+	host := useHost(t, "no-gpu")
+	code, out, stderr := run(t, false, append([]string{"verify", "--json"}, host...)...)
+	if code != ExitIncompatible {
+		t.Fatalf("exit %d, want 3: %s %s", code, out, stderr)
+	}
+	var r struct {
+		Summary  struct{ Healthy bool }
+		Findings []struct {
+			Category, Severity, Status string
+			Unknown                    []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Healthy || len(r.Findings) != 1 || r.Findings[0].Category != "no_gpu_visible" || r.Findings[0].Severity != "error" ||
+		r.Findings[0].Status != "incompatible" || r.Findings[0].Unknown == nil {
+		t.Errorf("report = %+v", r)
+	}
+	code, out, stderr = run(t, false, append([]string{"verify", "--no-gpu-ok"}, host...)...)
+	if code != ExitOK || !strings.HasPrefix(out, "healthy") {
+		t.Errorf("--no-gpu-ok: exit %d %s %s", code, out, stderr)
+	}
+	code, out, _ = run(t, false, append([]string{"verify", "--format", "prometheus"}, host...)...)
+	if code != ExitIncompatible || !strings.Contains(out, "cudb_verify_healthy 0") {
+		t.Errorf("prometheus: exit %d\n%s", code, out)
+	}
+	code, _, stderr = run(t, false, append([]string{"verify", "--expect-gpu", "--no-gpu-ok"}, host...)...)
+	if code != ExitUsage || !strings.Contains(stderr, "not both") {
+		t.Errorf("both flags: exit %d %s", code, stderr)
+	}
+}
