@@ -23,8 +23,9 @@ func Merge(parts ...*Facts) *Facts {
 	}
 	mergeSlice(&m, &out.Releases, parts, func(f *Facts) []Release { return f.Releases },
 		func(r Release) string { return "release " + r.Component + "==" + r.Version })
-	mergeSlice(&m, &out.Builds, parts, func(f *Facts) []Build { return f.Builds },
+	mergeSlice(&m, &out.Builds, parts, func(f *Facts) []Build { return concreteBuilds(f.Builds) },
 		func(b Build) string { return "build " + b.Key().String() })
+	fillWide(parts, &out.Builds, out.Releases, &out.Conflicts)
 	reqParts := expandRelease(parts, out.Builds, &out.Conflicts)
 	mergeSlice(&m, &out.Requirements, reqParts, func(f *Facts) []Requirement { return f.Requirements },
 		func(r Requirement) string {
@@ -153,4 +154,14 @@ func cite(p Provenance) string {
 		return p.Source + " (" + p.Ref + ")"
 	}
 	return p.Source
+}
+
+func concreteBuilds(bs []Build) []Build {
+	out := bs[:0:0]
+	for _, b := range bs {
+		if !b.Key().IsWide() {
+			out = append(out, b)
+		}
+	}
+	return out
 }

@@ -157,10 +157,14 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		matched = append(matched, b)
 	}
 	if len(matched) == 0 {
+		if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(pend) > 0 {
+			return nil, pendingError(fr.fam.Name, pend)
+		}
 		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, channelNote(p.Channel)),
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}
+	fr.platform = p.Platform
 	stacks := groupStacks(fr, matched, builds)
 	steps := []step{
 		{"variant", func(s *Stack) bool {
@@ -211,12 +215,16 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}})
 	}
 	steps = append(steps, cs.steps(fr)...)
+	all := stacks
 	for _, st := range steps {
 		var kept []Stack
 		for i := range stacks {
 			if st.keep(&stacks[i]) {
 				kept = append(kept, stacks[i])
 			}
+		}
+		if len(kept) == 0 && st.name == "platform" {
+			kept = cpuOnly(ctx, d, p, fr, all)
 		}
 		if len(kept) == 0 && st.explain != nil {
 			return nil, (&errs.Error{Code: errs.CodeNotFound,
@@ -246,6 +254,29 @@ func platformNote(ctx context.Context, d *db.DB, component, platform string) str
 		cite += " " + prov.URL
 	}
 	return fmt.Sprintf("TensorFlow %s was the last release with GPU support on native Windows; newer releases run on the GPU under WSL2 with the Linux build (cudb resolve tensorflow --platform linux) [%s]", last, cite)
+}
+
+// cpuOnly answers a platform where a release has no GPU build but a CPU
+// build: a CPU-only build is a build (TensorFlow >= 2.11 on native
+// Windows), so the answer is that build with a note saying so, not "no
+// match". Only when nothing GPU-specific was asked for.
+func cpuOnly(ctx context.Context, d *db.DB, p *parsedRequest, fr *frameworkReq, all []Stack) []Stack {
+	if p.Platform == "" || p.Variant != "" || p.cuda != nil || p.cudnn != nil || p.nccl != nil {
+		return nil
+	}
+	var out []Stack
+	for _, s := range all {
+		if s.Variant != "cpu" || !slices.Contains(s.Platforms, p.Platform) {
+			continue
+		}
+		note := fmt.Sprintf("CPU only on %s: %s %s has no GPU build for this platform", p.Platform, fr.fam.Name, s.version.String())
+		if why := platformNote(ctx, d, fr.fam.Name, p.Platform); why != "" {
+			note += "; " + why
+		}
+		s.Notes = append(slices.Clip(s.Notes), note)
+		out = append(out, s)
+	}
+	return out
 }
 
 // isCUDAVariant tells CUDA builds from CPU/ROCm/XPU ones, also when the

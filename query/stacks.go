@@ -25,7 +25,7 @@ func groupStacks(fr *frameworkReq, builds, release []*db.BuildRow) []Stack {
 			i = len(stacks)
 			idx[k] = i
 			v, _ := version.Parse(b.Version)
-			stacks = append(stacks, Stack{framework: fr.fam.Name, version: v, Variant: b.Variant, CUDA: b.CUDA})
+			stacks = append(stacks, Stack{framework: fr.fam.Name, version: v, Variant: b.Variant, CUDA: b.CUDA, platform: fr.platform})
 		}
 		s := &stacks[i]
 		s.builds = append(s.builds, b)
@@ -159,6 +159,11 @@ func better(a, b *Stack) bool {
 // when there is one.
 func (s *Stack) Representative() *db.BuildRow {
 	for _, b := range s.builds {
+		if s.platform != "" && b.Platform == s.platform {
+			return b
+		}
+	}
+	for _, b := range s.builds {
 		if b.Platform == "linux" {
 			return b
 		}
@@ -176,6 +181,9 @@ func fill(s *Stack, fam family) {
 	pipVersion := rep.PipVersion
 	if pipVersion == "" {
 		pipVersion = rep.Version
+	}
+	if rep.CUDA != "" && s.platform != "" {
+		s.CUDA = rep.CUDA // the asked platform's build states its own CUDA
 	}
 	s.Packages = map[string]string{name: pipVersion}
 	s.Status = StatusOK

@@ -105,6 +105,8 @@ type Stack struct {
 	Parts []Stack `json:"parts,omitempty"`
 
 	framework string
+	// platform is the asked platform (see frameworkReq.platform).
+	platform  string
 	version   version.Version
 	builds    []*db.BuildRow
 	pinReqs   []db.Requirement

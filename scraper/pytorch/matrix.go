@@ -82,6 +82,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	}
 	var releases []string
 	releaseCUDNN := map[string]string{} // "2.7.0|cu128" -> "9.7.1.26 (ref)"
+	pyRange := map[string][2]string{}
 	url := s.URL()
 	// Release rows first: they carry the curated default variant and
 	// Python range that the other tables' builds are completed with.
@@ -92,6 +93,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			continue
 		}
 		releases = append(releases, v)
+		pyRange[v] = [2]string{r.Fields["python_min"], r.Fields["python_max"]}
 		p := f.prov(url, r.Ref)
 		f.release("torch", v, p)
 		pyMin, pyMax := r.Fields["python_min"], r.Fields["python_max"]
@@ -170,7 +172,10 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
 			if _, ok := f.builds[k]; !ok {
-				continue // the variant did not ship for this patch
+				if !releaseBranchWheel(r, plat) {
+					continue // the variant did not ship for this patch
+				}
+				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(url, r.Ref)))
 			}
 			f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(url, r.Ref)})
 		}
@@ -187,7 +192,10 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
 			if _, ok := f.builds[k]; !ok {
-				continue
+				if !releaseBranchWheel(r, plat) {
+					continue
+				}
+				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(url, r.Ref)))
 			}
 			p := f.prov(url, r.Ref)
 			for needs, col := range map[string]string{"cudnn": "cudnn", "nccl": "nccl", "cuda": "cuda_toolkit_full"} {
@@ -388,4 +396,39 @@ func pinRequirements(f *facts, k db.BuildKey, pkg, spec, marker string, p db.Pro
 	case strings.HasPrefix(pkg, "nvidia-cuda-runtime-"), strings.HasPrefix(pkg, "cuda-toolkit"):
 		f.require(db.Requirement{Build: k, Needs: "cuda", Spec: ver, Kind: db.KindPin, Marker: marker, Provenance: p})
 	}
+}
+
+// releaseBranchWheel says whether a row read from pytorch/builder at a
+// release branch (release/X.Y) describes the wheel build of a CUDA variant
+// on plat: manywheel/build*.sh (the Linux wheel script, arch_list rows),
+// common/install_cuda.sh (the Linux wheel build image) or
+// windows/internal/cuda_install.bat (the Windows wheel build). The
+// release branch building the variant is release evidence that the
+// variant shipped (1.10.x cu113 and 1.11.0 cu115 were on
+// download.pytorch.org though the getting-started page never listed them),
+// so such a row makes the build when no higher source has it. Rows read at
+// builder main or a nightly are not release evidence and only attach.
+func releaseBranchWheel(r scraper.Record, plat string) bool {
+	if !strings.Contains(r.Fields["source_commit"], "(release/") || !strings.HasPrefix(r.Fields["cuda_variant"], "cu") {
+		return false
+	}
+	where := r.Fields["platform"]
+	switch plat {
+	case "linux":
+		return strings.Contains(where, "linux-x86_64 wheel") || strings.Contains(where, "linux build image")
+	case "windows":
+		return strings.Contains(where, "windows build")
+	}
+	return false
+}
+
+// releaseBranchBuild is the pip wheel build a release-branch row names,
+// with the release's Python range.
+func releaseBranchBuild(v string, k db.BuildKey, py [2]string, p db.Provenance) db.Build {
+	b := wheelBuild(v, k.Variant, k.Platform, false, p)
+	b.PythonMin, b.PythonMax = py[0], py[1]
+	if i := strings.Index(b.PythonMin, "/"); i >= 0 {
+		b.PythonMin = b.PythonMin[:i]
+	}
+	return b
 }

@@ -68,7 +68,7 @@ func TestIssue12Resolve(t *testing.T) {
 			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
 		// Builds with no arch list stay, as unknown, below the known-good.
 		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
-			[]string{"best: pip install torch==2.13.0+cu126", "known-good stack(s) come first",
+			[]string{"best: pip install torch==2.14.1+cu126", "known-good stack(s) come first",
 				"unknown: torch 2.11.0 cu126: GPU architecture list not in the data", "STATUS"}, nil},
 	})
 }

@@ -33,6 +33,10 @@ type DBInfo struct {
 	Meta          map[string]string `json:"meta"`
 	Sources       []db.SourceInfo   `json:"sources"`
 	Tables        map[string]int    `json:"tables"`
+	// DataAsOf is the newest date any fact carries (meta data_as_of).
+	DataAsOf string `json:"data_as_of"`
+	// Newest is the newest release of every line the data holds.
+	Newest []db.LineNewest `json:"newest"`
 }
 
 // tables lists the fact tables in dump order.
@@ -59,6 +63,10 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 			if info.Sources == nil {
 				info.Sources = []db.SourceInfo{}
 			}
+			info.DataAsOf = info.Meta["data_as_of"]
+			if info.Newest, err = d.NewestReleases(ctx); err != nil {
+				return err
+			}
 			for _, t := range db.Tables {
 				n, err := d.Count(ctx, t)
 				if err != nil {
@@ -67,10 +75,18 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				info.Tables[t] = n
 			}
 			return f.Out(info, func() error {
-				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\n\n", info.Origin, info.SchemaVersion)
+				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\ndata as of: %s\n\n", info.Origin, info.SchemaVersion, info.DataAsOf)
 				t := &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
 				for _, s := range info.Sources {
 					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
+				}
+				if err := t.Render(f.IO); err != nil {
+					return err
+				}
+				fmt.Fprintln(f.IO.Out)
+				t = &Table{Header: []string{"line", "newest", "released", "source"}}
+				for _, l := range info.Newest {
+					t.Add(l.Line, l.Version, l.ReleasedOn, l.Source)
 				}
 				if err := t.Render(f.IO); err != nil {
 					return err

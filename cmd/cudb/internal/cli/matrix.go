@@ -72,6 +72,9 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 					if r.Default {
 						v += "*"
 					}
+					if r.Status != "" {
+						v = "(" + r.Status + ")"
+					}
 					py := ""
 					if r.PythonMin != "" || r.PythonMax != "" {
 						py = r.PythonMin + "–" + r.PythonMax

@@ -77,7 +77,14 @@ func cudaTable(rows []query.CUDARow) *Table {
 func cudnnTable(rows []query.CUDNNRow) *Table {
 	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "linux min", "windows min", "compute capabilities"}}
 	for _, r := range rows {
-		t.Add(r.CUDNN, r.CUDAMajor, strings.Join(r.CUDAVersions, " "), r.LinuxMinDriver, r.WindowsMinDriver, strings.Join(r.ComputeCapabilities, " "))
+		cudas, ccs := strings.Join(r.CUDAVersions, " "), strings.Join(r.ComputeCapabilities, " ")
+		if cudas == "" && r.CUDAMin != "" {
+			cudas = r.CUDAMin + "–" + r.CUDAMax
+		}
+		if ccs == "" && r.ComputeCapabilityMin != "" {
+			ccs = ">= " + r.ComputeCapabilityMin
+		}
+		t.Add(r.CUDNN, r.CUDAMajor, cudas, r.LinuxMinDriver, r.WindowsMinDriver, ccs)
 	}
 	return t
 }

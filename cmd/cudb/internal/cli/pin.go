@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/safewrite"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/pin"
 )
@@ -60,8 +58,8 @@ anyway with the gap named in the header.`,
 	fl := c.Flags()
 	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
 	fl.BoolVar(&opts.AllowUnknown, "allow-unknown", false, "write a stack cudb cannot vouch for (a fact it needs is not in the data), the gap named in the header")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of standard output")
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
 	return c
 }
@@ -88,7 +86,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 		return err
 	}
 	if opts.Output != "" {
-		if err := writeAtomic(opts.Output, []byte(res.Content)); err != nil {
+		if err := safewrite.File(opts.Output, []byte(res.Content)); err != nil {
 			return fmt.Errorf("failed to write %s: %w", opts.Output, err)
 		}
 		if !f.JSON {
@@ -106,46 +104,6 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	}
 	_, err = fmt.Fprint(f.IO.Out, res.Content)
 	return err
-}
-
-// writeAtomic writes b to path through a temporary file in the same
-// directory and a rename: readers see the old file or the new one, and a
-// failure leaves the old one as it was. The directory must exist.
-func writeAtomic(path string, b []byte) (err error) {
-	dir := filepath.Dir(path)
-	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-		return errors.New("it is a directory")
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(name)
-		}
-	}()
-	if _, err = tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file private; pin files are ordinary files.
-	mode := os.FileMode(0o644)
-	if st, serr := os.Stat(path); serr == nil {
-		mode = st.Mode().Perm()
-	}
-	if err = os.Chmod(name, mode); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
 }
 
 func containsString(list []string, s string) bool {
