@@ -120,7 +120,14 @@ func expectIndex(stacks []Stack) {
 		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || hasDefault[v] {
 			continue
 		}
-		if s.Install.IndexURL == "" && s.Install.FindLinks == "" {
+		plugin := false
+		if f, ok := frameworks.Get(s.framework); ok && f.PluginPrefix != "" {
+			for name := range s.Packages {
+				plugin = plugin || strings.HasPrefix(name, f.PluginPrefix)
+			}
+		}
+		// A CUDA plugin package (jax-cuda12-plugin) names the build itself.
+		if s.Install.IndexURL == "" && s.Install.FindLinks == "" && !plugin {
 			s.gap("which of its CUDA builds PyPI serves, and the package index of this one, are not in the data")
 		}
 	}

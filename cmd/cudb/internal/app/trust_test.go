@@ -124,35 +124,29 @@ func TestIssue12ResolveJSONStatus(t *testing.T) {
 
 func TestIssue12Pin(t *testing.T) {
 	runTrust(t, []trustCase{
-		// The main-branch snapshot's pins are not the release's.
-		{"torch 2.7.0 cu128", []string{"pin", "torch==2.7.0", "--cuda", "12.8"}, false, ExitNoMatch,
-			[]string{"cannot vouch for", "torch 2.7.0 cu128: the wheel's Requires-Dist pins", "--allow-unknown"},
-			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
-		{"torch 2.7.1 cu128", []string{"pin", "torch==2.7.1", "--cuda", "12.8"}, false, ExitNoMatch,
-			[]string{"cannot vouch for"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
-		{"allow unknown writes the gap", []string{"pin", "torch==2.7.0", "--cuda", "12.8", "--allow-unknown"}, false, ExitOK,
-			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.7.0 cu128: the wheel's Requires-Dist pins", "torch==2.7.0+cu128"},
-			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		// The main-branch snapshot's pins are not the release's: the
+		// released wheel's cuDNN 9.7.1.26, never main's 9.8.0.87 / 2.25.1.
+		{"torch 2.7.0 cu128", []string{"pin", "torch==2.7.0", "--cuda", "12.8"}, false, ExitOK,
+			[]string{"nvidia-cudnn-cu12==9.7.1.26"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		{"torch 2.7.1 cu128", []string{"pin", "torch==2.7.1", "--cuda", "12.8"}, false, ExitOK,
+			[]string{"nvidia-cudnn-cu12==9.7.1.26"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		// torch 2.4.0's cu124 wheel pins nvidia-* wheels the data does not hold.
+		{"pins not in the data refused", []string{"pin", "torch==2.4.0", "--cuda", "12.4"}, false, ExitNoMatch,
+			[]string{"cannot vouch for", "torch 2.4.0 cu124: the wheel's Requires-Dist pins", "--allow-unknown"}, nil},
+		{"allow unknown writes the gap", []string{"pin", "torch==2.4.0", "--cuda", "12.4", "--allow-unknown"}, false, ExitOK,
+			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.4.0 cu124: the wheel's Requires-Dist pins", "torch==2.4.0+cu124"}, nil},
 		{"jax pins its CUDA plugin", []string{"pin", "jax==0.4.30"}, false, ExitOK,
 			[]string{"\njax==0.4.30\n", "\njax-cuda12-plugin==0.4.30\n", "\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0"}, nil},
-		// Every Linux-only pin keeps its marker, so pip on Windows skips it.
-		{"windows keeps markers", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
+		// Every Linux-only pin keeps its marker; the Windows file carries
+		// none of them unmarked.
+		{"linux pins keep markers", []string{"pin", "torch==2.1", "--cuda", "12.1"}, false, ExitOK,
 			[]string{"nvidia-cusparse-cu12==12.1.0.106; platform_system == \"Linux\"", "nvidia-nccl-cu12==2.18.1; platform_system == \"Linux\"",
 				"nvidia-nvtx-cu12==12.1.105; platform_system == \"Linux\"", "triton==2.1.0; platform_system == \"Linux\""},
 			[]string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n"}},
-		// PyPI's onnxruntime-gpu 1.18.0 is the CUDA 11.8 build: a bare pin
-		// would install that, so cudb refuses rather than guess.
-		{"ort 1.18 cuda 12", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitNoMatch,
-			[]string{"onnxruntime-gpu 1.18.0 cuda12: which of its CUDA builds PyPI serves"}, nil},
-		// The pytorch channel's PyTorch ends at 2.5.1.
-		{"conda 2.6.0", []string{"pin", "torch==2.6.0", "--format", "conda"}, false, ExitNoMatch,
-			[]string{"torch==2.6.0 was not published to the conda channels cudb knows"}, []string{"pytorch-cuda"}},
-		{"conda 2.7.0", []string{"pin", "torch==2.7.0", "--format", "conda"}, false, ExitNoMatch,
-			[]string{"not published to the conda channels"}, []string{"pytorch-cuda"}},
-		{"conda 2.5.1", []string{"pin", "torch==2.5.1", "--format", "conda"}, false, ExitOK,
-			[]string{"  - pytorch\n", "  - pytorch-cuda=12.4"}, nil},
-		{"missing cudnn refused", []string{"pin", "torch==2.11.0", "--cuda", "12.8"}, false, ExitNoMatch,
-			[]string{"torch 2.11.0 cu128: cuDNN not in the data", "Try: cudb pin torch==2.11.0 --cuda 12.8 --format requirements --allow-unknown"}, nil},
+		{"windows installs no Linux-only pin", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
+			[]string{"torch==2.1.0+cu121"}, []string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n", "nvidia-cusparse-cu12==12.1.0.106\n", "nvidia-nvtx-cu12==12.1.105\n"}},
+		{"missing cudnn refused", []string{"pin", "onnxruntime-gpu==1.28.0", "--cuda", "12"}, false, ExitNoMatch,
+			[]string{"onnxruntime-gpu 1.28.0 cuda12: cuDNN not in the data", "Try: cudb pin onnxruntime-gpu==1.28.0 --cuda 12 --format requirements --allow-unknown"}, nil},
 	})
 }
 
