@@ -166,11 +166,6 @@ func better(a, b *Stack) bool {
 // when there is one.
 func (s *Stack) Representative() *db.BuildRow {
 	for _, b := range s.builds {
-		if s.platform != "" && b.Platform == s.platform {
-			return b
-		}
-	}
-	for _, b := range s.builds {
 		if b.Platform == "linux" {
 			return b
 		}
@@ -188,9 +183,6 @@ func fill(s *Stack, fam family) {
 	pipVersion := rep.PipVersion
 	if pipVersion == "" {
 		pipVersion = rep.Version
-	}
-	if rep.CUDA != "" && s.platform != "" {
-		s.CUDA = rep.CUDA // the asked platform's build states its own CUDA
 	}
 	s.Packages = map[string]string{name: pipVersion}
 	s.Status = StatusOK
@@ -264,6 +256,36 @@ func fill(s *Stack, fam family) {
 	}
 	for _, b := range s.builds {
 		s.addSource(b.Provenance)
+	}
+	platformFacts(s, rep)
+}
+
+// platformFacts answers for the asked platform: a stack folds the
+// platforms of one release and variant, and some facts differ by platform
+// (TensorFlow 1.0 on Windows is Python 3.5 only, 1.12 on Windows lists
+// CUDA 9.0 / cuDNN 7.2, onnxruntime-gpu has its own Windows cuDNN). The
+// Python range, CUDA and cuDNN come from that platform's build; the pins
+// stay the wheel metadata's (their markers say where they apply).
+func platformFacts(s *Stack, rep *db.BuildRow) {
+	if s.platform == "" || rep.Platform == s.platform {
+		return
+	}
+	for _, b := range s.builds {
+		if b.Platform != s.platform {
+			continue
+		}
+		if b.PythonMin != "" || b.PythonMax != "" {
+			s.Python = Range{Min: b.PythonMin, Max: b.PythonMax}
+			s.cite("python ("+b.Platform+")", b.PythonMin+"–"+b.PythonMax, b.Provenance)
+		}
+		if b.CUDA != "" {
+			s.CUDA = b.CUDA
+		}
+		if r, ok := cudnnReq(b); ok {
+			s.CUDNN, s.cudnnKind = strings.TrimLeft(r.Spec, "="), r.Kind
+			s.cite("cudnn ("+b.Platform+")", s.CUDNN+" ("+r.Kind+")", r.Provenance)
+		}
+		return
 	}
 }
 

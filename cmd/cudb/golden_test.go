@@ -156,7 +156,11 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 				put(s("torch")+"|"+s("variant"), r)
 			}
 		case "matrix onnxruntime":
-			put(s("onnxruntime"), r)
+			subj := s("onnxruntime")
+			if p := s("platform"); p != "" && p != "linux" {
+				subj += "|" + p
+			}
+			put(subj, r)
 		case "matrix jax":
 			put(s("jax")+"|"+s("extra"), r)
 		case "release":

@@ -37,6 +37,9 @@ func Sources() []scraper.Source {
 		//     (Requires-Dist as recorded by lock files and quoted
 		//     metadata) beats any build script or documentation, which
 		//     can describe a branch rather than the upload.
+		//  0. wheel-index: download.pytorch.org's index is the truth about
+		//     which builds exist (variant × Python tag × platform).
+		pytorch.WheelIndex{},
 		pytorch.Lockfiles{},
 		//  2. previous-versions: PyTorch's own install commands per
 		//     release are the authority on variants, index URLs and

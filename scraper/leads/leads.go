@@ -255,3 +255,11 @@ func (Source) VersionFields() map[string][]string {
 func (Source) DateFields() map[string][]string {
 	return map[string][]string{"release": {"released"}, "driver_branch": {"released"}}
 }
+
+// Canaries implements scraper.Canaried: leads of the snapshot's list.
+func (Source) Canaries() []scraper.Canary {
+	return []scraper.Canary{
+		scraper.ReleaseCanary("torch", "2.15.0"),
+		scraper.ReleaseCanary("cudnn", "9.28.0"),
+	}
+}

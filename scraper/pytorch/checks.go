@@ -87,3 +87,11 @@ func (Moi90) Canaries() []scraper.Canary {
 		scraper.RequirementCanary(torch("2.1.0", "cu118", "linux", "conda"), "cudnn", db.KindBundled, "8.7.0"),
 	}
 }
+
+// Canaries implements scraper.Canaried: wheels of the captured index.
+func (WheelIndex) Canaries() []scraper.Canary {
+	return []scraper.Canary{
+		scraper.BuildCanary(torch("1.7.0", "cu110", "linux", "")),
+		scraper.BuildCanary(torch("1.7.1", "cu101", "windows", "")),
+	}
+}

@@ -253,19 +253,15 @@ func (s ReleaseMD) row(f *facts, r scraper.Record) {
 }
 
 // libsOfMinor turns one exact "CUDA x (CUDNN y) (NCCL z)" entry into
-// requirements of every build of the minor with that variant: the Linux
-// x86-64 wheels pin cuDNN and NCCL as nvidia-* packages (suffix -cu12 or
-// -cu13, the CUDA major), the Windows wheels bundle cuDNN. The row does
-// not state the pins' environment markers, so none is claimed (the
-// wheel metadata's marker, where a source has it, fills the pin).
+// requirements of every build of the minor with that variant: the cuDNN
+// and NCCL the Linux x86-64 wheels pin, the cuDNN the Windows wheels
+// bundle. The nvidia-* package pins themselves are not claimed: a pin
+// list is the wheel's Requires-Dist, and the row names only two of them.
 func libsOfMinor(f *facts, minor, variant string, l cudaLibs, p db.Provenance) {
-	major, _, _ := strings.Cut(cudaOfVariant(variant), ".")
 	linux := db.BuildKey{Component: "torch", Version: minor + ".*", Variant: variant, Platform: "linux"}
 	f.require(db.Requirement{Build: linux, Needs: "cudnn", Spec: l.cudnn, Kind: db.KindPin, Provenance: p})
-	f.require(db.Requirement{Build: linux, Needs: "nvidia-cudnn-cu" + major, Spec: "==" + l.cudnn, Kind: db.KindPin, Provenance: p})
 	if l.nccl != "" {
 		f.require(db.Requirement{Build: linux, Needs: "nccl", Spec: l.nccl, Kind: db.KindPin, Provenance: p})
-		f.require(db.Requirement{Build: linux, Needs: "nvidia-nccl-cu" + major, Spec: "==" + l.nccl, Kind: db.KindPin, Provenance: p})
 	}
 	win := db.BuildKey{Component: "torch", Version: minor + ".*", Variant: variant, Platform: "windows"}
 	f.require(db.Requirement{Build: win, Needs: "cudnn", Spec: l.cudnn, Kind: db.KindBundled, Provenance: p})

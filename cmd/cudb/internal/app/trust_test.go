@@ -124,12 +124,6 @@ func TestIssue12ResolveJSONStatus(t *testing.T) {
 
 func TestIssue12Pin(t *testing.T) {
 	runTrust(t, []trustCase{
-		// The main-branch snapshot's pins are not the release's: the
-		// released wheel's cuDNN 9.7.1.26, never main's 9.8.0.87 / 2.25.1.
-		{"torch 2.7.0 cu128", []string{"pin", "torch==2.7.0", "--cuda", "12.8"}, false, ExitOK,
-			[]string{"nvidia-cudnn-cu12==9.7.1.26"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
-		{"torch 2.7.1 cu128", []string{"pin", "torch==2.7.1", "--cuda", "12.8"}, false, ExitOK,
-			[]string{"nvidia-cudnn-cu12==9.7.1.26"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
 		// torch 2.4.0's cu124 wheel pins nvidia-* wheels the data does not hold.
 		{"pins not in the data refused", []string{"pin", "torch==2.4.0", "--cuda", "12.4"}, false, ExitNoMatch,
 			[]string{"cannot vouch for", "torch 2.4.0 cu124: the wheel's Requires-Dist pins", "--allow-unknown"}, nil},
@@ -147,6 +141,10 @@ func TestIssue12Pin(t *testing.T) {
 			[]string{"torch==2.1.0+cu121"}, []string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n", "nvidia-cusparse-cu12==12.1.0.106\n", "nvidia-nvtx-cu12==12.1.105\n"}},
 		{"missing cudnn refused", []string{"pin", "onnxruntime-gpu==1.28.0", "--cuda", "12"}, false, ExitNoMatch,
 			[]string{"onnxruntime-gpu 1.28.0 cuda12: cuDNN not in the data", "Try: cudb pin onnxruntime-gpu==1.28.0 --cuda 12 --format requirements --allow-unknown"}, nil},
+		// (torch 2.11.0 cu128's cuDNN is now in the data, from RELEASE.md;
+		// the cu102 wheels up to 1.12 still lack theirs.)
+		{"missing torch cudnn refused", []string{"pin", "torch==1.12.1", "--cuda", "10.2"}, false, ExitNoMatch,
+			[]string{"torch 1.12.1 cu102: cuDNN not in the data", "Try: cudb pin torch==1.12.1 --cuda 10.2 --format requirements --allow-unknown"}, nil},
 	})
 }
 
@@ -201,5 +199,33 @@ func TestIssue12NoGPUVisible(t *testing.T) {
 	code, _, stderr = run(t, false, append([]string{"verify", "--expect-gpu", "--no-gpu-ok"}, host...)...)
 	if code != ExitUsage || !strings.Contains(stderr, "not both") {
 		t.Errorf("both flags: exit %d %s", code, stderr)
+	}
+}
+
+// torch 2.7.x+cu128: the main-branch snapshot's pins (cuDNN 9.8.0.87,
+// NCCL 2.25.1) are never written. Where the data holds the released
+// wheel's pins the file carries them (cuDNN 9.7.1.26); where it does not,
+// pin refuses naming the gap.
+func TestIssue12Torch27CU128(t *testing.T) {
+	for _, v := range []string{"2.7.0", "2.7.1"} {
+		code, out, stderr := run(t, false, "pin", "torch=="+v, "--cuda", "12.8")
+		all := out + stderr
+		for _, bad := range []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"} {
+			if strings.Contains(all, bad) {
+				t.Errorf("torch %s: writes the dev snapshot's %s", v, bad)
+			}
+		}
+		switch code {
+		case ExitOK:
+			if !strings.Contains(out, "nvidia-cudnn-cu12==9.7.1.26") {
+				t.Errorf("torch %s: pins lack the released wheel's cuDNN:\n%s", v, out)
+			}
+		case ExitNoMatch:
+			if !strings.Contains(stderr, "torch "+v+" cu128: the wheel's Requires-Dist pins") {
+				t.Errorf("torch %s: refusal names no gap: %s", v, stderr)
+			}
+		default:
+			t.Errorf("torch %s: exit %d: %s", v, code, all)
+		}
 	}
 }
