@@ -65,16 +65,17 @@ func SideOf(label, name string, b *db.BuildRow, companions []string, release []*
 // component's requirement, or else the wheel's own pin on an
 // nvidia-cudnn-cuNN package (the version pip installs).
 func cudnnReq(b *db.BuildRow) (db.Requirement, bool) {
-	if r, ok := b.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+	if r, ok := b.Req("cudnn", db.KindPin); ok {
 		return r, true
 	}
+	// What pip installs comes before what a document says was tested.
 	for _, r := range b.Reqs {
 		if r.Kind == db.KindPin && strings.HasPrefix(version.NormalizeName(r.Needs), "nvidia-cudnn-cu") {
 			r.Spec = specVersion(r.Spec)
 			return r, true
 		}
 	}
-	return db.Requirement{}, false
+	return b.Req("cudnn", db.KindBundled, db.KindTested, db.KindMinimum)
 }
 
 // Judgement is the answer of Share.

@@ -19,9 +19,9 @@ import (
 // ==8.9.7.29 for 2.16–2.17, ==9.3.0.75 for 2.18; 2.21 is tested with
 // cuDNN 9.3, so it loads libcudnn.so.9 >= 9.3), jax[cuda12] 0.4.30's
 // (nvidia-cudnn-cu12>=9.0,<10.0, nvidia-cublas-cu12>=12.1.3.1, …), and
-// a CUDA major per process (torch 2.11.0+cu128 pins cuDNN 9.17.1.4,
-// 2.7.0+cu128 9.7.1.26). Unknown where the data lacks a fact (torch
-// 2.4.x+cu124's pins).
+// a CUDA major per process (torch 2.11.0+cu128 pins cuDNN 9.17.1.4).
+// Unknown where the data lacks a fact (torch 2.4.x+cu124's pins, the
+// rest of 2.7.0+cu128's).
 func TestOneJudgementResolveAndVerify(t *testing.T) {
 	d := querytest.Embedded(t)
 	ctx := context.Background()
@@ -44,7 +44,9 @@ func TestOneJudgementResolveAndVerify(t *testing.T) {
 		{"torch==2.8.0+cu128", "tensorflow==2.18.0", inc},
 		{"torch==2.11.0+cu128", "tensorflow==2.18.0", inc},
 		{"torch==2.11.0+cu130", "tensorflow==2.18.0", inc},
-		{"torch==2.7.0+cu128", "tensorflow==2.21.0", ok},
+		// The data holds 2.7.0+cu128's cuDNN pin but not its other
+		// nvidia-* pins (2.7.0+cu126's are there): unknown.
+		{"torch==2.7.0+cu128", "tensorflow==2.21.0", unk},
 		{"torch==2.4.0+cu121", "jax==0.4.30", ok},
 		{"torch==2.1.0+cu121", "jax==0.4.30", inc},
 		{"torch==2.3.1+cu121", "jax==0.4.30", inc},
