@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +43,17 @@ type Factory struct {
 	cancelBudget context.CancelFunc
 
 	opened *db.DB
+	// journal says what DB found about a refresh commit pending beside
+	// the --db file: what recovery did, or that one is in progress.
+	journal journalState
+}
+
+// journalState is what opening a --db file found about the refresh
+// journal of its directory.
+type journalState struct {
+	Dir       string
+	Recovered string // "completed", "rolled back", …; "" when none pending
+	Pending   error  // a live refresh is committing right now
 }
 
 // NewFactory returns a factory over s with the real sources.
@@ -58,6 +70,18 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		err error
 	)
 	if f.DBPath != "" {
+		// A refresh killed while moving files leaves a journal beside the
+		// database: recover it first, so the file read is the whole old or
+		// the whole new set.
+		dir := filepath.Dir(f.DBPath)
+		f.journal.Dir = dir
+		f.journal.Recovered, err = scraper.RecoverPending(dir)
+		if errors.Is(err, scraper.ErrLocked) {
+			f.journal.Pending, err = err, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to recover the interrupted refresh in %s: %w", dir, err)
+		}
 		d, err = db.OpenFile(ctx, f.DBPath)
 	} else {
 		d, err = db.OpenImage(ctx, data.DB, "embedded database")
