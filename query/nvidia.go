@@ -273,21 +273,24 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 			return v, nil
 		}
 	}
-	floor := compat
-	if floor == "" {
-		floor = toolkit
+	// The installed CUDA release's own floor is the minimum; the
+	// minor-version floor matters only for a driver below it (a runtime
+	// newer than the driver supports), and only where it is lower.
+	floor := toolkit
+	if compat != "" && (floor == "" || version.CompareDottedText(compat, floor) < 0) {
+		floor = compat
 	}
 	v.Floor = floor
 	switch {
 	case floor == "":
 		return v, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)}).WithHint("cudb matrix cuda")
+	case toolkit != "" && version.CompareDottedText(drv, toolkit) >= 0:
+		v.OK, v.Via = true, "toolkit"
 	case version.CompareDottedText(drv, floor) < 0:
 		v.Reason = fmt.Sprintf("driver %s is below the minimum %s for CUDA %s", drv, floor, fl.CUDA)
-	case toolkit != "" && version.CompareDottedText(drv, toolkit) < 0:
+	default:
 		v.OK, v.Via = true, "minor_compat"
 		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", toolkit)
-	default:
-		v.OK, v.Via = true, "toolkit"
 	}
 	return v, nil
 }
