@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cudb/cudb/internal/version"
 )
 
 // BuildRow is a build as stored, with its row id and the requirements that
@@ -40,6 +42,7 @@ type cache struct {
 	builds      map[string][]*BuildRow  // component + "\x00" + version -> builds
 	cudaDrivers []CUDADriver            // nil until read
 	gpus        []GPU                   // nil until read
+	gpuNames    []GPU                   // names and aliases only; nil until read
 	branches    map[string]DriverBranch // nil until read
 	cudaFloors  map[string][]CUDADriver // CUDA major -> its rows, when the whole table was not read
 }
@@ -277,6 +280,52 @@ func (d *DB) CUDADriversOf(ctx context.Context, cuda string) ([]CUDADriver, erro
 		}
 	}
 	return out, nil
+}
+
+// NewestToolkitFor is the newest CUDA toolkit release whose floor on os
+// the driver meets ("" when none does): the search runs in SQLite over
+// the stored driver keys, so no row but the answer is read.
+func (d *DB) NewestToolkitFor(ctx context.Context, os, driver string) (string, error) {
+	var cuda string
+	err := d.conn.QueryRowContext(ctx, `SELECT cuda FROM cuda_driver WHERE kind = 'toolkit' AND os = ? AND min_driver != '' AND driver_key <= ?
+		ORDER BY cuda_key DESC LIMIT 1`, os, version.DottedKey(driver)).Scan(&cuda)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return cuda, err
+}
+
+// GPUNames is the gpu table's names and aliases only, ordered by name:
+// enough to find a GPU by any of its names without reading every row's
+// facts (GPU then reads the one that matched).
+func (d *DB) GPUNames(ctx context.Context) ([]GPU, error) {
+	return once(d, &d.cache.gpuNames, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
+		return scanAll(ctx, d.conn, "SELECT name, aliases FROM gpu ORDER BY name", nil,
+			func(r *sql.Rows, g *GPU) error {
+				var aliases string
+				if err := r.Scan(&g.Name, &aliases); err != nil {
+					return err
+				}
+				if aliases != "" {
+					g.Aliases = strings.Split(aliases, ";")
+				}
+				return nil
+			})
+	})
+}
+
+// GPU reads one GPU by its table name; ok is false when there is none.
+func (d *DB) GPU(ctx context.Context, name string) (g GPU, ok bool, err error) {
+	var aliases string
+	err = d.conn.QueryRowContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu WHERE name = ?", name).
+		Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref)
+	if errors.Is(err, sql.ErrNoRows) {
+		return GPU{}, false, nil
+	}
+	if aliases != "" {
+		g.Aliases = strings.Split(aliases, ";")
+	}
+	return g, err == nil, err
 }
 
 // GPUs is the gpu table ordered by name.

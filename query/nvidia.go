@@ -191,16 +191,9 @@ func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (strin
 	if err != nil {
 		return "", err
 	}
-	table, err := d.CUDADrivers(ctx)
+	best, err := d.NewestToolkitFor(ctx, os, drv)
 	if err != nil {
 		return "", err
-	}
-	var best string
-	key := version.DottedKey(drv)
-	for _, r := range table { // cuda_key order: the last hit is the newest
-		if r.Kind == "toolkit" && r.OS == os && r.MinDriver != "" && version.DottedKey(r.MinDriver) <= key {
-			best = r.CUDA
-		}
 	}
 	if best != "" {
 		parts := strings.Split(best, ".")
@@ -412,7 +405,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	if want == "" {
 		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: "empty GPU name"}).WithHint("a GPU name such as \"RTX 4090\" or \"T4\"")
 	}
-	gs, err := d.GPUs(ctx)
+	gs, err := d.GPUNames(ctx)
 	if err != nil {
 		return GPU{}, err
 	}
@@ -426,7 +419,11 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 		}
 	}
 	if len(hits) == 1 {
-		return hits[0], nil
+		g, ok, err := d.GPU(ctx, hits[0].Name)
+		if err == nil && !ok {
+			err = fmt.Errorf("gpu %s vanished from the database", hits[0].Name)
+		}
+		return g, err
 	}
 	if len(hits) > 1 {
 		names := gpuNames(hits)
