@@ -44,7 +44,8 @@ type cache struct {
 	gpus        []GPU                   // nil until read
 	gpuNames    []GPU                   // names and aliases only; nil until read
 	branches    map[string]DriverBranch // nil until read
-	cudaFloors  map[string][]CUDADriver // CUDA major -> its rows, when the whole table was not read
+	cudaFloors  map[string][]CUDADriver // CUDA version ("12.1", or "12.1.*" with its releases) -> its rows
+	stmts       map[string]*sql.Stmt    // prepared statements by SQL text
 }
 
 // once returns *slot, filling it with load the first time it is asked for.
@@ -66,8 +67,12 @@ func once[T any](d *DB, slot *T, isSet func(T) bool, load func() (T, error)) (T,
 }
 
 // scanAll runs q and scans each row with scan.
-func scanAll[T any](ctx context.Context, conn *sql.DB, q string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
-	rows, err := conn.QueryContext(ctx, q, args...)
+func scanAll[T any](ctx context.Context, d *DB, q string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
+	st, err := d.prepared(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +98,7 @@ func (d *DB) Versions(ctx context.Context, component string) ([]string, error) {
 	}
 	// build_version holds one row per version (the database build fills
 	// it), so this reads tens of rows, not every build.
-	v, err := scanAll(ctx, d.conn, "SELECT version FROM build_version WHERE component = ? ORDER BY version_key DESC", []any{component},
+	v, err := scanAll(ctx, d, "SELECT version FROM build_version WHERE component = ? ORDER BY version_key DESC", []any{component},
 		func(r *sql.Rows, s *string) error { return r.Scan(s) })
 	if err != nil {
 		return nil, fmt.Errorf("failed to read %s versions: %w", component, err)
@@ -164,7 +169,7 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 		args = append(args, v)
 	}
 	in := " IN (" + strings.Join(marks, ",") + ")"
-	out, err := scanAll(ctx, d.conn, `SELECT id, component, version, variant, platform, package, pip_version, cuda,
+	out, err := scanAll(ctx, d, `SELECT id, component, version, variant, platform, package, pip_version, cuda,
 		python_min, python_max, index_url, arch_list, is_default, channel, source, url, ref
 		FROM build WHERE component = ? AND version`+in+` ORDER BY id`, args,
 		func(r *sql.Rows, b **BuildRow) error {
@@ -187,7 +192,7 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 		id int64
 		Requirement
 	}
-	reqs, err := scanAll(ctx, d.conn, `SELECT r.build_id, r.needs, r.spec, r.kind, r.marker, r.source, r.url, r.ref
+	reqs, err := scanAll(ctx, d, `SELECT r.build_id, r.needs, r.spec, r.kind, r.marker, r.source, r.url, r.ref
 		FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.component = ? AND b.version`+in+
 		` ORDER BY r.build_id, r.needs, r.kind`, args,
 		func(r *sql.Rows, q *req) error {
@@ -220,7 +225,7 @@ func (d *DB) Attribute(ctx context.Context, component, version, key string) (str
 
 // Attributes lists every attribute of component, ordered by version and key.
 func (d *DB) Attributes(ctx context.Context, component string) ([]Attribute, error) {
-	return scanAll(ctx, d.conn, "SELECT component, version, key, value, source, url, ref FROM attribute WHERE component = ? ORDER BY version, key",
+	return scanAll(ctx, d, "SELECT component, version, key, value, source, url, ref FROM attribute WHERE component = ? ORDER BY version, key",
 		[]any{component}, func(r *sql.Rows, a *Attribute) error {
 			return r.Scan(&a.Component, &a.Version, &a.Key, &a.Value, &a.Source, &a.URL, &a.Ref)
 		})
@@ -230,7 +235,7 @@ func (d *DB) Attributes(ctx context.Context, component string) ([]Attribute, err
 // kind), each row with its provenance.
 func (d *DB) CUDADrivers(ctx context.Context) ([]CUDADriver, error) {
 	return once(d, &d.cache.cudaDrivers, func(v []CUDADriver) bool { return v != nil }, func() ([]CUDADriver, error) {
-		return scanAll(ctx, d.conn, "SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver ORDER BY cuda_key, os, kind", nil,
+		return scanAll(ctx, d, "SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver ORDER BY cuda_key, os, kind", nil,
 			func(r *sql.Rows, c *CUDADriver) error {
 				return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
 			})
@@ -238,48 +243,91 @@ func (d *DB) CUDADrivers(ctx context.Context) ([]CUDADriver, error) {
 }
 
 // CUDADriversOf is the part of the cuda_driver table about one CUDA
-// version: the rows whose CUDA is cuda or a release of it ("12.1" gives
-// 12.1, 12.1.0, 12.1.1; "12" gives the major's minor-version rows and
-// every 12.x), in CUDA version order. A question about one stack reads
-// its major's few rows, once per handle, through the table's key instead
-// of the whole table.
-func (d *DB) CUDADriversOf(ctx context.Context, cuda string) ([]CUDADriver, error) {
-	major, _, _ := strings.Cut(cuda, ".")
+// version: the rows whose CUDA is cuda exactly or, with releases, a
+// release of it ("12.1" gives 12.1.0 and 12.1.1 too), in CUDA version
+// order. A question about one stack reads these few rows through the
+// table's key, once per handle, instead of the whole table.
+func (d *DB) CUDADriversOf(ctx context.Context, cuda string, releases bool) ([]CUDADriver, error) {
+	key := cuda
+	if releases {
+		key += ".*"
+	}
 	d.cache.mu.Lock()
 	all := d.cache.cudaDrivers
-	rows, ok := d.cache.cudaFloors[major]
+	rows, ok := d.cache.cudaFloors[key]
 	d.cache.mu.Unlock()
-	if !ok {
-		if all != nil {
-			rows = all
-		} else {
-			var err error
-			// The range on the primary key (cuda, os, kind) finds the
-			// major and "major." followed by anything: '/' sorts just
-			// before '0'.
-			rows, err = scanAll(ctx, d.conn, `SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver
-				WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind`, []any{major, major + ".", major + "/"},
-				func(r *sql.Rows, c *CUDADriver) error {
-					return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
-				})
-			if err != nil {
+	if ok {
+		return rows, nil
+	}
+	if all != nil {
+		rows = []CUDADriver{}
+		for _, r := range all {
+			if r.CUDA == cuda || (releases && strings.HasPrefix(r.CUDA, cuda+".")) {
+				rows = append(rows, r)
+			}
+		}
+	} else {
+		hi, lo := cuda, cuda
+		if releases {
+			// The range on the primary key (cuda, os, kind) finds
+			// "cuda." followed by anything: '/' sorts just before '0'.
+			lo, hi = cuda+".", cuda+"/"
+		}
+		stmt, err := d.prepared(ctx, `SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver
+			WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind`)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := stmt.QueryContext(ctx, cuda, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		defer rs.Close()
+		rows = []CUDADriver{}
+		for rs.Next() {
+			var c CUDADriver
+			if err := rs.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref); err != nil {
 				return nil, err
 			}
-			d.cache.mu.Lock()
-			if d.cache.cudaFloors == nil {
-				d.cache.cudaFloors = map[string][]CUDADriver{}
-			}
-			d.cache.cudaFloors[major] = rows
-			d.cache.mu.Unlock()
+			rows = append(rows, c)
+		}
+		if err := rs.Err(); err != nil {
+			return nil, err
 		}
 	}
-	out := []CUDADriver{}
-	for _, r := range rows {
-		if r.CUDA == cuda || strings.HasPrefix(r.CUDA, cuda+".") {
-			out = append(out, r)
-		}
+	d.cache.mu.Lock()
+	if d.cache.cudaFloors == nil {
+		d.cache.cudaFloors = map[string][]CUDADriver{}
 	}
-	return out, nil
+	d.cache.cudaFloors[key] = rows
+	d.cache.mu.Unlock()
+	return rows, nil
+}
+
+// prepared returns the handle's prepared statement for q, preparing it on
+// first use: parsing SQL costs more than running these small queries.
+func (d *DB) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
+	d.cache.mu.Lock()
+	st, ok := d.cache.stmts[q]
+	d.cache.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	st, err := d.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	d.cache.mu.Lock()
+	defer d.cache.mu.Unlock()
+	if prev, ok := d.cache.stmts[q]; ok {
+		st.Close()
+		return prev, nil
+	}
+	if d.cache.stmts == nil {
+		d.cache.stmts = map[string]*sql.Stmt{}
+	}
+	d.cache.stmts[q] = st
+	return st, nil
 }
 
 // NewestToolkitFor is the newest CUDA toolkit release whose floor on os
@@ -300,7 +348,7 @@ func (d *DB) NewestToolkitFor(ctx context.Context, os, driver string) (string, e
 // facts (GPU then reads the one that matched).
 func (d *DB) GPUNames(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpuNames, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		return scanAll(ctx, d.conn, "SELECT name, aliases FROM gpu ORDER BY name", nil,
+		return scanAll(ctx, d, "SELECT name, aliases FROM gpu ORDER BY name", nil,
 			func(r *sql.Rows, g *GPU) error {
 				var aliases string
 				if err := r.Scan(&g.Name, &aliases); err != nil {
@@ -331,7 +379,7 @@ func (d *DB) GPU(ctx context.Context, name string) (g GPU, ok bool, err error) {
 // GPUs is the gpu table ordered by name.
 func (d *DB) GPUs(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpus, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		return scanAll(ctx, d.conn, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name", nil,
+		return scanAll(ctx, d, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name", nil,
 			func(r *sql.Rows, g *GPU) error {
 				var aliases string
 				if err := r.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
@@ -347,7 +395,7 @@ func (d *DB) GPUs(ctx context.Context) ([]GPU, error) {
 
 // DriverBranches is the driver_branch table, newest branch first.
 func (d *DB) DriverBranches(ctx context.Context) ([]DriverBranch, error) {
-	return scanAll(ctx, d.conn, "SELECT branch, max_cuda, branch_type, end_of_life, source, url, ref FROM driver_branch ORDER BY branch_key DESC", nil,
+	return scanAll(ctx, d, "SELECT branch, max_cuda, branch_type, end_of_life, source, url, ref FROM driver_branch ORDER BY branch_key DESC", nil,
 		func(r *sql.Rows, b *DriverBranch) error {
 			return r.Scan(&b.Branch, &b.MaxCUDA, &b.BranchType, &b.EndOfLife, &b.Source, &b.URL, &b.Ref)
 		})
@@ -373,7 +421,7 @@ func (d *DB) DriverBranch(ctx context.Context, branch string) (b DriverBranch, o
 
 // CUDNNSupport is the cudnn_support table, newest cuDNN first.
 func (d *DB) CUDNNSupport(ctx context.Context) ([]CUDNNSupport, error) {
-	return scanAll(ctx, d.conn, `SELECT cudnn, cuda_major, cuda_versions, cuda_min, cuda_max, min_driver_linux, min_driver_windows, cc_list, cc_min,
+	return scanAll(ctx, d, `SELECT cudnn, cuda_major, cuda_versions, cuda_min, cuda_max, min_driver_linux, min_driver_windows, cc_list, cc_min,
 		released_on, source, url, ref FROM cudnn_support ORDER BY cudnn_key DESC, cuda_major DESC, cuda_versions DESC`, nil,
 		func(r *sql.Rows, c *CUDNNSupport) error {
 			return r.Scan(&c.CUDNN, &c.CUDAMajor, &c.CUDAVersions, &c.CUDAMin, &c.CUDAMax, &c.MinDriverLinux, &c.MinDriverWindows,
@@ -383,7 +431,7 @@ func (d *DB) CUDNNSupport(ctx context.Context) ([]CUDNNSupport, error) {
 
 // CUDAArchs is the cuda_arch table, newest CUDA first.
 func (d *DB) CUDAArchs(ctx context.Context) ([]CUDAArch, error) {
-	return scanAll(ctx, d.conn, "SELECT cuda, sm_min, sm_max, added, deprecated, dropped, source, url, ref FROM cuda_arch ORDER BY cuda_key DESC", nil,
+	return scanAll(ctx, d, "SELECT cuda, sm_min, sm_max, added, deprecated, dropped, source, url, ref FROM cuda_arch ORDER BY cuda_key DESC", nil,
 		func(r *sql.Rows, a *CUDAArch) error {
 			return r.Scan(&a.CUDA, &a.SMMin, &a.SMMax, &a.Added, &a.Deprecated, &a.Dropped, &a.Source, &a.URL, &a.Ref)
 		})
@@ -392,7 +440,7 @@ func (d *DB) CUDAArchs(ctx context.Context) ([]CUDAArch, error) {
 // Releases lists the releases of every component, ordered by component and
 // version.
 func (d *DB) Releases(ctx context.Context) ([]Release, error) {
-	return scanAll(ctx, d.conn, "SELECT component, version, released_on, source, url, ref FROM release ORDER BY component, version_key", nil,
+	return scanAll(ctx, d, "SELECT component, version, released_on, source, url, ref FROM release ORDER BY component, version_key", nil,
 		func(r *sql.Rows, x *Release) error {
 			return r.Scan(&x.Component, &x.Version, &x.ReleasedOn, &x.Source, &x.URL, &x.Ref)
 		})

@@ -90,7 +90,7 @@ func MinDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, er
 // FloorRow is the cuda_driver row behind one floor, for citing it; ok is
 // false when the data does not hold it.
 func FloorRow(ctx context.Context, d *db.DB, cuda, os, kind string) (row db.CUDADriver, ok bool, err error) {
-	rows, err := d.CUDADriversOf(ctx, cuda)
+	rows, err := d.CUDADriversOf(ctx, cuda, false)
 	if err != nil {
 		return db.CUDADriver{}, false, err
 	}
@@ -125,7 +125,7 @@ func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) 
 	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a CUDA version", errs.Quote(cuda))}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
-	table, err := d.CUDADriversOf(ctx, c)
+	table, err := d.CUDADriversOf(ctx, c, true)
 	if err != nil {
 		return "", err
 	}
