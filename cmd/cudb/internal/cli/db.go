@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/scraper"
 	"github.com/spf13/cobra"
 )
@@ -30,6 +31,8 @@ func newDBCmd(f *Factory) *cobra.Command {
 type DBInfo struct {
 	Origin        string            `json:"origin"`
 	SchemaVersion int               `json:"schema_version"`
+	DataAsOf      string            `json:"data_as_of,omitempty"`
+	Newest        []query.Newest    `json:"newest"`
 	Meta          map[string]string `json:"meta"`
 	Sources       []db.SourceInfo   `json:"sources"`
 	Tables        map[string]int    `json:"tables"`
@@ -56,6 +59,10 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 			if info.Sources, err = d.Sources(ctx); err != nil {
 				return err
 			}
+			info.DataAsOf = info.Meta["data_as_of"]
+			if info.Newest, err = query.NewestReleases(ctx, d); err != nil {
+				return err
+			}
 			if info.Sources == nil {
 				info.Sources = []db.SourceInfo{}
 			}
@@ -67,8 +74,17 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				info.Tables[t] = n
 			}
 			return f.Out(info, func() error {
-				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\n\n", info.Origin, info.SchemaVersion)
-				t := &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
+				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\n", info.Origin, info.SchemaVersion)
+				fmt.Fprintf(f.IO.Out, "data as of: %s\n\n", orUnknown(info.DataAsOf))
+				t := &Table{Header: []string{"line", "newest", "released", "source"}}
+				for _, n := range info.Newest {
+					t.Add(n.Line, n.Version, n.ReleasedOn, n.Source)
+				}
+				if err := t.Render(f.IO); err != nil {
+					return err
+				}
+				fmt.Fprintln(f.IO.Out)
+				t = &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
 				for _, s := range info.Sources {
 					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
 				}
@@ -84,6 +100,14 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 			})
 		},
 	}
+}
+
+// orUnknown is s, or "unknown" when the data does not say.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func shortHash(s string) string {

@@ -17,8 +17,15 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 )
 
-// Version is cudb's own version, set at link time (-ldflags -X).
-var Version = "dev"
+// Build stamps, set at link time by `make release` (-ldflags -X):
+// cudb's version, the commit it was built from and the data_as_of of the
+// embedded database. Unstamped builds say "dev" and read data_as_of from
+// the database.
+var (
+	Version  = "dev"
+	Commit   = ""
+	DataAsOf = ""
+)
 
 // Factory carries what commands share: streams, global flags and the
 // lazily opened database.
@@ -26,8 +33,11 @@ type Factory struct {
 	IO     *Streams
 	JSON   bool
 	DBPath string
+	// Quiet turns off notices on standard error (the data-age notice).
+	Quiet bool
 
-	opened *db.DB
+	opened  *db.DB
+	noticed bool
 }
 
 // NewFactory returns a factory over s.
@@ -52,6 +62,7 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		return nil, err
 	}
 	f.opened = d
+	f.dataAgeNotice(ctx, d)
 	return d, nil
 }
 
@@ -83,14 +94,41 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	root.SetIn(f.IO.In)
 	root.PersistentFlags().BoolVar(&f.JSON, "json", false, "print JSON (documented in docs/json.md)")
 	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "read this database file instead of the embedded one")
+	root.PersistentFlags().BoolVarP(&f.Quiet, "quiet", "q", false, "no notices on standard error (the data-age notice; also CUDB_NO_DATA_AGE_NOTICE=1)")
+	var showVersion bool
+	root.Flags().BoolVar(&showVersion, "version", false, "print cudb's version, commit and data_as_of (the version command says more)")
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		if showVersion {
+			v, err := f.versionInfo(c.Context())
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(f.IO.Out, v.line())
+			return err
+		}
+		return c.Help()
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(c, err.Error())
 	})
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's completion command: cudb completion bash|zsh|fish|powershell.
+	root.CompletionOptions.HiddenDefaultCmd = false
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
 	root.AddCommand(newExitCodesTopic())
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = "  source <(cudb completion bash)\n  cudb completion zsh > \"${fpath[1]}/_cudb\"\n  cudb completion fish > ~/.config/fish/completions/cudb.fish\n  cudb completion powershell | Out-String | Invoke-Expression"
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usageError(c, fmt.Sprintf("unknown shell %q: cudb completes bash, zsh, fish and powershell", args[0]))
+				}
+				return c.Help()
+			}
+		}
+	}
 	return root
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mattn/go-isatty"
 )
@@ -24,13 +25,27 @@ type Streams struct {
 	// ErrTTY is true when ErrOut is a terminal: progress redraws one line
 	// per task there, and prints plain log lines otherwise.
 	ErrTTY bool
+	// Now is the clock the data-age notice reads; nil means no clock, and
+	// no notice (tests inject one).
+	Now func() time.Time
+	// Getenv reads the environment; nil reads nothing.
+	Getenv func(string) string
+}
+
+// env returns the variable key, or "" without an environment.
+func (s *Streams) env(key string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(key)
 }
 
 // SystemStreams returns the real standard streams.
 func SystemStreams() *Streams {
 	return &Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		TTY:    isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
-		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd())}
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
+		Now:    time.Now, Getenv: os.Getenv}
 }
 
 // TestStreams returns streams backed by buffers.
