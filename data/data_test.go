@@ -11,7 +11,7 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
-	_ "github.com/cudb/cudb/scraper/all"
+	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/sourcestest"
 )
 
@@ -26,7 +26,7 @@ func TestDataIsFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := scraper.Refresh(context.Background(), scraper.RefreshOptions{Input: scraper.Input{Snapshots: snapshots}, DataDir: tmp})
+	rep, err := scraper.Refresh(context.Background(), scraper.RefreshOptions{Input: scraper.Input{Snapshots: snapshots}, DataDir: tmp, All: all.Sources()})
 	if err != nil {
 		t.Fatalf("refresh from snapshots failed: %v (%+v)", err, rep)
 	}
@@ -92,7 +92,7 @@ func TestEmbeddedDatabaseOpens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(srcs) != len(scraper.Sources()) {
-		t.Errorf("embedded database has %d sources, the code lists %d: run `make data`", len(srcs), len(scraper.Sources()))
+	if len(srcs) != len(all.Sources()) {
+		t.Errorf("embedded database has %d sources, the code lists %d: run `make data`", len(srcs), len(all.Sources()))
 	}
 }

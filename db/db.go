@@ -24,20 +24,25 @@ type DB struct {
 	Origin string
 
 	cache cache
+	// closeFS releases what the handle reads through (the image's VFS),
+	// after the connection is closed; nil for a file.
+	closeFS func() error
 }
 
 // Close releases the database.
-func (d *DB) Close() error { return d.conn.Close() }
-
-// SchemaVersion is the number of the newest migration this binary knows.
-// A database built by another schema is refused at open.
-var SchemaVersion = func() int {
-	ms, err := loadMigrations()
-	if err != nil || len(ms) == 0 {
-		return 0
+func (d *DB) Close() error {
+	err := d.conn.Close()
+	if d.closeFS != nil {
+		err = errors.Join(err, d.closeFS())
 	}
-	return ms[len(ms)-1].n
-}()
+	return err
+}
+
+// SchemaVersion is the number of the newest migration this binary knows
+// (TestSchemaVersionIsNewestMigration keeps the two in step; a constant,
+// so that no start-up reads the migrations). A database built by another
+// schema is refused at open.
+const SchemaVersion = 4
 
 // ErrSchema is returned (wrapped) when a database's schema version is not
 // the one this binary was built for.
@@ -119,50 +124,6 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	conn.SetMaxOpenConns(1)
 	d := &DB{conn: conn, Origin: path}
 	if err := d.checkSchema(ctx); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
-// OpenImage opens a database from its file image in memory (the embedded
-// database): nothing is written to disk and no network is touched. The
-// handle holds exactly one connection, since a deserialized database
-// lives in that connection alone.
-func OpenImage(ctx context.Context, image []byte, origin string) (*DB, error) {
-	if len(image) == 0 {
-		return nil, errors.New("the database image is empty: run `make data` to build data/cudb.db")
-	}
-	conn, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		return nil, err
-	}
-	conn.SetMaxOpenConns(1)
-	conn.SetMaxIdleConns(1)
-	conn.SetConnMaxLifetime(0)
-	c, err := conn.Conn(ctx)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	err = c.Raw(func(dc any) error {
-		d, ok := dc.(interface{ Deserialize([]byte) error })
-		if !ok {
-			return errors.New("sqlite driver cannot deserialize")
-		}
-		return d.Deserialize(image)
-	})
-	c.Close()
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("failed to load the database image: %w", err)
-	}
-	d := &DB{conn: conn, Origin: origin}
-	if err := d.checkSchema(ctx); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		conn.Close()
 		return nil, err
 	}

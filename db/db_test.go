@@ -182,3 +182,13 @@ func TestMergeReleaseWideRequirement(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+func TestSchemaVersionIsNewestMigration(t *testing.T) {
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ms[len(ms)-1].n; n != SchemaVersion {
+		t.Fatalf("the newest migration is %d but SchemaVersion is %d: raise SchemaVersion with the migration", n, SchemaVersion)
+	}
+}

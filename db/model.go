@@ -1,7 +1,7 @@
 package db
 
 // Provenance says where a fact came from: the source (as listed in
-// scraper.Sources), the page URL, and where useful the row or section.
+// scraper/all.Sources), the page URL, and where useful the row or section.
 type Provenance struct {
 	Source string `json:"source"`
 	URL    string `json:"url,omitempty"`

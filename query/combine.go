@@ -25,7 +25,7 @@ func combine(ctx context.Context, d *db.DB, p *parsedRequest, per [][]Stack, cs 
 	tried := 0
 	var walk func(i int, acc []Stack)
 	walk = func(i int, acc []Stack) {
-		if tried >= maxPairs {
+		if tried >= maxPairs || ctx.Err() != nil {
 			return
 		}
 		if i == len(per) {
@@ -292,6 +292,9 @@ func pinsAgree(a, b string) bool {
 func suggest(ctx context.Context, d *db.DB, p *parsedRequest, cs *constraints) []Suggestion {
 	var out []Suggestion
 	for keep := range p.frameworks {
+		if ctx.Err() != nil {
+			return out
+		}
 		var per [][]Stack
 		ok := true
 		for i, fr := range p.frameworks {
@@ -315,7 +318,7 @@ func suggest(ctx context.Context, d *db.DB, p *parsedRequest, cs *constraints) [
 		var walk func(i int, acc []Stack)
 		tried := 0
 		walk = func(i int, acc []Stack) {
-			if len(found) >= 1 || tried >= maxPairs {
+			if len(found) >= 1 || tried >= maxPairs || ctx.Err() != nil {
 				return
 			}
 			if i == len(per) {

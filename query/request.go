@@ -59,8 +59,39 @@ type parsedRequest struct {
 	native     []version.Requirement // component questions with no framework
 }
 
+// Bounds on a request: real ones are a few short strings, and each
+// requirement is a resolve of its own.
+const (
+	MaxRequirements = 16
+	MaxRequirement  = 256 // bytes of one requirement
+	MaxField        = 128 // bytes of --cuda, --driver, --gpu, ...
+)
+
+// checkBounds refuses a request past the bounds before any work, naming
+// the bound and quoting only the start of the input.
+func checkBounds(r ResolveRequest) error {
+	if len(r.Requirements) > MaxRequirements {
+		return errs.Usage("%d requirements given: at most %d", len(r.Requirements), MaxRequirements).WithHint("cudb resolve torch==2.1 tensorflow==2.14")
+	}
+	for _, raw := range r.Requirements {
+		if len(raw) > MaxRequirement {
+			return errs.Usage("requirement %s is longer than %d bytes", errs.Quote(raw), MaxRequirement).WithHint("cudb resolve 'torch==2.1'")
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"cuda", r.CUDA}, {"driver", r.Driver}, {"gpu", r.GPU}, {"sm", r.SM},
+		{"python", r.Python}, {"platform", r.Platform}, {"variant", r.Variant}, {"channel", r.Channel}} {
+		if len(f.v) > MaxField {
+			return errs.Usage("--%s %s is longer than %d bytes", f.name, errs.Quote(f.v), MaxField).WithHint("cudb resolve torch==2.1 --%s ...", f.name)
+		}
+	}
+	return nil
+}
+
 func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 	p := &parsedRequest{ResolveRequest: r}
+	if err := checkBounds(r); err != nil {
+		return nil, err
+	}
 	if len(r.Requirements) == 0 {
 		return nil, errs.Usage("name at least one requirement, e.g. torch==2.1").WithHint("cudb resolve torch==2.1 --cuda 12.1")
 	}

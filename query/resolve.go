@@ -36,6 +36,9 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 	}
 	var perFamily [][]Stack
 	for _, fr := range p.frameworks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		stacks, err := frameworkStacks(ctx, d, p, fr, ctxs)
 		if err != nil {
 			return nil, err
@@ -46,6 +49,11 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 		res.Stacks = perFamily[0]
 	} else {
 		res.Stacks, res.Conflicts, res.Suggestions = combine(ctx, d, p, perFamily, ctxs)
+	}
+	// The conflict search stops early when ctx ends: what it found so
+	// far is not the answer.
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	for i := range res.Stacks {
 		finish(&res.Stacks[i], p.Explain)

@@ -53,16 +53,21 @@ type Event struct {
 type RefreshOptions struct {
 	Input   Input
 	DataDir string
+	// All is every source, in precedence order (scraper/all.Sources in
+	// the binary; tests pass their own): each is built into the database,
+	// from its new snapshot or its previous file. Required.
+	All []Source
 	// Sources are scraped; nil means All.
 	Sources []Source
-	// All are built into the database (a source scraped or not, from its
-	// snapshot file); nil means Sources().
-	All    []Source
-	Checks CheckOptions
+	Checks  CheckOptions
 	// DryRun checks and diffs but writes nothing under DataDir.
 	DryRun bool
 	// Progress, when set, hears about each source's stages.
 	Progress func(Event)
+	// Hook, when set, is called at each step of a refresh that writes
+	// ("scraped <source>", "built", "journal", "moved <file>",
+	// "committed"); the kill test stops the process there.
+	Hook func(step string)
 }
 
 // SourceResult is the outcome of one source in a refresh.
@@ -115,17 +120,6 @@ func (r *Report) FailedReasons() map[string]string {
 	return m
 }
 
-// TestHook, when set, is called at each step of a refresh that writes; the
-// kill test (a binary built with the cudbtest tag) sleeps there so it can
-// SIGKILL the process between any two steps.
-var TestHook func(step string)
-
-func hook(step string) {
-	if TestHook != nil {
-		TestHook(step)
-	}
-}
-
 const (
 	stagingName = ".refresh-staging"
 	journalName = ".refresh-commit.json"
@@ -144,8 +138,9 @@ type journal struct {
 // at any point leaves the previous data, or (after Recover) the new data,
 // never a mix. The returned error names the failed sources.
 func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
-	if o.All == nil {
-		o.All = Sources()
+	if len(o.All) == 0 {
+		return &Report{DryRun: o.DryRun, Sources: []SourceResult{}, Failed: []string{}, Written: []string{}, Error: "no sources given"},
+			errors.New("refresh: no sources given (RefreshOptions.All is empty)")
 	}
 	if o.Sources == nil {
 		o.Sources = o.All
@@ -154,7 +149,11 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 	if progress == nil {
 		progress = func(Event) {}
 	}
-	rep := &Report{DryRun: o.DryRun, Failed: []string{}, Written: []string{}}
+	hook := o.Hook
+	if hook == nil {
+		hook = func(string) {}
+	}
+	rep := &Report{DryRun: o.DryRun, Sources: []SourceResult{}, Failed: []string{}, Written: []string{}}
 	fail := func(err error) (*Report, error) {
 		rep.Error = err.Error()
 		return rep, err
@@ -241,7 +240,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 	}
 	rep.Written = append(rep.Written, pending...)
 	if !o.DryRun && len(pending) > 0 {
-		if err := commit(o.DataDir, stage, pending); err != nil {
+		if err := commit(o.DataDir, stage, pending, hook); err != nil {
 			return fail(err)
 		}
 	}
@@ -366,7 +365,7 @@ func sameContent(a, b string) (bool, error) {
 // commit moves the staged files into dataDir. The journal is written
 // first: once it exists the commit is decided, and Recover finishes it
 // after a crash; before it exists the staged files are discarded.
-func commit(dataDir, stage string, files []string) error {
+func commit(dataDir, stage string, files []string, hook func(string)) error {
 	b, err := json.Marshal(journal{Files: files})
 	if err != nil {
 		return err
@@ -375,7 +374,7 @@ func commit(dataDir, stage string, files []string) error {
 		return fmt.Errorf("failed to write the commit journal: %w", err)
 	}
 	hook("journal")
-	if err := finish(dataDir, stage, files); err != nil {
+	if err := finish(dataDir, stage, files, hook); err != nil {
 		return err
 	}
 	hook("committed")
@@ -385,7 +384,7 @@ func commit(dataDir, stage string, files []string) error {
 // finish renames every staged file still present into place, then drops
 // the journal. Renaming is idempotent across crashes: a file already
 // moved is no longer in the staging directory.
-func finish(dataDir, stage string, files []string) error {
+func finish(dataDir, stage string, files []string, hook func(string)) error {
 	for _, rel := range files {
 		from, to := filepath.Join(stage, rel), filepath.Join(dataDir, rel)
 		if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
@@ -428,7 +427,7 @@ func Recover(dataDir string) error {
 			// WriteFileAtomic never leaves a partial journal, so this is
 			// damage from outside: keep the old data.
 			os.Remove(filepath.Join(dataDir, journalName))
-		} else if err := finish(dataDir, stage, j.Files); err != nil {
+		} else if err := finish(dataDir, stage, j.Files, func(string) {}); err != nil {
 			return err
 		}
 	case !errors.Is(err, os.ErrNotExist):

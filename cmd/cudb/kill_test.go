@@ -13,25 +13,67 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudb/cudb/cmd/cudb/internal/app"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/fakesource"
-	"github.com/cudb/cudb/scraper/sourcestest"
 )
 
-// TestRefreshSurvivesSIGKILL builds the real binary with the cudbtest tag
-// (which adds the fake sources fake-a and fake-b and the step hook), kills
-// `cudb refresh` with SIGKILL at each step, and checks that the database
-// still passes `cudb db check` and that the data directory holds exactly
-// the old state or (after the recovery the next refresh runs) the new one.
+// childEnv makes the test binary run cudb itself (see TestMain): the kill
+// test's processes are the real command tree with two fake sources added
+// and a step hook, and the release binary carries neither.
+const childEnv = "CUDB_KILLTEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(child(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// child runs cudb with the fake sources fake-a and fake-b besides the
+// real ones; with CUDB_REFRESH_TEST_DELAY set it announces each refresh
+// step on stderr and sleeps there (only at CUDB_REFRESH_TEST_STEP when
+// that is set), so the test can SIGKILL it between any two steps.
+func child(args []string) int {
+	f := cli.NewFactory(cli.SystemStreams())
+	f.Sources = func() []scraper.Source {
+		return append(all.Sources(), fakesource.New("fake-a"), fakesource.New("fake-b"))
+	}
+	if v := os.Getenv("CUDB_REFRESH_TEST_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "CUDB_REFRESH_TEST_DELAY: %v\n", err)
+			return 2
+		}
+		only := os.Getenv("CUDB_REFRESH_TEST_STEP")
+		f.RefreshHook = func(step string) {
+			fmt.Fprintf(os.Stderr, "testhook: %s\n", step)
+			if only == "" || only == step {
+				time.Sleep(d)
+			}
+		}
+	}
+	return app.Run(f, args)
+}
+
+// cudb is a command running the test binary as cudb (see child).
+func cudb(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	return cmd
+}
+
+// TestRefreshSurvivesSIGKILL kills `cudb refresh` (the real command tree,
+// run by the test binary itself with the fake sources fake-a and fake-b
+// and the step hook) with SIGKILL at each step, and checks that the
+// database still passes `cudb db check` and that the data directory holds
+// exactly the old state or (after the recovery the next refresh runs) the
+// new one.
 func TestRefreshSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "cudb")
-	build := exec.Command("go", "build", "-tags", "cudbtest", "-o", bin, ".")
-	build.Dir = filepath.Join(sourcestest.RepoRoot(t), "cmd", "cudb")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Skip("runs cudb as a child process at every step")
 	}
 	v1, v2 := t.TempDir(), t.TempDir()
 	writePage(t, v1, "fake-a", 30, "")
@@ -41,7 +83,7 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 
 	refresh := func(snaps, data string) {
 		t.Helper()
-		cmd := exec.Command(bin, "refresh", "--snapshots", snaps, "--data", data, "--source", "fake-a", "--source", "fake-b")
+		cmd := cudb("refresh", "--snapshots", snaps, "--data", data, "--source", "fake-a", "--source", "fake-b")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("refresh: %v\n%s", err, out)
 		}
@@ -61,8 +103,8 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 	for _, step := range steps {
 		t.Run(strings.ReplaceAll(step, "/", "_"), func(t *testing.T) {
 			dir := copyDir(t, base)
-			cmd := exec.Command(bin, "refresh", "--snapshots", v2, "--data", dir, "--source", "fake-a", "--source", "fake-b")
-			cmd.Env = append(os.Environ(), "CUDB_REFRESH_TEST_DELAY=1m", "CUDB_REFRESH_TEST_STEP="+step)
+			cmd := cudb("refresh", "--snapshots", v2, "--data", dir, "--source", "fake-a", "--source", "fake-b")
+			cmd.Env = append(cmd.Env, "CUDB_REFRESH_TEST_DELAY=1m", "CUDB_REFRESH_TEST_STEP="+step)
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +121,7 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 				t.Fatalf("step %q never announced", step)
 			}
 
-			chk := exec.Command(bin, "db", "check", "--db", filepath.Join(dir, "cudb.db"))
+			chk := cudb("db", "check", "--db", filepath.Join(dir, "cudb.db"))
 			if out, err := chk.CombinedOutput(); err != nil {
 				t.Fatalf("db check after SIGKILL at %q: %v\n%s", step, err, out)
 			}

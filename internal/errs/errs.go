@@ -18,6 +18,9 @@ const (
 	CodeUsage        Code = "usage"        // exit 2, HTTP 400
 	CodeIncompatible Code = "incompatible" // exit 3, HTTP 409
 	CodeNotFound     Code = "not_found"    // exit 4, HTTP 404
+	// CodeLimit: the input is well-formed but over a stated bound (error
+	// lines, environments, field length); the message names the bound.
+	CodeLimit Code = "limit" // exit 2, HTTP 422
 )
 
 // Error is the one error type that crosses from query (and the other layers) to the CLI and the

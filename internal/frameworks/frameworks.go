@@ -42,9 +42,6 @@ type Framework struct {
 	// VersionFile is where an installed copy states its version and build,
 	// relative to site-packages ("" when only the metadata says).
 	VersionFile string
-	// ReportKeys are the labels that introduce its version in pasted
-	// reports (collect_env, issue templates).
-	ReportKeys []string
 	// PluginPrefix starts the names of its CUDA plugin wheels (jax-cuda).
 	PluginPrefix string
 	// GPUExtra is the pip extra that brings CUDA libraries as wheels
@@ -60,16 +57,15 @@ type Framework struct {
 var All = []Framework{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
-		ReportKeys: []string{"PyTorch version", "PyTorch Version", "Torch version", "torch version"},
-		CondaName:  "pytorch", CondaChannel: "pytorch"},
+		CondaName: "pytorch", CondaChannel: "pytorch"},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
-		ReportKeys: []string{"TensorFlow version", "TensorFlow Version", "Tensorflow version"}, GPUExtra: "and-cuda"},
+		GPUExtra: "and-cuda"},
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
-		ReportKeys: []string{"jax", "JAX version"}, PluginPrefix: "jax-cuda"},
+		PluginPrefix: "jax-cuda"},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime", ReportKeys: []string{"ONNX Runtime version", "onnxruntime version"}},
+		Module: "onnxruntime"},
 }
 
 // Get returns the framework named name (canonical name or alias).

@@ -203,7 +203,7 @@ func (v *verifier) aptFix(fw *framework) string {
 func (v *verifier) cudnnMissing(fw *framework, want version.Dotted) {
 	fix := v.aptFix(fw)
 	if _, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
-		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCUDNNMissing, Severity: SevError,
 		Message: fmt.Sprintf("%s loads cuDNN %d from the system (libcudnn.so.%d), and no cuDNN %d copy was found: it will run on the CPU only",

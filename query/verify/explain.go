@@ -52,6 +52,11 @@ var explainers = sync.OnceValue(func() []explainer {
 	}
 })
 
+// ExplainResult is `cudb explain --json` and POST /v1/explain's body.
+type ExplainResult struct {
+	Findings []Finding `json:"findings"`
+}
+
 // Explain matches error text (one message or a pasted log) to causes.
 // Each recognised message gives one finding, in the order the patterns
 // are listed; text that matches none is a errs.CodeNotFound error.
@@ -63,6 +68,9 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 	var out []Finding
 	seen := map[string]bool{}
 	for _, x := range explainers() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		m := x.re.FindStringSubmatch(text)
 		if m == nil {
 			continue

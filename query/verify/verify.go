@@ -85,6 +85,11 @@ func Verify(ctx context.Context, d *db.DB, facts *host.Snapshot) (*Result, error
 	if err := v.run(); err != nil {
 		return nil, err
 	}
+	// A step that met a cancelled query took it as "unknown": the report
+	// would be incomplete, so the cancellation is the answer.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
@@ -187,6 +192,9 @@ func (v *verifier) run() error {
 			steps = []func(*framework) error{v.python, v.cudnn, v.runtime}
 		}
 		for _, s := range steps {
+			if err := v.ctx.Err(); err != nil {
+				return err
+			}
 			if err := s(fw); err != nil {
 				return err
 			}
@@ -287,7 +295,7 @@ func (v *verifier) cpuOnly(fw *framework) error {
 	}
 	fix := v.installFix(req, fw.name)
 	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(fw.version) {
-		fix = fmt.Sprintf("pip install \"tensorflow[and-cuda]==%s\"", fw.version)
+		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
@@ -305,7 +313,7 @@ func (v *verifier) tfHasAndCUDA(ver string) bool {
 	}
 	for _, b := range bs {
 		for _, r := range b.Reqs {
-			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, "and-cuda") {
+			if strings.HasPrefix(r.Needs, "nvidia-cudnn-cu") && strings.Contains(r.Marker, frameworks.Must(frameworks.TensorFlow).GPUExtra) {
 				return true
 			}
 		}
@@ -381,6 +389,9 @@ func resolveFlags(r query.ResolveRequest) string {
 
 func (v *verifier) errors() error {
 	for _, e := range v.f.Errors {
+		if err := v.ctx.Err(); err != nil {
+			return err
+		}
 		if _, err := v.explainInto("error: "+e, e, nil); err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func (v *verifier) runtime(fw *framework) error {
 	case fw.name == frameworks.TensorFlow && rt.TensorFlow != nil:
 		t := rt.TensorFlow
 		if t.Error != "" {
-			return v.importFailed(fw, frameworks.TensorFlow, t.Error)
+			return v.importFailed(fw, frameworks.Must(frameworks.TensorFlow).Module, t.Error)
 		}
 		if t.IsCUDABuild != nil && *t.IsCUDABuild && t.GPUs != nil && *t.GPUs == 0 {
 			v.sees(fw, "tf.config.list_physical_devices('GPU'): []",
@@ -52,7 +52,7 @@ func (v *verifier) runtime(fw *framework) error {
 	case fw.name == frameworks.JAX && rt.JAX != nil:
 		j := rt.JAX
 		if j.Error != "" {
-			return v.importFailed(fw, frameworks.JAX, j.Error)
+			return v.importFailed(fw, frameworks.Must(frameworks.JAX).Module, j.Error)
 		}
 		if len(j.Devices) > 0 && !jaxHasGPU(j.Devices) {
 			v.sees(fw, "jax.devices(): "+j.Devices[0].Platform+" only",
@@ -73,7 +73,7 @@ func jaxHasGPU(ds []host.JAXDevice) bool {
 
 func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error {
 	if t.Error != "" {
-		return v.importFailed(fw, frameworks.Torch, t.Error)
+		return v.importFailed(fw, frameworks.Must(frameworks.Torch).Module, t.Error)
 	}
 	if t.CUDNNError != "" && t.CUDNN == "" {
 		if _, err := v.explainInto("torch.backends.cudnn.version(): "+t.CUDNNError, t.CUDNNError, v.pinTune(fw)); err != nil {

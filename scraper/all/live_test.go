@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/scraper"
-	_ "github.com/cudb/cudb/scraper/all"
+	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/fetch"
 	"github.com/cudb/cudb/scraper/sourcestest"
 )
@@ -44,7 +44,7 @@ func TestLiveFailuresKeepData(t *testing.T) {
 		},
 	}
 	root := sourcestest.RepoRoot(t)
-	for _, src := range scraper.Sources() {
+	for _, src := range all.Sources() {
 		prev, err := os.ReadFile(scraper.SnapshotPath(filepath.Join(root, "data"), src.Name()))
 		if err != nil {
 			t.Fatalf("%s: no committed snapshot: %v", src.Name(), err)

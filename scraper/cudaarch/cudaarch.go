@@ -32,8 +32,6 @@ const TableMatrix = "arch_matrix"
 
 var csvColumns = []string{"cuda_version", "min_sm", "max_sm", "newly_supported", "deprecated", "dropped", "source", "note"}
 
-func init() { scraper.Register(New()) }
-
 // Source implements scraper.Source.
 type Source struct{ PageURL string }
 

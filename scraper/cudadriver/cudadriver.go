@@ -44,8 +44,6 @@ const (
 var csvColumns = []string{"cuda_version", "label", "table_row_text", "min_linux_driver", "min_windows_driver",
 	"minor_compat_min_linux", "minor_compat_min_windows", "release_date", "source", "note"}
 
-func init() { scraper.Register(New()) }
-
 // Source implements scraper.Source.
 type Source struct {
 	// URL overrides PageURL (tests point it at httptest).

@@ -32,8 +32,6 @@ const TableMatrix = "support_matrix"
 var csvColumns = []string{"cudnn_version", "package_label", "cuda_major_line", "cuda_versions", "min_linux_driver",
 	"min_windows_driver", "driver_raw", "compute_capabilities", "release_date", "source", "note"}
 
-func init() { scraper.Register(New()) }
-
 // Source implements scraper.Source.
 type Source struct{ PageURL string }
 

@@ -31,8 +31,6 @@ const TableBranches = "cuda_and_drivers"
 var csvColumns = []string{"branch", "branch_type", "end_of_life", "max_cuda_datacenter_doc", "max_cuda_from_toolkit_table",
 	"nvidia_smi_cuda_observed", "source", "note"}
 
-func init() { scraper.Register(New()) }
-
 // Source implements scraper.Source.
 type Source struct{ PageURL string }
 

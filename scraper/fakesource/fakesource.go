@@ -1,5 +1,5 @@
 // Package fakesource is a scraper.Source for tests of the refresh
-// framework (and the cudbtest build of the binary used by the kill test).
+// framework (and the kill test, which runs cudb with it added to the list).
 // It reads a small pipe-separated page, live from URL or from
 // <snapshots>/fake/<name>.txt, through one parser:
 //

@@ -33,8 +33,6 @@ const TableGPU = "cuda_gpus"
 
 var csvColumns = []string{"gpu_model", "compute_capability", "architecture", "segment", "source", "note"}
 
-func init() { scraper.Register(New()) }
-
 // Source implements scraper.Source.
 type Source struct{ Pages []string }
 

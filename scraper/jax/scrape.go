@@ -20,8 +20,6 @@ import (
 	"github.com/cudb/cudb/scraper/internal/srcio"
 )
 
-func init() { scraper.Register(Source{}) }
-
 // Source is the JAX source.
 type Source struct{}
 

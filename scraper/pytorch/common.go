@@ -4,7 +4,8 @@
 // torchaudio pair with it, and the GPU architectures it was compiled for.
 //
 // The family is split into several sources so that db.Merge can record
-// disagreements between them; see Sources for their precedence.
+// disagreements between them; their precedence is their order in
+// scraper/all.
 package pytorch
 
 import (
@@ -21,32 +22,6 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
 )
-
-func init() {
-	for _, s := range Sources() {
-		scraper.Register(s)
-	}
-}
-
-// Sources lists the PyTorch sources in precedence order (earlier wins; the
-// same order is spelled out in scraper's precedence list):
-//
-//  1. lockfiles: what the published PyPI wheels declare (Requires-Dist as
-//     recorded by lock files and quoted metadata) beats any build script
-//     or documentation, which can describe a branch rather than the upload.
-//  2. previous-versions: PyTorch's own install commands per release are
-//     the authority on variants, index URLs and domain pairings up to 2.3.
-//  3. build-matrix: facts we derived from build scripts and the
-//     getting-started generator; complete for 2.4+ but an approximation
-//     (forks, main-branch snapshots) where the others are silent.
-//  4. release-md: RELEASE.md's per-minor summary (kept as attributes).
-//  5. domains: torchvision/torchaudio tables, per minor or per patch.
-//  6. moi90: third-party measurements of conda packages.
-func Sources() []scraper.Source {
-	return []scraper.Source{
-		Lockfiles{}, PreviousVersions{}, BuildMatrix{}, ReleaseMD{}, Domains{}, Moi90{},
-	}
-}
 
 const (
 	snapDir       = "pytorch"

@@ -1,4 +1,4 @@
-package pytorch
+package pytorch_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/all"
+	"github.com/cudb/cudb/scraper/pytorch"
 	"github.com/cudb/cudb/scraper/sourcestest"
 )
 
@@ -32,7 +34,10 @@ func snapshotFacts(t *testing.T, src scraper.Source) ([]scraper.Record, *db.Fact
 // against the snapshot lines they come from.
 func TestSnapshots(t *testing.T) {
 	var parts []*db.Facts
-	for _, s := range Sources() {
+	for _, s := range all.Sources() {
+		if scraper.Family(s) != "pytorch" {
+			continue
+		}
 		_, f := snapshotFacts(t, s)
 		parts = append(parts, f)
 	}
@@ -88,7 +93,7 @@ func TestSnapshots(t *testing.T) {
 		{"2.0.0", "cu117", "linux", "conda", "torchaudio", "paired", "2.0.0"},
 		{"1.10.2", "cu102", "linux", "", "torchvision", "paired", "0.11.3"},
 	} {
-		if got := findReq(m, w.v, w.variant, w.plat, w.ch, w.needs, w.kind); got != w.spec {
+		if got := pytorch.FindReq(m, w.v, w.variant, w.plat, w.ch, w.needs, w.kind); got != w.spec {
 			t.Errorf("%s %s %s %q needs %s (%s) = %q, want %q", w.v, w.variant, w.plat, w.ch, w.needs, w.kind, got, w.spec)
 		}
 	}
@@ -98,15 +103,15 @@ func TestSnapshots(t *testing.T) {
 		{"1.9.0", "cu102", "linux", "1.9.0+cu102", "3.6", "3.9"},
 		{"2.13.0", "cu130", "linux", "2.13.0+cu130", "3.10", "3.14"},
 	} {
-		b := findBuild(m, c.v, c.variant, c.plat, "")
+		b := pytorch.FindBuild(m, c.v, c.variant, c.plat, "")
 		if b == nil || !b.IsDefault || b.PipVersion != c.pip || b.PythonMin != c.pyMin || b.PythonMax != c.pyMax {
 			t.Errorf("default build %s %s = %+v", c.v, c.variant, b)
 		}
 	}
-	if b := findBuild(m, "2.1.0", "cu121", "linux", ""); b == nil || !strings.Contains(b.ArchList, "sm_90") {
+	if b := pytorch.FindBuild(m, "2.1.0", "cu121", "linux", ""); b == nil || !strings.Contains(b.ArchList, "sm_90") {
 		t.Errorf("2.1.0 cu121 arch list = %+v", b)
 	}
-	if b := findBuild(m, "1.8.2", "cu111", "linux", ""); b == nil || b.IndexURL != "https://download.pytorch.org/whl/lts/1.8/cu111" {
+	if b := pytorch.FindBuild(m, "1.8.2", "cu111", "linux", ""); b == nil || b.IndexURL != "https://download.pytorch.org/whl/lts/1.8/cu111" {
 		t.Errorf("1.8.2 LTS build = %+v", b)
 	}
 	// Variants that appear only at the last commit before the next go-live
@@ -120,14 +125,14 @@ func TestSnapshots(t *testing.T) {
 			}
 		}
 	}
-	if findBuild(m, "2.4.0", "xpu", "linux", "") != nil {
+	if pytorch.FindBuild(m, "2.4.0", "xpu", "linux", "") != nil {
 		t.Error("2.4.0 xpu is listed only at the last commit before 2.4.1's go-live")
 	}
-	if findBuild(m, "2.4.1", "xpu", "linux", "") == nil || findBuild(m, "2.8.0", "cu129", "linux-aarch64", "") == nil {
+	if pytorch.FindBuild(m, "2.4.1", "xpu", "linux", "") == nil || pytorch.FindBuild(m, "2.8.0", "cu129", "linux-aarch64", "") == nil {
 		t.Error("go-live variants must stay")
 	}
 	for _, c := range m.Conflicts {
-		if c.Field == "marker" && normMarker(c.Kept) == normMarker(c.Other) {
+		if c.Field == "marker" && pytorch.NormMarker(c.Kept) == pytorch.NormMarker(c.Other) {
 			t.Errorf("marker conflict that differs only in spelling: %+v", c)
 		}
 	}
@@ -143,7 +148,7 @@ func TestSnapshots(t *testing.T) {
 	if !found {
 		t.Error("no conflict recorded for 1.2.0 torchvision 0.4.0 (previous-versions) vs 0.4.1 (vision README)")
 	}
-	if got := findReq(m, "1.9.1", "cu111", "linux", "", "torchaudio", "paired"); got != "0.9.1" {
+	if got := pytorch.FindReq(m, "1.9.1", "cu111", "linux", "", "torchaudio", "paired"); got != "0.9.1" {
 		t.Errorf("1.9.1 torchaudio = %q", got)
 	}
 	for _, r := range m.Requirements {
@@ -153,7 +158,7 @@ func TestSnapshots(t *testing.T) {
 		}
 	}
 	// conda 1.3.x exist (the matrix lists them with their channel)
-	if findBuild(m, "1.3.0", "cu101", "linux", "conda") == nil {
+	if pytorch.FindBuild(m, "1.3.0", "cu101", "linux", "conda") == nil {
 		t.Error("1.3.0 conda cu101 build missing")
 	}
 }

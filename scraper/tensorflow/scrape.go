@@ -17,8 +17,6 @@ import (
 	"github.com/cudb/cudb/scraper/internal/srcio"
 )
 
-func init() { scraper.Register(Source{}) }
-
 // Source is the TensorFlow source.
 type Source struct{}
 

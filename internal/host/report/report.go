@@ -50,6 +50,12 @@ func Parse(text []byte) (*host.Snapshot, []string, error) {
 		return nil, nil, errors.New("report is larger than 4 MiB")
 	}
 	if f, ok := parseProbeJSON(text); ok {
+		if empty(f) {
+			return nil, nil, ErrNoFacts
+		}
+		if err := checkFacts(f); err != nil {
+			return nil, nil, err
+		}
 		return f, []string{FormatProbeJSON}, nil
 	}
 	p := &parser{lines: lines(text), text: text}
@@ -62,7 +68,11 @@ func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(p.formats) == 0 {
 		return nil, nil, ErrUnknownFormat
 	}
-	return p.facts(), p.formats, nil
+	f := p.facts()
+	if err := checkFacts(f); err != nil {
+		return nil, nil, err
+	}
+	return f, p.formats, nil
 }
 
 func parseProbeJSON(text []byte) (*host.Snapshot, bool) {
@@ -71,7 +81,7 @@ func parseProbeJSON(text []byte) (*host.Snapshot, bool) {
 		return nil, false
 	}
 	var f host.Snapshot
-	if err := json.Unmarshal(t, &f); err != nil || f.Origin == "" {
+	if err := json.Unmarshal(t, &f); err != nil || (f.Origin != host.OriginHost && !strings.HasPrefix(f.Origin, host.OriginReportPrefix)) {
 		return nil, false
 	}
 	return &f, true
@@ -332,12 +342,28 @@ var errLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(error|exception)\b|failed|could not load|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error`)
 })
 
+// errWords are substrings (lowercase) of which errLine needs at least
+// one: a cheap test that spares most lines the case-folding regexp.
+var errWords = []string{"error", "exception", "failed", "could not load", "cannot open shared object", "not compatible",
+	"insufficient", "too old", "no kernel image", "undefined symbol", "mismatch", "not compiled with cuda",
+	"unsatisfied condition", "no devices were found", "not a valid field"}
+
+func maybeErrLine(t string) bool {
+	l := strings.ToLower(t)
+	for _, w := range errWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // errorLines keeps lines that report a failure, verbatim, once each.
 func (p *parser) errorLines() {
 	seen := map[string]bool{}
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if t == "" || p.collectEnvKeyLines[i] || !errLine().MatchString(t) || seen[t] || len(t) > 2000 {
+		if t == "" || p.collectEnvKeyLines[i] || seen[t] || len(t) > 2000 || !maybeErrLine(t) || !errLine().MatchString(t) {
 			continue
 		}
 		seen[t] = true

@@ -5,7 +5,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/internal/errs"
@@ -26,12 +25,20 @@ var exitCodes = map[errs.Code]int{
 	errs.CodeUsage:        ExitUsage,
 	errs.CodeIncompatible: ExitIncompatible,
 	errs.CodeNotFound:     ExitNoMatch,
+	errs.CodeLimit:        ExitUsage,
 }
 
 // Main runs cudb with args (without the program name) and returns the
 // exit status.
 func Main(args []string, s *cli.Streams) int {
-	root := cli.NewRootCmd(cli.NewFactory(s))
+	return Run(cli.NewFactory(s), args)
+}
+
+// Run runs cudb over the factory f (its streams, its sources), so tests
+// drive the real command tree with their own dependencies.
+func Run(f *cli.Factory, args []string) int {
+	s := f.IO
+	root := cli.NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -41,10 +48,10 @@ func Main(args []string, s *cli.Streams) int {
 	if errors.As(err, &qe) && qe.Reported {
 		return exitCodes[qe.Code]
 	}
-	if strings.HasPrefix(err.Error(), "unknown command") {
-		err = (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).WithHint("cudb --help")
+	code, ok := exitCodes[errs.CodeOf(err)]
+	if !ok {
+		code = ExitError
 	}
-	code := exitCodes[errs.CodeOf(err)]
 	fmt.Fprintf(s.ErrOut, "error: %s\n", err.Error())
 	if errors.As(err, &qe) && qe.Hint != "" {
 		fmt.Fprintf(s.ErrOut, "Try: %s\n", qe.Hint)

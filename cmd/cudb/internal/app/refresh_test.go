@@ -13,14 +13,25 @@ import (
 	"github.com/cudb/cudb/cmd/cudb/internal/app"
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/fakesource"
 )
 
-func fakes(t *testing.T) {
-	restore := cli.SetSources(func() []scraper.Source {
+// fakeFactory is the real command tree's factory over s with two fake
+// sources in place of the real ones.
+func fakeFactory(s *cli.Streams) *cli.Factory {
+	f := cli.NewFactory(s)
+	f.Sources = func() []scraper.Source {
 		return []scraper.Source{fakesource.New("fake-a"), fakesource.New("fake-b")}
-	})
-	t.Cleanup(restore)
+	}
+	return f
+}
+
+// fakeRun runs cudb (the real entry point) over the fake sources.
+func fakeRun(args ...string) (int, string, string) {
+	s, out, errOut := cli.TestStreams("")
+	code := app.Run(fakeFactory(s), args)
+	return code, out.String(), errOut.String()
 }
 
 func page(n int) string {
@@ -52,7 +63,7 @@ func run(args ...string) (int, string, string) {
 }
 
 func TestRefreshCLILiveJSON(t *testing.T) {
-	fakes(t)
+	run := fakeRun
 	data := t.TempDir()
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
 	md := filepath.Join(t.TempDir(), "pr.md")
@@ -88,7 +99,7 @@ func TestRefreshCLILiveJSON(t *testing.T) {
 }
 
 func TestRefreshCLIFailedSourceKeepsPrevious(t *testing.T) {
-	fakes(t)
+	run := fakeRun
 	data := t.TempDir()
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
 	if code, _, errOut := run("refresh", "--data", data, "--base-url", base); code != 0 {
@@ -118,7 +129,7 @@ func TestRefreshCLIFailedSourceKeepsPrevious(t *testing.T) {
 }
 
 func TestRefreshCLISnapshotsDryRunAndTTY(t *testing.T) {
-	fakes(t)
+	run := fakeRun
 	snaps, data := t.TempDir(), t.TempDir()
 	write := func(name, body string) {
 		p := fakesource.SnapshotFile(snaps, name)
@@ -133,7 +144,7 @@ func TestRefreshCLISnapshotsDryRunAndTTY(t *testing.T) {
 	write("fake-a", strings.Replace(page(3), "1.1 | 1.1", "1.1 | 1.1.0", 1))
 	s, out, errOut := cli.TestStreams("")
 	s.ErrTTY = true
-	code := app.Main([]string{"refresh", "--snapshots", snaps, "--data", data, "--dry-run", "--source", "fake-a"}, s)
+	code := app.Run(fakeFactory(s), []string{"refresh", "--snapshots", snaps, "--data", data, "--dry-run", "--source", "fake-a"})
 	if code != 0 {
 		t.Fatal(errOut.String())
 	}
@@ -150,9 +161,52 @@ func TestRefreshCLISnapshotsDryRunAndTTY(t *testing.T) {
 }
 
 func TestRefreshCLIUnknownSource(t *testing.T) {
-	fakes(t)
+	run := fakeRun
 	code, _, errOut := run("refresh", "--source", "nope", "--data", t.TempDir())
 	if code != 2 || !strings.Contains(errOut, `unknown source "nope" (sources: fake-a, fake-b)`) {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestRefreshList prints the real source list, in precedence order, as
+// the nightly workflow reads it.
+func TestRefreshList(t *testing.T) {
+	s, out, errOut := cli.TestStreams("")
+	if code := app.Main([]string{"refresh", "--list", "--json"}, s); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Sources []cli.SourceEntry `json:"sources"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out.String()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := all.Sources()
+	if len(got.Sources) != len(want) {
+		t.Fatalf("listed %d sources, want %d", len(got.Sources), len(want))
+	}
+	for i, s := range want {
+		e := got.Sources[i]
+		if e.Precedence != i+1 || e.Name != s.Name() || e.URL != s.URL() || e.Family != scraper.Family(s) {
+			t.Errorf("entry %d = %+v, want %s (%s)", i, e, s.Name(), s.URL())
+		}
+	}
+	byName := map[string]string{}
+	for _, e := range got.Sources {
+		byName[e.Name] = e.Family
+	}
+	if byName["pytorch-lockfiles"] != "pytorch" || byName["cudnn"] != "cudnn" {
+		t.Errorf("families: %v", byName)
+	}
+	// piped: one tab-separated line per source, nothing written
+	data := t.TempDir()
+	code, plain, _ := run("refresh", "--list", "--data", data)
+	if code != 0 || !strings.HasPrefix(plain, "1\ttensorflow\ttensorflow\thttps://") || strings.Count(plain, "\n") != len(want) {
+		t.Fatalf("exit %d:\n%s", code, plain)
+	}
+	if left, _ := os.ReadDir(data); len(left) != 0 {
+		t.Errorf("--list wrote into the data directory: %v", left)
 	}
 }

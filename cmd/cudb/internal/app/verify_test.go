@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
+	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
 )
 
 const fakeHosts = "../probe/testdata/hosts"
@@ -19,7 +20,7 @@ const fakeHosts = "../probe/testdata/hosts"
 func useHost(t *testing.T, name string) []string {
 	t.Helper()
 	dir := filepath.Join(fakeHosts, name)
-	opts, err := probe.LoadFakeHost(dir)
+	h, err := probetest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,12 +28,12 @@ func useHost(t *testing.T, name string) []string {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
-	for k, v := range opts.Env {
+	for k, v := range h.Env {
 		t.Setenv(k, v)
 	}
-	args := []string{"--root", opts.Root}
-	if _, err := os.Stat(filepath.Join(dir, "cmds")); err == nil {
-		args = append(args, "--replay", filepath.Join(dir, "cmds"))
+	args := []string{"--root", h.Root}
+	if h.Cmds != "" {
+		args = append(args, "--replay", h.Cmds)
 	}
 	return args
 }

@@ -241,7 +241,7 @@ data/manifest.json. The same input always gives byte-identical output.`,
 		Example: "  cudb db build --data data",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			m, err := scraper.Build(c.Context(), dataDir, scraper.Sources())
+			m, err := scraper.Build(c.Context(), dataDir, f.Sources())
 			if err != nil {
 				return err
 			}

@@ -15,9 +15,7 @@ import (
 func init() { register(newExplainCmd) }
 
 // ExplainResult is `cudb explain --json`.
-type ExplainResult struct {
-	Findings []verify.Finding `json:"findings"`
-}
+type ExplainResult = verify.ExplainResult
 
 func newExplainCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{

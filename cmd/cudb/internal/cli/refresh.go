@@ -16,10 +16,6 @@ import (
 
 func init() { register(newRefreshCmd) }
 
-// allSources is the source list refresh works on; a binary built with the
-// cudbtest tag adds fake sources for the kill test.
-var allSources = scraper.Sources
-
 // RefreshOptions are `cudb refresh`'s flags.
 type RefreshOptions struct {
 	Snapshots   string
@@ -29,6 +25,7 @@ type RefreshOptions struct {
 	AllowShrink bool
 	Markdown    string
 	BaseURL     string
+	List        bool
 }
 
 func newRefreshCmd(f *Factory) *cobra.Command {
@@ -43,8 +40,10 @@ data/sources/<source>.json only for the sources that passed; a failed source
 keeps its previous file and makes the exit status 1. The database is then
 rebuilt and checked before it replaces data/cudb.db. Prints what changed per
 source (records added, removed, changed); progress goes to standard error.
-Nothing is written when nothing changed.`,
+Nothing is written when nothing changed. --list prints the sources (name,
+family, URL) in precedence order and does nothing else.`,
 		Example: `  cudb refresh
+  cudb refresh --list --json
   cudb refresh --source pytorch --dry-run
   cudb refresh --snapshots ../shared/sources --data data
   cudb refresh --markdown pr-body.md --json > report.json`,
@@ -59,13 +58,17 @@ Nothing is written when nothing changed.`,
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and print the diff, write nothing")
 	c.Flags().BoolVar(&opts.AllowShrink, "allow-shrink", false, "accept a source losing more than 10% of its rows")
 	c.Flags().StringVar(&opts.Markdown, "markdown", "", "also write the diff as markdown (a pull-request body) to this file")
+	c.Flags().BoolVar(&opts.List, "list", false, "print the sources in precedence order (name, family, URL) and exit")
 	c.Flags().StringVar(&opts.BaseURL, "base-url", "", "send every live request to this scheme://host instead (a mirror or a test server)")
 	c.Flags().MarkHidden("base-url")
 	return c
 }
 
 func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
-	all := allSources()
+	all := f.Sources()
+	if opts.List {
+		return listSources(f, all)
+	}
 	srcs, err := selectSources(all, opts.Sources)
 	if err != nil {
 		return err
@@ -76,6 +79,7 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 		All:     all,
 		Checks:  scraper.CheckOptions{AllowShrink: opts.AllowShrink},
 		DryRun:  opts.DryRun,
+		Hook:    f.RefreshHook,
 	}
 	var cache *fetch.FileCache
 	if opts.Snapshots != "" {
@@ -192,11 +196,24 @@ func selectSources(all []scraper.Source, names []string) ([]scraper.Source, erro
 	return out, nil
 }
 
-// SetSources replaces the sources refresh knows, for tests that run the
-// real command tree over fake sources; it returns a function restoring
-// the previous list.
-func SetSources(f func() []scraper.Source) (restore func()) {
-	old := allSources
-	allSources = f
-	return func() { allSources = old }
+// SourceEntry is one line of `cudb refresh --list`.
+type SourceEntry struct {
+	Precedence int    `json:"precedence"`
+	Name       string `json:"name"`
+	Family     string `json:"family"`
+	URL        string `json:"url"`
+}
+
+// listSources prints every source, earliest (highest precedence) first.
+func listSources(f *Factory, all []scraper.Source) error {
+	list := struct {
+		Sources []SourceEntry `json:"sources"`
+	}{Sources: []SourceEntry{}}
+	t := &Table{Header: []string{"#", "source", "family", "url"}}
+	for i, s := range all {
+		e := SourceEntry{Precedence: i + 1, Name: s.Name(), Family: scraper.Family(s), URL: s.URL()}
+		list.Sources = append(list.Sources, e)
+		t.Add(fmt.Sprint(e.Precedence), e.Name, e.Family, e.URL)
+	}
+	return f.Out(list, func() error { return t.Render(f.IO) })
 }

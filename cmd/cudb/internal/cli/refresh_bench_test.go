@@ -7,17 +7,17 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/sourcestest"
 )
 
 // BenchmarkRefreshSnapshots is the offline refresh of every source from
-// the shared snapshots (target: < 2 s per op). It lives here because this
-// package is where the source packages get registered. The first
-// iteration writes the files; later ones find nothing changed, the
-// nightly common case.
+// the shared snapshots (target: < 2 s per op). The first iteration
+// writes the files; later ones find nothing changed, the nightly common
+// case.
 func BenchmarkRefreshSnapshots(b *testing.B) {
 	snaps := sourcestest.Dir(b)
-	srcs := allSources()
+	srcs := all.Sources()
 	if len(srcs) == 0 {
 		b.Skip("no sources registered on this branch: nothing to refresh")
 	}

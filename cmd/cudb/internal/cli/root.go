@@ -15,6 +15,8 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/scraper/all"
 )
 
 // Build stamps, set at link time by `make release` (-ldflags -X):
@@ -35,13 +37,19 @@ type Factory struct {
 	DBPath string
 	// Quiet turns off notices on standard error (the data-age notice).
 	Quiet bool
+	// Sources is every source refresh and db build know, in precedence
+	// order: all.Sources in the binary; tests inject their own.
+	Sources func() []scraper.Source
+	// RefreshHook, when set, hears each step of a refresh that writes
+	// (scraper.RefreshOptions.Hook); the kill test stops the process there.
+	RefreshHook func(step string)
 
 	opened  *db.DB
 	noticed bool
 }
 
-// NewFactory returns a factory over s.
-func NewFactory(s *Streams) *Factory { return &Factory{IO: s} }
+// NewFactory returns a factory over s with the real sources.
+func NewFactory(s *Streams) *Factory { return &Factory{IO: s, Sources: all.Sources} }
 
 // DB opens the database once: the file given by --db, else the image
 // embedded in the binary.
@@ -97,6 +105,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	root.PersistentFlags().BoolVarP(&f.Quiet, "quiet", "q", false, "no notices on standard error (the data-age notice; also CUDB_NO_DATA_AGE_NOTICE=1)")
 	var showVersion bool
 	root.Flags().BoolVar(&showVersion, "version", false, "print cudb's version, commit and data_as_of (the version command says more)")
+	root.Args = unknownSubcommand
 	root.RunE = func(c *cobra.Command, _ []string) error {
 		if showVersion {
 			v, err := f.versionInfo(c.Context())
@@ -113,6 +122,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	})
 	// cobra's completion command: cudb completion bash|zsh|fish|powershell.
 	root.CompletionOptions.HiddenDefaultCmd = false
+	root.PersistentPreRunE = checkFlagValues
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
@@ -121,14 +131,11 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			c.Example = "  source <(cudb completion bash)\n  cudb completion zsh > \"${fpath[1]}/_cudb\"\n  cudb completion fish > ~/.config/fish/completions/cudb.fish\n  cudb completion powershell | Out-String | Invoke-Expression"
-			c.RunE = func(c *cobra.Command, args []string) error {
-				if len(args) > 0 {
-					return usageError(c, fmt.Sprintf("unknown shell %q: cudb completes bash, zsh, fish and powershell", args[0]))
-				}
-				return c.Help()
-			}
+			c.Args = unknownSubcommand
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		}
 	}
+	groupCommands(root)
 	return root
 }
 

@@ -8,25 +8,23 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/httpapi"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/internal/host/report"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/pin"
-	"github.com/cudb/cudb/query/verify"
 )
 
 func init() { register(newServeCmd) }
 
 // ServeOptions are `cudb serve`'s flags.
 type ServeOptions struct {
-	Addr    string
-	Handles int
+	Addr         string
+	Handles      int
+	AllowOrigins []string
+	Grace        time.Duration
 }
 
 func newServeCmd(f *Factory) *cobra.Command {
@@ -46,6 +44,8 @@ error. SIGINT or SIGTERM stops the server after the requests in flight finish.`,
 	}
 	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	c.Flags().IntVar(&opts.Handles, "handles", 0, "database handles queried in parallel (0 = one per CPU)")
+	c.Flags().DurationVar(&opts.Grace, "grace", httpapi.DefaultShutdownGrace, "at SIGINT/SIGTERM, how long requests in flight may finish before they are cut (the exit status is 0 either way)")
+	c.Flags().StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "let web pages from this `ORIGIN` (https://host[:port], or *) POST to /v1/verify and /v1/explain (repeatable; default none: scripts and curl send no Origin and are always served)")
 	return c
 }
 
@@ -63,32 +63,7 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	srv := &httpapi.Server{DB: d, Version: Version, Log: f.IO.ErrOut}
-	srv.Pin = func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error) {
-		if format == "json" {
-			return pin.Pins(ctx, d, r, "requirements", pin.PinOptions{CudbVersion: Version})
-		}
-		res, err := pin.Pins(ctx, d, r, format, pin.PinOptions{CudbVersion: Version})
-		if err != nil {
-			return nil, err
-		}
-		return res.Content, nil
-	}
-	srv.Verify = func(ctx context.Context, d *db.DB, body []byte) (any, error) {
-		facts, _, err := report.Parse(body)
-		if err != nil {
-			return nil, (&errs.Error{Code: errs.CodeUsage, Message: err.Error()}).
-				WithHint("POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)")
-		}
-		return verify.Verify(ctx, d, facts)
-	}
-	srv.Explain = func(ctx context.Context, d *db.DB, text string) (any, error) {
-		findings, err := verify.Explain(ctx, d, text)
-		if err != nil {
-			return nil, err
-		}
-		return ExplainResult{Findings: findings}, nil
-	}
+	srv := &httpapi.Server{DB: d, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace}
 	for i := 1; i < n; i++ {
 		r, err := f.openReplica(ctx)
 		if err != nil {

@@ -110,7 +110,11 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				}
 				facts, _, err := report.Parse(text)
 				if err != nil {
-					return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
+					code := errs.CodeUsage
+					if errs.CodeOf(err) == errs.CodeLimit {
+						code = errs.CodeLimit
+					}
+					return (&errs.Error{Code: code, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
 						WithHint("cudb verify --from collect_env.txt (python -m torch.utils.collect_env > collect_env.txt)")
 				}
 				r, err := verify.Verify(c.Context(), d, facts)
@@ -193,6 +197,9 @@ func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 		return nil, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("cannot read report: %v", err)}).WithHint("cudb verify --from collect_env.txt")
 	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		return nil, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("cannot read report: %s is a directory", name)}).WithHint("cudb verify --from collect_env.txt")
+	}
 	b, err := io.ReadAll(io.LimitReader(fh, report.MaxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("failed to read %s: %w", name, err)

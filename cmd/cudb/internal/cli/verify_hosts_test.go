@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
+	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/host/report"
@@ -85,7 +86,7 @@ func compareVerifyGolden(t *testing.T, path string, got goldenReport) {
 
 func verifyHost(t testing.TB, d *db.DB, name string) *verify.Result {
 	t.Helper()
-	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, name))
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestVerifyReports(t *testing.T) {
 // report says so as a warning finding.
 func TestVerifyHangingSMI(t *testing.T) {
 	d := embeddedDB(t)
-	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "hanging-smi"))
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, "hanging-smi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestVerifyHangingSMI(t *testing.T) {
 // start-up).
 func BenchmarkVerifyFakeHost(b *testing.B) {
 	d := embeddedDB(b)
-	opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "healthy"))
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, "healthy"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestVerifyDeepHosts(t *testing.T) {
 		}
 	})
 	t.Run("runtime arch list preferred", func(t *testing.T) {
-		opts, err := probe.LoadFakeHost(filepath.Join(hostsDir, "deep-healthy"))
+		opts, err := fakeHostOptions(filepath.Join(hostsDir, "deep-healthy"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,4 +297,21 @@ func TestVerifyHangingInterpreter(t *testing.T) {
 	if r.Facts.Pythons[0].Runtime != nil {
 		t.Errorf("a hung interpreter gave runtime facts")
 	}
+}
+
+// fakeHostOptions are the probe options for the fake host in dir, its
+// recorded commands answered by a probe.ReplayRunner.
+func fakeHostOptions(dir string) (probe.Options, error) {
+	h, err := probetest.Load(dir)
+	if err != nil {
+		return probe.Options{}, err
+	}
+	opts := probe.Options{Root: h.Root, Env: h.Env, Runner: &probe.ReplayRunner{}, Timeout: time.Second,
+		Python: h.Python, Deep: h.Deep, DeepTimeout: h.DeepTimeout}
+	if h.Cmds != "" {
+		if opts.Runner, err = probe.LoadReplay(h.Cmds); err != nil {
+			return probe.Options{}, err
+		}
+	}
+	return opts, nil
 }

@@ -10,6 +10,7 @@ type response struct {
 	status      int
 	contentType string
 	body        []byte
+	etag        string
 }
 
 // lru keeps finished answers keyed by the normalized request. The

@@ -10,10 +10,10 @@ import (
 
 // Codes the HTTP layer adds to query's.
 const (
-	codeMethod        errs.Code = "method_not_allowed"
-	codeTooLarge      errs.Code = "too_large"
-	codeUnimplemented errs.Code = "unimplemented"
-	codeUnavailable   errs.Code = "unavailable"
+	codeMethod      errs.Code = "method_not_allowed"
+	codeTooLarge    errs.Code = "too_large"
+	codeUnavailable errs.Code = "unavailable"
+	codeForbidden   errs.Code = "forbidden_origin"
 )
 
 // statusOf is the one table from error code to HTTP status.
@@ -24,8 +24,9 @@ var statusOf = map[errs.Code]int{
 	errs.CodeInternal:     http.StatusInternalServerError,
 	codeMethod:            http.StatusMethodNotAllowed,
 	codeTooLarge:          http.StatusRequestEntityTooLarge,
-	codeUnimplemented:     http.StatusNotImplemented,
 	codeUnavailable:       http.StatusServiceUnavailable,
+	codeForbidden:         http.StatusForbidden,
+	errs.CodeLimit:        http.StatusUnprocessableEntity,
 }
 
 // asError turns any error into the *errs.Error the client sees.

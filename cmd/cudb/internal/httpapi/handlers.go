@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,13 +13,28 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/query/verify"
 )
 
 // cached answers from the cache or computes, stores and sends the answer.
 // Every outcome but an internal error is cached: with a read-only
 // database the same question always gets the same answer.
+//
+// The answer's ETag is a hash of the data's description and the key, so
+// a client that sends it back in If-None-Match gets 304 without the
+// answer being computed or even looked up.
 func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, compute func(d *db.DB) (*response, error)) error {
+	etag := s.etag(r.Context(), key)
+	if etag != "" && r.Header.Get("If-None-Match") == etag {
+		h := w.Header()
+		h.Set("ETag", etag)
+		h.Set("Cache-Control", cacheControl)
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
 	if resp, ok := s.cache.get(key); ok {
 		s.send(w, resp)
 		return nil
@@ -34,9 +52,39 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 			return nil
 		}
 	}
+	resp.etag = etag
 	s.cache.add(key, resp)
 	s.send(w, resp)
 	return nil
+}
+
+// cacheControl is sent with answers that change only with the data: the
+// ETag revalidates them after that.
+const cacheControl = "public, max-age=300"
+
+// etag is the entity tag of key's answer: data tag and key hashed. Empty
+// when the data's description cannot be read (no caching headers then).
+func (s *Server) etag(ctx context.Context, key string) string {
+	s.tagOnce.Do(func() {
+		_ = s.withDB(ctx, func(d *db.DB) error {
+			info, err := query.Info(ctx, d)
+			if err != nil {
+				return err
+			}
+			b, err := json.Marshal(info)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(append(b, s.Version...))
+			s.dataTag = hex.EncodeToString(sum[:])
+			return nil
+		})
+	})
+	if s.dataTag == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(s.dataTag + "\x00" + key))
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }
 
 func jsonResponse(status int, v any) (*response, error) {
@@ -95,9 +143,6 @@ func (s *Server) matrixIndex(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
-	if s.Pin == nil {
-		return unimplemented("pin")
-	}
 	req, limit, err := parseResolve(r.URL.Query(), "format")
 	if err != nil {
 		return err
@@ -108,32 +153,30 @@ func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
 	format := r.URL.Query().Get("format")
 	// format=json (the default) answers the pin result as JSON; any pin
 	// format (requirements, constraints, pip, uv, conda, apt, docker)
-	// answers the file itself as text. Pin validates the name.
+	// answers the file itself as text. Pins validates the name.
 	if format == "" {
 		format = "json"
 	}
 	return s.cached(w, r, cacheKey("pin", req, 0, format), func(d *db.DB) (*response, error) {
-		v, err := s.Pin(r.Context(), d, req, format)
+		pinFormat := format
+		if format == "json" {
+			pinFormat = "requirements"
+		}
+		res, err := pin.Pins(r.Context(), d, req, pinFormat, pin.PinOptions{CudbVersion: s.Version})
 		if err != nil {
 			return nil, err
 		}
-		switch t := v.(type) {
-		case string:
-			return &response{status: http.StatusOK, contentType: "text/plain; charset=utf-8", body: []byte(t)}, nil
-		case []byte:
-			return &response{status: http.StatusOK, contentType: "text/plain; charset=utf-8", body: t}, nil
+		if format == "json" {
+			return jsonResponse(http.StatusOK, res)
 		}
-		return jsonResponse(http.StatusOK, v)
+		return &response{status: http.StatusOK, contentType: "text/plain; charset=utf-8", body: []byte(res.Content)}, nil
 	})
 }
 
-// incompatible is what a verify report implements to ask for a 409.
-type incompatible interface{ Incompatible() bool }
-
+// verify answers a report: parsed here (a malformed one is a 400, one
+// over the report's bounds a 422 naming the bound), judged under the
+// work budget; a report with an error finding answers 409.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
-	if s.Verify == nil {
-		return unimplemented("verify")
-	}
 	if err := checkParams(r.URL.Query(), nil, "", "POST /v1/verify with the report as the body"); err != nil {
 		return err
 	}
@@ -141,25 +184,29 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var v any
-	err = s.withDB(r.Context(), func(d *db.DB) error {
-		v, err = s.Verify(r.Context(), d, body)
+	facts, _, err := report.Parse(body)
+	if err != nil {
+		if errs.CodeOf(err) == errs.CodeLimit {
+			return err
+		}
+		return errs.Usage("%v", err).WithHint("POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)")
+	}
+	var rep *verify.Result
+	err = s.withHeavy(r.Context(), func(d *db.DB) error {
+		rep, err = verify.Verify(r.Context(), d, facts)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	status := http.StatusOK
-	if ic, ok := v.(incompatible); ok && ic.Incompatible() {
+	if !rep.Summary.Healthy {
 		status = http.StatusConflict
 	}
-	return s.sendJSON(w, status, v)
+	return s.sendJSON(w, status, rep)
 }
 
 func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
-	if s.Explain == nil {
-		return unimplemented("explain")
-	}
 	if err := checkParams(r.URL.Query(), nil, "", "POST /v1/explain with the error text as the body"); err != nil {
 		return err
 	}
@@ -183,15 +230,15 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 		return errs.Errorf(errs.CodeUsage, "the body is empty: send the error message to explain").
 			WithHint("curl --data-binary @error.txt http://127.0.0.1:8080/v1/explain")
 	}
-	var v any
-	err = s.withDB(r.Context(), func(d *db.DB) error {
-		v, err = s.Explain(r.Context(), d, text)
+	var fs []verify.Finding
+	err = s.withHeavy(r.Context(), func(d *db.DB) error {
+		fs, err = verify.Explain(r.Context(), d, text)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return s.sendJSON(w, http.StatusOK, v)
+	return s.sendJSON(w, http.StatusOK, verify.ExplainResult{Findings: fs})
 }
 
 // Meta is GET /v1/meta: the data's description and the server's version.
@@ -213,23 +260,29 @@ func (s *Server) meta(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
+// health pings a free handle. When every handle is busy answering, the
+// database evidently works: the server is up, and /healthz must not
+// queue behind the work it is meant to report on.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	err := s.withDB(r.Context(), func(d *db.DB) error { return d.Ping(r.Context()) })
-	if err != nil {
-		return err
+	if cap(s.pool) == 0 {
+		return errors.New("the server has no database")
+	}
+	select {
+	case d := <-s.pool:
+		err := d.Ping(r.Context())
+		s.pool <- d
+		if err != nil {
+			return err
+		}
+	default:
 	}
 	return s.sendJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func unimplemented(what string) error {
-	return errs.Errorf(codeUnimplemented, "%s is not available in this build of the server", what).
-		WithHint("cudb %s (the command line)", what)
-}
-
 // readBody reads at most MaxBody bytes; more is a 413.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := errs.Errorf(codeTooLarge, "the body is larger than %d bytes", MaxBody).
-		WithHint("send the relevant part of the report (at most 1 MiB)")
+	tooLarge := errs.Errorf(codeTooLarge, "the body is larger than the cap of %d KiB", MaxBody>>10).
+		WithHint("send the relevant part of the report (at most %d KiB)", MaxBody>>10)
 	if r.ContentLength > MaxBody {
 		return nil, tooLarge
 	}

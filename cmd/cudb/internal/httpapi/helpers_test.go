@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -94,4 +95,14 @@ func start(t testing.TB, srv *httpapi.Server) string {
 		}
 	})
 	return "http://" + ln.Addr().String()
+}
+
+// readTestdata reads a real report fixture of the report parsers.
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "internal", "host", "report", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/cudb/cudb/query/querytest"
@@ -66,4 +67,25 @@ func FuzzResolveQuery(f *testing.F) {
 			t.Fatalf("%q: body is not JSON: %s", raw, w.Body)
 		}
 	})
+}
+
+// A panic in a handler is a logged 500 with a JSON body that names no
+// internals, and the server lives on.
+func TestPanicIsA500(t *testing.T) {
+	var log strings.Builder
+	s := &Server{DB: querytest.Open(t), Log: &log}
+	h := s.logRequests(s.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("verify exploded") })))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/verify", nil))
+	if w.Code != 500 || !json.Valid(w.Body.Bytes()) || strings.Contains(w.Body.String(), "exploded") {
+		t.Errorf("%d %s", w.Code, w.Body)
+	}
+	if !strings.Contains(log.String(), "panic: POST /v1/verify: verify exploded") || !strings.Contains(log.String(), "POST /v1/verify 500 ") {
+		t.Errorf("log: %s", log.String())
+	}
+	w = httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if w.Code != 200 {
+		t.Errorf("healthz after a panic: %d", w.Code)
+	}
 }

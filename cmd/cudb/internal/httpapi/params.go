@@ -62,6 +62,18 @@ func parseResolve(q url.Values, extra ...string) (query.ResolveRequest, int, err
 	if err := checkParams(q, allowed, "req", resolveHint); err != nil {
 		return r, 0, err
 	}
+	// An empty value is a mistake, not "absent" (the CLI's --gpu ""
+	// is a usage error too); the flag-like booleans take none.
+	for k, vs := range q {
+		if k == "pre" || k == "explain" {
+			continue
+		}
+		for _, v := range vs {
+			if strings.TrimSpace(v) == "" {
+				return r, 0, errs.Errorf(errs.CodeUsage, "parameter %q is empty", k).WithHint("%s", resolveHint)
+			}
+		}
+	}
 	r.Requirements = q["req"]
 	r.CUDA, r.Driver, r.GPU, r.SM = q.Get("cuda"), q.Get("driver"), q.Get("gpu"), q.Get("sm")
 	r.Python, r.Platform, r.Variant, r.Channel = q.Get("python"), q.Get("platform"), q.Get("variant"), q.Get("channel")

@@ -19,30 +19,23 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/query"
 )
 
 // MaxBody is the largest request body accepted (POST /v1/verify,
-// POST /v1/explain); a probe JSON or a pasted report is a few KiB.
-const MaxBody = 1 << 20
+// POST /v1/explain); a probe JSON or a pasted report is a few KiB, a
+// full nvidia-smi -q of an 8-GPU host about 50 KiB. The
+// report's own bounds (error lines, environments, field lengths:
+// internal/host/report) keep the work behind an accepted body small.
+const MaxBody = 256 << 10
 
-// PinFunc answers GET /v1/pin. format is "json" or "requirements"; a
-// string or []byte result is sent as text/plain (a requirements file),
-// anything else as JSON.
-type PinFunc func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error)
-
-// VerifyFunc answers POST /v1/verify: body is cudb's probe JSON or a
-// pasted text report (collect_env, nvidia-smi, pip list, ...). A result
-// with an `Incompatible() bool` method that returns true is sent with
-// status 409, like a resolution with conflicts.
-type VerifyFunc func(ctx context.Context, d *db.DB, body []byte) (any, error)
-
-// ExplainFunc answers POST /v1/explain: text is the error message to
-// explain.
-type ExplainFunc func(ctx context.Context, d *db.DB, text string) (any, error)
+// Defaults of the optional Server fields.
+const (
+	DefaultBudget        = 5 * time.Second
+	DefaultShutdownGrace = 10 * time.Second
+)
 
 // Server is cudb's HTTP API. Zero values of the optional fields are
-// usable: a nil Pin, Verify or Explain answers 501.
+// usable.
 type Server struct {
 	// DB is the database every answer comes from (read-only).
 	DB *db.DB
@@ -52,22 +45,37 @@ type Server struct {
 	// handle is free.
 	Replicas []*db.DB
 	Version  string
-	Pin      PinFunc
-	Verify   VerifyFunc
-	Explain  ExplainFunc
 	// Log receives one line per request; nil discards them.
 	Log io.Writer
 	// CacheEntries bounds the answer cache (0: 4096; negative: no cache).
 	CacheEntries int
+	// AllowOrigins lists the browser origins (scheme://host[:port]) whose
+	// pages may POST; "*" allows any. Empty (the default): a POST that
+	// carries an Origin header is refused with 403, so no web page a user
+	// opens can make the server work; scripts and curl send no Origin and
+	// are served. GET answers are public data and carry
+	// Access-Control-Allow-Origin: * regardless.
+	AllowOrigins []string
+	// Budget bounds one request's work (0: DefaultBudget); past it the
+	// request is cancelled and answered 503.
+	Budget time.Duration
+	// ShutdownGrace is how long requests in flight may finish once Serve's
+	// context ends (0: DefaultShutdownGrace); then they are cancelled, the
+	// connections closed, and Serve returns nil.
+	ShutdownGrace time.Duration
 
 	// Timeouts of the underlying http.Server; zero picks the defaults.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	once    sync.Once
 	pool    chan *db.DB
+	heavy   chan struct{} // POST work in progress: fewer than the handles
 	cache   *lru
 	handler http.Handler
 	logMu   sync.Mutex
+
+	tagOnce sync.Once
+	dataTag string // hash of the data's description: the base of every ETag
 }
 
 func (s *Server) init() {
@@ -82,6 +90,10 @@ func (s *Server) init() {
 		for _, d := range handles {
 			s.pool <- d
 		}
+		// POST bodies (verify, explain) may hold a handle for their whole
+		// budget; with two handles or more one is always left to the
+		// cheap GET answers and /healthz.
+		s.heavy = make(chan struct{}, max(1, len(handles)-1))
 		// Measured (docs/benchmarks.md, 2 shared cores, fixture data): an
 		// uncached resolve costs ~0.56 ms of CPU (two SQL reads, grouping,
 		// JSON; 1,351 allocations), so even with one handle per CPU the
@@ -107,6 +119,7 @@ func (s *Server) init() {
 		s.route(mux, "/v1/meta", http.MethodGet, s.meta)
 		s.route(mux, "/healthz", http.MethodGet, s.health)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
 			s.writeError(w, r, errs.Errorf(errs.CodeNotFound, "no endpoint %s", r.URL.Path).
 				WithHint("GET /v1/resolve, /v1/matrix/{table}, /v1/pin, /v1/meta, /healthz; POST /v1/verify, /v1/explain"))
 		})
@@ -123,28 +136,53 @@ func (s *Server) Handler() http.Handler {
 // handlerFunc answers a request or returns an error for writeError.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// route registers h for path and method; other methods get a JSON 405
-// (ServeMux's own is plain text).
+// route registers h for path and method. Around h: OPTIONS (CORS
+// preflight) is answered, other methods get a JSON 405 (ServeMux's own is
+// plain text), a POST from a page whose origin is not allowed gets 403,
+// a malformed query string 400, and h runs under the work budget.
 func (s *Server) route(mux *http.ServeMux, path, method string, h handlerFunc) {
 	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			s.preflight(w, r, method)
+			return
+		}
 		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
-			allow := method
-			if method == http.MethodGet {
-				allow += ", HEAD"
-			}
-			w.Header().Set("Allow", allow)
+			w.Header().Set("Allow", allowed(method))
+			s.cors(w, r, method)
 			s.writeError(w, r, errs.Errorf(codeMethod, "%s %s is not allowed", r.Method, r.URL.Path).WithHint("%s %s", method, r.URL.Path))
 			return
 		}
-		if err := h(w, r); err != nil {
+		if !s.cors(w, r, method) {
+			s.writeError(w, r, errs.Errorf(codeForbidden, "origin %s may not %s %s: this server allows no web page to make it work", errs.Quote(r.Header.Get("Origin")), method, r.URL.Path).
+				WithHint("cudb serve --allow-origin %s (or send the request without an Origin header, as curl does)", originHint(r.Header.Get("Origin"))))
+			return
+		}
+		if err := checkQuery(r.URL.RawQuery); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		budget := orDefault(s.Budget, DefaultBudget)
+		ctx, cancel := context.WithTimeout(r.Context(), budget)
+		defer cancel()
+		err := h(w, r.WithContext(ctx))
+		if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && r.Context().Err() == nil {
+			err = errs.Errorf(codeUnavailable, "the request ran past the server's work budget of %s", budget).
+				WithHint("send a smaller report, or fewer requirements")
+		}
+		if err != nil {
 			s.writeError(w, r, err)
 		}
 	})
 }
 
 // Serve answers on ln until ctx ends, then shuts down gracefully: new
-// connections are refused and requests in flight get up to 10 s.
+// connections are refused and requests in flight get ShutdownGrace to
+// finish. Requests still running after it are cancelled and their
+// connections closed; that is still a clean stop (nil), as a signal
+// asked for it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, 5*time.Second),
@@ -152,7 +190,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      orDefault(s.WriteTimeout, 30*time.Second),
 		IdleTimeout:       orDefault(s.IdleTimeout, 120*time.Second),
 		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -161,10 +199,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	grace := orDefault(s.ShutdownGrace, DefaultShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("failed to shut down: %w", err)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("failed to shut down: %w", err)
+		}
+		cancelRequests()
+		srv.Close()
+		s.logf("shutdown: requests still running after %s were cancelled", grace)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -177,6 +221,18 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// withHeavy runs f, which may hold a handle for a whole budget, with at
+// most cap(s.heavy) such requests at a time.
+func (s *Server) withHeavy(ctx context.Context, f func(d *db.DB) error) error {
+	select {
+	case s.heavy <- struct{}{}:
+		defer func() { <-s.heavy }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.withDB(ctx, f)
 }
 
 // withDB borrows a database handle for f.
@@ -213,7 +269,12 @@ func (s *Server) send(w http.ResponseWriter, resp *response) {
 	h := w.Header()
 	h.Set("Content-Type", resp.contentType)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Access-Control-Allow-Origin", "*")
+	if resp.etag != "" {
+		h.Set("ETag", resp.etag)
+		h.Set("Cache-Control", cacheControl)
+	} else {
+		h.Set("Cache-Control", "no-store")
+	}
 	h.Set("Content-Length", fmt.Sprint(len(resp.body)))
 	w.WriteHeader(resp.status)
 	w.Write(resp.body)

@@ -155,9 +155,9 @@ func TestErrors(t *testing.T) {
 		{"DELETE", "/v1/matrix/torch", 405, "method_not_allowed", "DELETE", true},
 		{"GET", "/v1/verify", 405, "method_not_allowed", "GET /v1/verify", true},
 		{"PUT", "/healthz", 405, "method_not_allowed", "PUT", true},
-		{"GET", "/v1/pin?req=torch==2.1", 501, "unimplemented", "pin is not available", true},
-		{"POST", "/v1/verify", 501, "unimplemented", "verify is not available", true},
-		{"POST", "/v1/explain", 501, "unimplemented", "explain is not available", true},
+		{"GET", "/v1/pin?req=torch==9.9", 404, "not_found", "no torch release matches", true},
+		{"POST", "/v1/verify", 400, "usage", "no known report format", true},
+		{"POST", "/v1/explain", 400, "usage", "the body is empty", true},
 	} {
 		r := do(t, tc.method, base+tc.url, "", nil)
 		if r.status != tc.status {
@@ -213,73 +213,54 @@ func TestMetaHealthAndIndex(t *testing.T) {
 	}
 }
 
-type report struct {
-	Bytes int  `json:"bytes"`
-	Bad   bool `json:"bad"`
-}
-
-func (r report) Incompatible() bool { return r.Bad }
-
+// The pin, verify and explain endpoints call query/pin, query/verify and
+// the report parsers themselves: their bodies are the CLI's --json, and a
+// verify report with an error finding answers 409.
 func TestWiredEndpoints(t *testing.T) {
-	var gotReq query.ResolveRequest
-	srv := &httpapi.Server{
-		DB: openDB(t, testDBPath(t)),
-		Pin: func(ctx context.Context, d *db.DB, r query.ResolveRequest, format string) (any, error) {
-			gotReq = r
-			if r.Requirements[0] == "nope" {
-				return nil, errs.Errorf(errs.CodeNotFound, "no such thing").WithHint("try another")
-			}
-			switch format {
-			case "requirements":
-				return "torch==2.1.0+cu121\n", nil
-			case "json":
-				return map[string]string{"torch": "2.1.0+cu121"}, nil
-			}
-			// The server passes the format through; the pin code names
-			// the formats it knows.
-			return nil, errs.Errorf(errs.CodeUsage, "unknown format %q", format).WithHint("format=requirements")
-		},
-		Verify: func(ctx context.Context, d *db.DB, body []byte) (any, error) {
-			if string(body) == "boom" {
-				panic("verify exploded")
-			}
-			return report{Bytes: len(body), Bad: strings.Contains(string(body), "bad")}, nil
-		},
-		Explain: func(ctx context.Context, d *db.DB, text string) (any, error) {
-			return map[string]string{"explained": text}, nil
-		},
-	}
+	path := testDBPath(t)
 	logs := &syncBuffer{}
-	srv.Log = logs
-	base := start(t, srv)
+	base := start(t, &httpapi.Server{DB: openDB(t, path), Log: logs, Version: "dev"})
 
 	r := get(t, base+"/v1/pin?req=torch==2.1&cuda=12.1&format=requirements")
-	if r.status != 200 || r.body != "torch==2.1.0+cu121\n" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+	if r.status != 200 || !strings.Contains(r.body, "\ntorch==2.1.0\n") || !strings.Contains(r.body, "variant cu121") || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
 		t.Errorf("pin requirements: %d %q %v", r.status, r.body, r.header)
 	}
-	if gotReq.CUDA != "12.1" || gotReq.Requirements[0] != "torch==2.1" {
-		t.Errorf("pin got %+v", gotReq)
-	}
-	if r := get(t, base+"/v1/pin?req=torch==2.1"); r.status != 200 || !strings.Contains(r.body, `"torch": "2.1.0+cu121"`) {
-		t.Errorf("pin json: %d %s", r.status, r.body)
+	want, _ := cliJSON(t, path, "pin", "torch==2.1", "--cuda", "12.1")
+	if r := get(t, base+"/v1/pin?req=torch==2.1&cuda=12.1"); r.status != 200 || r.body != want {
+		t.Errorf("pin json: %d\n%s\nwant\n%s", r.status, r.body, want)
 	}
 	if r := get(t, base+"/v1/pin?req=torch&format=yaml"); r.status != 400 || errorBody(t, r).Hint == "" {
 		t.Errorf("pin bad format: %d %s", r.status, r.body)
 	}
-	if r := get(t, base+"/v1/pin?req=nope"); r.status != 404 || errorBody(t, r).Hint != "try another" {
-		t.Errorf("pin not found: %d %s", r.status, r.body)
-	}
-	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader("NVIDIA-SMI 535.104.05")); r.status != 200 || !strings.Contains(r.body, `"bytes": 21`) {
+
+	smi := readTestdata(t, "smi_banner.txt")
+	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(smi)); (r.status != 200 && r.status != 409) || !strings.Contains(r.body, `"summary"`) {
 		t.Errorf("verify: %d %s", r.status, r.body)
 	}
-	if r := do(t, "POST", base+"/v1/verify", "application/json", strings.NewReader(`{"bad": true}`)); r.status != 409 {
-		t.Errorf("verify incompatible: %d %s", r.status, r.body)
+	// A CPU-only torch wheel on a host with a GPU is an error finding.
+	bad := smi + "\nPackage Version\n------- -------\ntorch 2.1.0+cpu\n"
+	r = do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(bad))
+	var rep struct {
+		Summary struct {
+			Healthy bool `json:"healthy"`
+		} `json:"summary"`
 	}
-	if r := do(t, "POST", base+"/v1/explain", "text/plain", strings.NewReader("CUDNN_STATUS_NOT_INITIALIZED")); r.status != 200 || !strings.Contains(r.body, "CUDNN_STATUS_NOT_INITIALIZED") {
-		t.Errorf("explain text: %d %s", r.status, r.body)
+	if err := json.Unmarshal([]byte(r.body), &rep); err != nil || r.status != 409 || rep.Summary.Healthy {
+		t.Errorf("verify incompatible: %d %v %s", r.status, err, r.body)
 	}
-	if r := do(t, "POST", base+"/v1/explain", "application/json", strings.NewReader(`{"text": "no kernel image"}`)); r.status != 200 || !strings.Contains(r.body, `"explained": "no kernel image"`) {
+	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader("hello")); r.status != 400 || errorBody(t, r).Code != "usage" {
+		t.Errorf("verify unknown format: %d %s", r.status, r.body)
+	}
+	msg := "The NVIDIA driver on your system is too old (found version 11040)"
+	want, _ = cliJSON(t, path, "explain", msg)
+	if r := do(t, "POST", base+"/v1/explain", "text/plain", strings.NewReader(msg)); r.status != 200 || r.body != want {
+		t.Errorf("explain text: %d\n%s\nwant\n%s", r.status, r.body, want)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "application/json", strings.NewReader(`{"text": "no kernel image is available for execution on the device"}`)); r.status != 200 || !strings.Contains(r.body, `"findings"`) {
 		t.Errorf("explain json: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", base+"/v1/explain", "text/plain", strings.NewReader("all is well")); r.status != 404 {
+		t.Errorf("explain no match: %d %s", r.status, r.body)
 	}
 	if r := do(t, "POST", base+"/v1/explain", "application/json", strings.NewReader(`{"text": `)); r.status != 400 {
 		t.Errorf("explain bad json: %d %s", r.status, r.body)
@@ -291,25 +272,19 @@ func TestWiredEndpoints(t *testing.T) {
 	// Oversized bodies: declared (Content-Length) and streamed (chunked).
 	big := strings.Repeat("x", httpapi.MaxBody+1)
 	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(big)); r.status != 413 || errorBody(t, r).Code != "too_large" {
-		t.Errorf("verify 1 MiB + 1: %d %s", r.status, r.body)
+		t.Errorf("verify MaxBody + 1: %d %s", r.status, r.body)
 	}
 	if r := do(t, "POST", base+"/v1/explain", "text/plain", io.MultiReader(strings.NewReader(big))); r.status != 413 {
-		t.Errorf("explain chunked 1 MiB + 1: %d %s", r.status, r.body)
+		t.Errorf("explain chunked MaxBody + 1: %d %s", r.status, r.body)
 	}
-	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(big[:httpapi.MaxBody])); r.status != 200 {
-		t.Errorf("verify exactly 1 MiB: %d", r.status)
-	}
-
-	// A panic is a logged 500 with a JSON body, and the server lives on.
-	r = do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader("boom"))
-	if r.status != 500 || errorBody(t, r).Code != "internal" || strings.Contains(r.body, "exploded") {
-		t.Errorf("panic: %d %s", r.status, r.body)
+	if r := do(t, "POST", base+"/v1/verify", "text/plain", strings.NewReader(big[:httpapi.MaxBody])); r.status != 400 {
+		t.Errorf("verify exactly MaxBody of nothing: %d", r.status)
 	}
 	if r := get(t, base+"/healthz"); r.status != 200 {
-		t.Errorf("after panic: %d", r.status)
+		t.Errorf("healthz: %d", r.status)
 	}
 	log := logs.String()
-	for _, want := range []string{"panic: POST /v1/verify: verify exploded", "POST /v1/verify 500 ", "GET /healthz 200 ", "GET /v1/pin?req=torch==2.1&cuda=12.1&format=requirements 200 ", "POST /v1/verify 413 "} {
+	for _, want := range []string{"POST /v1/verify 409 ", "GET /healthz 200 ", "GET /v1/pin?req=torch==2.1&cuda=12.1&format=requirements 200 ", "POST /v1/verify 413 "} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
@@ -337,8 +312,7 @@ func TestRequestLogLine(t *testing.T) {
 // A client that sends part of its headers and stalls is cut off by the
 // server's ReadHeaderTimeout; one that stalls in its body by ReadTimeout.
 func TestSlowClients(t *testing.T) {
-	srv := &httpapi.Server{DB: openDB(t, testDBPath(t)), ReadHeaderTimeout: 200 * time.Millisecond, ReadTimeout: 400 * time.Millisecond,
-		Explain: func(ctx context.Context, d *db.DB, text string) (any, error) { return text, nil }}
+	srv := &httpapi.Server{DB: openDB(t, testDBPath(t)), ReadHeaderTimeout: 200 * time.Millisecond, ReadTimeout: 400 * time.Millisecond}
 	base := start(t, srv)
 	addr := strings.TrimPrefix(base, "http://")
 	for _, tc := range []struct{ name, send string }{
@@ -371,16 +345,11 @@ func TestSlowClients(t *testing.T) {
 	}
 }
 
-// Cancelling the serve context lets a request in flight finish, then
-// Serve returns nil and the port is closed.
+// Cancelling the serve context lets a request in flight finish (here a
+// client still sending its body), then Serve returns nil and the port is
+// closed.
 func TestGracefulShutdown(t *testing.T) {
-	entered, release := make(chan struct{}), make(chan struct{})
-	srv := &httpapi.Server{DB: openDB(t, testDBPath(t)),
-		Explain: func(ctx context.Context, d *db.DB, text string) (any, error) {
-			close(entered)
-			<-release
-			return "done", nil
-		}}
+	srv := &httpapi.Server{DB: openDB(t, testDBPath(t))}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -388,19 +357,14 @@ func TestGracefulShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	base := "http://" + ln.Addr().String()
-	got := make(chan reply, 1)
-	go func() {
-		resp, err := http.Post(base+"/v1/explain", "text/plain", strings.NewReader("x"))
-		if err != nil {
-			got <- reply{status: -1, body: err.Error()}
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		got <- reply{status: resp.StatusCode, body: string(b)}
-	}()
-	<-entered
+	msg := "no kernel image is available for execution on the device"
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg[:10])
+	time.Sleep(100 * time.Millisecond) // the server has the request
 	cancel()
 	time.Sleep(100 * time.Millisecond)
 	select {
@@ -408,9 +372,14 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("Serve returned %v with a request in flight", err)
 	default:
 	}
-	close(release)
-	if r := <-got; r.status != 200 || !strings.Contains(r.body, "done") {
-		t.Errorf("in-flight request: %d %s", r.status, r.body)
+	io.WriteString(conn, msg[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "no_kernel") && !strings.Contains(string(b), "findings") {
+		t.Errorf("in-flight request: %d %s", resp.StatusCode, b)
 	}
 	select {
 	case err := <-served:

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/google/go-cmp/cmp"
 )
@@ -25,11 +26,28 @@ func loadHost(t testing.TB, dir string) Options {
 	if *update {
 		writeLDCacheFixture(t, dir)
 	}
-	opts, err := LoadFakeHost(dir)
+	opts, err := fakeHostOptions(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return opts
+}
+
+// fakeHostOptions are the probe options for the fake host in dir, its
+// recorded commands answered by a ReplayRunner.
+func fakeHostOptions(dir string) (Options, error) {
+	h, err := probetest.Load(dir)
+	if err != nil {
+		return Options{}, err
+	}
+	opts := Options{Root: h.Root, Env: h.Env, Runner: &ReplayRunner{}, Timeout: time.Second,
+		Python: h.Python, Deep: h.Deep, DeepTimeout: h.DeepTimeout}
+	if h.Cmds != "" {
+		if opts.Runner, err = LoadReplay(h.Cmds); err != nil {
+			return Options{}, err
+		}
+	}
+	return opts, nil
 }
 
 func TestHosts(t *testing.T) {

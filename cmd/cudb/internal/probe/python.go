@@ -178,7 +178,7 @@ func (p *prober) readDists(dir string, py *host.Python, reqs map[string][]string
 		py.Packages[n] = md.Version
 		for _, r := range md.Requires {
 			rn := host.NormalizeName(reqName(r))
-			if strings.HasPrefix(rn, "nvidia-") || strings.HasPrefix(rn, "jax-cuda") || rn == frameworks.JAXLib {
+			if strings.HasPrefix(rn, "nvidia-") || strings.HasPrefix(rn, frameworks.Must(frameworks.JAX).PluginPrefix) || rn == frameworks.JAXLib {
 				reqs[n] = append(reqs[n], r)
 			}
 		}
@@ -226,7 +226,7 @@ var torchHip = sync.OnceValue(func() *regexp.Regexp {
 func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
 	if _, ok := py.Packages[frameworks.Torch]; ok {
 		for _, d := range py.SitePackages {
-			b, err := p.fs.read(path.Join(d, "torch/version.py"))
+			b, err := p.fs.read(path.Join(d, frameworks.Must(frameworks.Torch).VersionFile))
 			if err != nil {
 				continue
 			}
@@ -254,7 +254,7 @@ func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
 	if py.TensorFlow != nil {
 		py.TensorFlow.Requires = reqs[py.TensorFlow.Package]
 		for _, d := range py.SitePackages {
-			b, err := p.fs.read(path.Join(d, "tensorflow/python/platform/build_info.py"))
+			b, err := p.fs.read(path.Join(d, frameworks.Must(frameworks.TensorFlow).VersionFile))
 			if err != nil {
 				continue
 			}
