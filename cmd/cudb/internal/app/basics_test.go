@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,5 +166,45 @@ func TestDataAgeNoticeText(t *testing.T) {
 		if got := cli.DataAgeNotice(asOf, now); got != "" {
 			t.Errorf("DataAgeNotice(%q) = %q, want none", asOf, got)
 		}
+	}
+}
+
+// TestPinUVIsAProject: the uv output is a complete pyproject.toml (a
+// [project] with name and version, overridable), which Python's own TOML
+// parser reads; conda files carry a name.
+func TestPinUVIsAProject(t *testing.T) {
+	code, out, stderr := run(t, false, "pin", "torch==2.1.0", "--cuda", "11.8", "--format", "uv")
+	if code != 0 || !strings.Contains(out, "[project]\nname = \"torch-2.1.0-cu118\"\nversion = \"0.1.0\"\n") {
+		t.Fatalf("exit %d %s:\n%s", code, stderr, out)
+	}
+	code, out, _ = run(t, false, "pin", "torch==2.1.0", "--cuda", "11.8", "--format", "uv", "--name", "my-app", "--project-version", "2.0.1")
+	if code != 0 || !strings.Contains(out, "name = \"my-app\"\nversion = \"2.0.1\"\n") {
+		t.Fatalf("--name/--project-version: exit %d:\n%s", code, out)
+	}
+	if python, err := exec.LookPath("python3"); err != nil {
+		t.Log("python3 missing: the TOML parse check is skipped")
+	} else {
+		cmd := exec.Command(python, "-c", `import sys
+try:
+    import tomllib
+except ImportError:
+    print("skip"); sys.exit(0)
+p = tomllib.loads(sys.stdin.read())["project"]
+assert p["name"] == "my-app" and p["version"] == "2.0.1" and p["dependencies"][0] == "torch==2.1.0+cu118", p
+print("ok")`)
+		cmd.Stdin = strings.NewReader(out)
+		if got, err := cmd.CombinedOutput(); err != nil || (string(got) != "ok\n" && string(got) != "skip\n") {
+			t.Errorf("tomllib: %v %s", err, got)
+		}
+	}
+	if code, _, stderr := run(t, false, "pin", "torch==2.1.0", "--format", "uv", "--name", "-bad name"); code != 2 || !strings.Contains(stderr, "invalid project name") {
+		t.Errorf("bad name: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := run(t, false, "pin", "torch==2.1.0", "--format", "uv", "--project-version", "one"); code != 2 || !strings.Contains(stderr, "invalid project version") {
+		t.Errorf("bad version: exit %d %q", code, stderr)
+	}
+	_, out, _ = run(t, false, "pin", "torch==1.13.1", "--format", "conda")
+	if !strings.Contains(out, "\nname: torch-1.13.1-cu117\n") {
+		t.Errorf("conda name:\n%s", out)
 	}
 }

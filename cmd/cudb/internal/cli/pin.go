@@ -21,7 +21,9 @@ type PinOptions struct {
 	query.ResolveRequest
 	Format string
 	Devel  bool
-	Output string
+	// Name and ProjectVersion name the uv project / conda environment.
+	Name, ProjectVersion string
+	Output               string
 }
 
 func newPinCmd(f *Factory) *cobra.Command {
@@ -57,6 +59,8 @@ naming the conflicts; a request nothing matches exits 4.`,
 	fl := c.Flags()
 	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
+	fl.StringVar(&opts.Name, "name", "", "uv: the project's name; conda: the environment's name (default: framework-version-variant)")
+	fl.StringVar(&opts.ProjectVersion, "project-version", "", "uv: the project's version (default 0.1.0)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of standard output")
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
 	return c
@@ -73,7 +77,8 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel})
+	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel,
+		ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
 	if err != nil {
 		if res != nil && f.JSON {
 			// The conflicts are the answer: print them, then exit 3.
