@@ -5,7 +5,17 @@
 #
 #   make image && docker run --rm -p 8080:8080 cudb:0.0.0.dev0
 #   curl 'http://127.0.0.1:8080/v1/resolve?req=torch==2.1'
-FROM scratch
+
+# The fleet image (--target fleet): the same binary on busybox, for the
+# shell loop of the Kubernetes DaemonSet in docs/fleet/daemonset.yaml.
+FROM busybox:1.37-musl AS fleet
+ARG TARGETARCH=amd64
+COPY dist/cudb-linux-${TARGETARCH} /usr/local/bin/cudb
+ENTRYPOINT []
+CMD ["cudb", "verify", "--format", "prometheus"]
+
+# The serve image (the default target).
+FROM scratch AS serve
 ARG TARGETARCH=amd64
 COPY dist/cudb-linux-${TARGETARCH} /cudb
 # No account database on scratch: a numeric unprivileged user.
