@@ -6,6 +6,9 @@ FUZZTIME ?= 5s
 # Minimizing each new input for the default 60 s starves short runs: a
 # parser with many branches finds new coverage on almost every early input.
 FUZZMINIMIZE ?= 200ms
+# Alternating (trivial, cudb) pairs per case for bench-start.
+PAIRS ?= 21
+SOAKTIME ?= 5m
 
 # Release stamps: a tag vX.Y.Z gives version X.Y.Z (PEP 440 for the
 # wheels); untagged builds are 0.0.0.dev0. data_as_of is read from the
@@ -21,13 +24,15 @@ TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 window
 WHEEL_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 IMAGE ?= cudb:$(VERSION)
 
-.PHONY: help build test vet lint race data fuzz bench fmt load binaries wheels release image image-test
+.PHONY: help build test vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
 
-build: ## build ./cudb
-	$(GO) build -o cudb ./cmd/cudb
+# cudb ships as one static binary: without cgo, net's resolver is pure Go and
+# no dynamic loader or C library starts before cudb does.
+build: ## build ./cudb (static)
+	CGO_ENABLED=0 $(GO) build -o cudb ./cmd/cudb
 
 test: ## run every test (the README's test command)
 	$(GO) test ./...
@@ -98,12 +103,18 @@ image-test: ## build the image, run cudb serve in it and ask it one question (sk
 bench: ## run the benchmarks recorded in docs/benchmarks.md
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+bench-start: ## whole-process start-up A/B against a trivial Go binary (resolve, verify --from, pin; docs/benchmarks.md)
+	$(GO) run ./cmd/cudb/internal/benchstart -pairs $(PAIRS)
+
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')
 
 load: ## load-test cudb serve on loopback with wrk (installed from Debian when missing), 60 s
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
-	$(GO) build -o cudb ./cmd/cudb
+	CGO_ENABLED=0 $(GO) build -o cudb ./cmd/cudb
 	@./cudb serve --addr 127.0.0.1:18090 2>/dev/null & pid=$$!; sleep 1; \
 	  wrk -t1 -c4 -d60s --latency -s cmd/cudb/internal/loadgen/wrk-mix.lua http://127.0.0.1:18090; \
 	  echo "server RSS after the run: $$(ps -o rss= -p $$pid) KiB"; kill $$pid
+
+soak: ## 5 minutes (SOAKTIME) of mixed traffic, hostile bodies included, on loopback: throughput, p99 per class, memory (not run by CI)
+	$(GO) test ./cmd/cudb/internal/httpapi -run '^TestSoak$$' -soak $(SOAKTIME) -soak.requests 5000000 -count 1 -v -timeout 30m

@@ -29,7 +29,7 @@ func OpenImage(ctx context.Context, image []byte, origin string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the database image: %w", err)
 	}
-	conn, err := sql.Open("sqlite", "file:"+imageName+"?vfs="+name+"&mode=ro&immutable=1&_pragma=query_only(1)")
+	conn, err := sql.Open("sqlite", "file:"+imageName+"?vfs="+name+"&mode=ro&immutable=1")
 	if err != nil {
 		fsys.Close()
 		return nil, err

@@ -23,12 +23,17 @@ func Merge(parts ...*Facts) *Facts {
 	}
 	mergeSlice(&m, &out.Releases, parts, func(f *Facts) []Release { return f.Releases },
 		func(r Release) string { return "release " + r.Component + "==" + r.Version })
-	mergeSlice(&m, &out.Builds, parts, func(f *Facts) []Build { return f.Builds },
+	mergeSlice(&m, &out.Builds, parts, func(f *Facts) []Build { return concreteBuilds(f.Builds) },
 		func(b Build) string { return "build " + b.Key().String() })
+	fillWide(parts, &out.Builds, out.Releases, &out.Conflicts)
 	reqParts := expandRelease(parts, out.Builds, &out.Conflicts)
 	mergeSlice(&m, &out.Requirements, reqParts, func(f *Facts) []Requirement { return f.Requirements },
 		func(r Requirement) string {
-			return "requirement " + r.Build.String() + " needs " + r.Needs + " (" + r.Kind + ")"
+			// One pip package is one requirement whatever extras a source
+			// spells (cuda-toolkit[cublas,...]): two sources pinning it are
+			// the same fact, kept by precedence, their difference recorded.
+			name, _, _ := strings.Cut(r.Needs, "[")
+			return "requirement " + r.Build.String() + " needs " + name + " (" + r.Kind + ")"
 		})
 	mergeSlice(&m, &out.CUDADrivers, parts, func(f *Facts) []CUDADriver { return f.CUDADrivers },
 		func(c CUDADriver) string { return "cuda_driver " + c.CUDA + " " + c.OS + " " + c.Kind })
@@ -149,4 +154,14 @@ func cite(p Provenance) string {
 		return p.Source + " (" + p.Ref + ")"
 	}
 	return p.Source
+}
+
+func concreteBuilds(bs []Build) []Build {
+	out := bs[:0:0]
+	for _, b := range bs {
+		if !b.Key().IsWide() {
+			out = append(out, b)
+		}
+	}
+	return out
 }

@@ -36,6 +36,12 @@ type Build struct {
 	ArchList  string `json:"arch_list,omitempty"`
 	IsDefault bool   `json:"is_default,omitempty"` // the variant plain `pip install` gets
 	Channel   string `json:"channel,omitempty"`    // "" = pip; "conda"
+	// EachRelease, on a wide build (version "X.Y.*", concrete variant and
+	// platform), states that the variant shipped for every release of the
+	// minor: db.Merge makes the build for each known release that lacks
+	// it (pip version <release>+<variant>). A statement per minor such as
+	// RELEASE.md's "Stable CUDA" cell; never stored.
+	EachRelease bool `json:"-"`
 	Provenance
 }
 
@@ -98,7 +104,10 @@ type CUDNNSupport struct {
 	MinDriverLinux   string `json:"min_driver_linux,omitempty"`
 	MinDriverWindows string `json:"min_driver_windows,omitempty"`
 	CCList           string `json:"cc_list,omitempty"` // "5.0;6.0;7.0"
-	ReleasedOn       string `json:"released_on,omitempty"`
+	// CCMin is the floor a matrix states instead of a list ("SM 3.5 and
+	// later" → "3.5"); CCList is then empty.
+	CCMin      string `json:"cc_min,omitempty"`
+	ReleasedOn string `json:"released_on,omitempty"`
 	Provenance
 }
 

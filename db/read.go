@@ -278,11 +278,11 @@ func (d *DB) DriverBranch(ctx context.Context, branch string) (b DriverBranch, o
 
 // CUDNNSupport is the cudnn_support table, newest cuDNN first.
 func (d *DB) CUDNNSupport(ctx context.Context) ([]CUDNNSupport, error) {
-	return scanAll(ctx, d.conn, `SELECT cudnn, cuda_major, cuda_versions, cuda_min, cuda_max, min_driver_linux, min_driver_windows, cc_list,
+	return scanAll(ctx, d.conn, `SELECT cudnn, cuda_major, cuda_versions, cuda_min, cuda_max, min_driver_linux, min_driver_windows, cc_list, cc_min,
 		released_on, source, url, ref FROM cudnn_support ORDER BY cudnn_key DESC, cuda_major DESC, cuda_versions DESC`, nil,
 		func(r *sql.Rows, c *CUDNNSupport) error {
 			return r.Scan(&c.CUDNN, &c.CUDAMajor, &c.CUDAVersions, &c.CUDAMin, &c.CUDAMax, &c.MinDriverLinux, &c.MinDriverWindows,
-				&c.CCList, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
+				&c.CCList, &c.CCMin, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
 		})
 }
 

@@ -163,9 +163,9 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		return version.DottedKey(a.CUDNN)+"\x00"+a.CUDAMajor+"\x00"+a.CUDAVersions < version.DottedKey(b.CUDNN)+"\x00"+b.CUDAMajor+"\x00"+b.CUDAVersions
 	})
 	for _, c := range cn {
-		in.exec(`INSERT INTO cudnn_support(cudnn,cudnn_key,cuda_major,cuda_versions,cuda_min,cuda_max,min_driver_linux,min_driver_windows,cc_list,released_on,source,url,ref)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			c.CUDNN, version.DottedKey(c.CUDNN), c.CUDAMajor, c.CUDAVersions, c.CUDAMin, c.CUDAMax, c.MinDriverLinux, c.MinDriverWindows, c.CCList, c.ReleasedOn, c.Source, c.URL, c.Ref)
+		in.exec(`INSERT INTO cudnn_support(cudnn,cudnn_key,cuda_major,cuda_versions,cuda_min,cuda_max,min_driver_linux,min_driver_windows,cc_list,cc_min,released_on,source,url,ref)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			c.CUDNN, version.DottedKey(c.CUDNN), c.CUDAMajor, c.CUDAVersions, c.CUDAMin, c.CUDAMax, c.MinDriverLinux, c.MinDriverWindows, c.CCList, c.CCMin, c.ReleasedOn, c.Source, c.URL, c.Ref)
 	}
 
 	gpus := append([]GPU(nil), f.GPUs...)

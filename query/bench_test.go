@@ -51,6 +51,31 @@ func BenchmarkResolveTorch(b *testing.B) {
 	benchResolve(b, ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "12.1"})
 }
 
+// BenchmarkResolveTorch21 is `cudb resolve torch==2.1` in process, on a
+// handle that has answered it before (what a server pays).
+func BenchmarkResolveTorch21(b *testing.B) {
+	benchResolve(b, ResolveRequest{Requirements: []string{"torch==2.1"}})
+}
+
+// BenchmarkOpenResolveTorch21 is what one `cudb resolve torch==2.1` pays
+// in process: open the embedded image and answer on a fresh handle (the
+// database's pages and the handle's caches are cold, the code is warm).
+func BenchmarkOpenResolveTorch21(b *testing.B) {
+	ctx := context.Background()
+	req := ResolveRequest{Requirements: []string{"torch==2.1"}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		d, err := db.OpenImage(ctx, data.DB, "embedded")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := Resolve(ctx, d, req); err != nil || len(res.Stacks) == 0 {
+			b.Fatalf("%v %v", err, res)
+		}
+		d.Close()
+	}
+}
+
 // BenchmarkResolveTorchAll is the widest torch question: every release.
 func BenchmarkResolveTorchAll(b *testing.B) {
 	benchResolve(b, ResolveRequest{Requirements: []string{"torch"}})

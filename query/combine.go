@@ -44,6 +44,8 @@ func combine(ctx context.Context, d *db.DB, p *parsedRequest, per [][]Stack, cs 
 	}
 	walk(0, nil)
 	if len(out) > 0 {
+		// Known-good combinations first: an unknown one may yet conflict.
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Status == StatusOK && out[j].Status != StatusOK })
 		return out, []Incompatibility{}, nil
 	}
 	return []Stack{}, firstConflicts, suggest(ctx, d, p, cs)
@@ -95,36 +97,22 @@ func merge(parts []Stack, platform string) (Stack, []Incompatibility) {
 				Message: fmt.Sprintf("%s supports Python %s–%s, %s supports %s–%s: no common Python", label(prev), m.Python.Min, m.Python.Max, label(s), s.Python.Min, s.Python.Max)})
 		}
 		m.Python = r
-		// CUDA: one process loads one CUDA runtime major.
-		if a, b := cudaMajor(prev), cudaMajor(s); a != "" && b != "" && a != b {
-			conflicts = append(conflicts, Incompatibility{Kind: "cuda_major", Between: []string{label(prev), label(s)},
-				Message: fmt.Sprintf("%s is built for CUDA %s, %s for CUDA %s: no CUDA major in common", label(prev), cudaText(prev), label(s), cudaText(s))})
-		}
-		// Pip pins on the same package must be satisfiable together.
-		prevPins := map[string]db.Requirement{}
-		for i, a := range prev.pinReqs {
-			prevPins[prev.pinNames[i]] = a
-		}
-		for j, b := range s.pinReqs {
-			{
-				a, ok := prevPins[s.pinNames[j]]
-				if !ok {
-					continue
-				}
-				if !pinsAgree(a.Spec, b.Spec) {
-					conflicts = append(conflicts, Incompatibility{Kind: "pin", Package: a.Needs, Between: []string{label(prev), label(s)},
-						Specs:   []string{a.Needs + a.Spec, b.Needs + b.Spec},
-						Message: fmt.Sprintf("%s pins %s%s and %s pins %s%s: pip cannot install both", label(prev), a.Needs, a.Spec, label(s), b.Needs, b.Spec)})
+	}
+	// The libraries both bring: one judgement, shared with verify.
+	m.Status, m.Unknown = StatusOK, []string{}
+	for i := range parts {
+		for k := i + 1; k < len(parts); k++ {
+			j := Share(parts[i].side(), parts[k].side())
+			conflicts = append(conflicts, j.Conflicts...)
+			for _, u := range j.Unknown {
+				if !slices.Contains(m.Unknown, u) {
+					m.Unknown = append(m.Unknown, u)
 				}
 			}
 		}
-		// cuDNN from system libraries or different pip packages: one
-		// process loads one libcudnn major.
-		if prev.CUDNN != "" && s.CUDNN != "" && major(prev.CUDNN) != major(s.CUDNN) &&
-			prev.cudnnKind != db.KindBundled && s.cudnnKind != db.KindBundled {
-			conflicts = append(conflicts, Incompatibility{Kind: "cudnn_major", Between: []string{label(prev), label(s)},
-				Message: fmt.Sprintf("%s needs cuDNN %s, %s needs cuDNN %s: one process loads one libcudnn major", label(prev), prev.CUDNN, label(s), s.CUDNN)})
-		}
+	}
+	if len(m.Unknown) > 0 {
+		m.Status = StatusUnknown
 	}
 	m.Variant = strings.Join(variants, "+")
 	m.CUDA, m.CUDNN, m.NCCL = parts[0].CUDA, parts[0].CUDNN, parts[0].NCCL
@@ -193,28 +181,8 @@ func stackLabel(s Stack) string {
 	return s.Variant
 }
 
-// cudaMajor is the CUDA major of a stack, from its CUDA version or, when
-// the source names only the line, from its variant (cuda12, cu118).
-func cudaMajor(s Stack) string {
-	if s.CUDA != "" {
-		return major(s.CUDA)
-	}
-	v := strings.TrimPrefix(strings.TrimPrefix(s.Variant, "cuda"), "cu")
-	if v == s.Variant || v == "" {
-		return ""
-	}
-	if strings.HasPrefix(s.Variant, "cuda") || len(v) <= 2 {
-		return major(v)
-	}
-	return v[:len(v)-1] // cu118 → 11
-}
-
-func cudaText(s Stack) string {
-	if s.CUDA != "" {
-		return s.CUDA
-	}
-	return cudaMajor(s) + ".x"
-}
+// cudaMajor is the CUDA major of a stack.
+func cudaMajor(s Stack) string { return cudaMajorOf(s.CUDA, s.Variant) }
 
 func major(v string) string {
 	m, _, _ := strings.Cut(v, ".")
@@ -247,43 +215,6 @@ func minStr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// pinsAgree reports whether some version satisfies both pip specifiers.
-// Exact pins agree only when equal; otherwise each spec's boundary
-// versions are tried against the other.
-func pinsAgree(a, b string) bool {
-	sa, errA := version.ParseSpecifiers(a)
-	sb, errB := version.ParseSpecifiers(b)
-	if errA != nil || errB != nil {
-		return strings.TrimSpace(a) == strings.TrimSpace(b)
-	}
-	var probes []version.Version
-	for _, s := range append(append(version.Specifiers{}, sa...), sb...) {
-		probes = append(probes, s.Version())
-	}
-	if len(sa) == 0 || len(sb) == 0 {
-		return true
-	}
-	for _, v := range probes {
-		if sa.Check(v, true) && sb.Check(v, true) {
-			return true
-		}
-	}
-	// Ranges without a shared boundary can still overlap (>=9.1 and <10):
-	// probe just above each lower bound.
-	for _, v := range probes {
-		rel := v.Release()
-		bumped := make([]string, len(rel))
-		for i, n := range rel {
-			bumped[i] = fmt.Sprint(n)
-		}
-		up, err := version.Parse(strings.Join(bumped, ".") + ".post1")
-		if err == nil && sa.Check(up, true) && sb.Check(up, true) {
-			return true
-		}
-	}
-	return false
 }
 
 // suggest looks for the nearest versions that agree: keep one
@@ -323,7 +254,8 @@ func suggest(ctx context.Context, d *db.DB, p *parsedRequest, cs *constraints) [
 			}
 			if i == len(per) {
 				tried++
-				if m, c := merge(acc, p.Platform); len(c) == 0 {
+				// Only a known-good pair agrees: missing data is no agreement.
+				if m, c := merge(acc, p.Platform); len(c) == 0 && m.Status == StatusOK {
 					found = append(found, m)
 				}
 				return

@@ -123,8 +123,20 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 	if c.cc != "" {
 		steps = append(steps, step{"gpu", func(s *Stack) bool {
 			arch := s.Representative().ArchList
-			if arch == "" {
+			if ar, below := belowToolkit(c.ctx, c.d, s.CUDA, c.cc); arch == "" && below {
+				// The toolkit the build was made with compiles nothing
+				// for this GPU: known, whatever the build's own list.
+				s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: "none",
+					Detail: fmt.Sprintf("CUDA %s compiles for %s and newer", s.CUDA, ar.SMMin)}
 				return false
+			}
+			if arch == "" {
+				// Not known is not "no kernels": keep the build, ranked
+				// below the known-good ones, and say what is missing.
+				s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: StatusUnknown,
+					Detail: "the GPU architecture list of this build is not in the data"}
+				s.gap("GPU architecture list not in the data (cannot tell whether it carries kernels for compute capability " + c.cc + ")")
+				return true
 			}
 			support, detail := GPUSupport(c.cc, arch)
 			s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: support, Detail: detail}

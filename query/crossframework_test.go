@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,11 @@ func TestCrossFrameworkPairs(t *testing.T) {
 		{"tf+jax cuDNN", []string{"tensorflow==2.15.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.4.25", "nvidia-cudnn-cu12>=9.0,<10.0"}},
 		{"tf+jax CUDA major", []string{"tensorflow==2.14.0", "jax==0.4.30"}, false, []string{"CUDA 11.8", "CUDA 12.3"}},
 		{"torch+ort agree", []string{"torch==2.6.0", "onnxruntime-gpu==1.21.0"}, true, nil},
-		{"torch+tf+jax agree", []string{"torch==2.3.1", "tensorflow==2.14.1", "jax==0.4.20"}, true, nil},
+		// Every pair is judged, not only each against the first: the
+		// tensorflow 2.14.1 wheel pins nvidia-cudnn-cu11==8.7.0.84 and
+		// jax 0.4.20's cuda11 extra asks for nvidia-cudnn-cu11>=8.8.
+		{"torch+tf+jax tf/jax cuDNN pins", []string{"torch==2.3.1", "tensorflow==2.14.1", "jax==0.4.20"}, false,
+			[]string{"nvidia-cudnn-cu11==8.7.0.84", "nvidia-cudnn-cu11>=8.8"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,12 +75,25 @@ func TestCrossFrameworkPairs(t *testing.T) {
 	}
 }
 
+// TensorFlow >= 2.11 on native Windows is a CPU-only build: that is an
+// answer (the CPU build, with a note pointing at WSL2 for the GPU), while
+// asking for a CUDA on native Windows is still no match, naming WSL2.
 func TestWindowsTensorFlowPointsToWSL2(t *testing.T) {
-	_, err := resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.12.0"}, Platform: "windows"})
-	if err == nil || !strings.Contains(err.Error(), "WSL2") || !strings.Contains(err.Error(), "2.10.0") || !strings.Contains(err.Error(), "pip.md") {
-		t.Fatalf("err = %v", err)
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.12.0"}, Platform: "windows"})
+	if err != nil {
+		t.Fatalf("tensorflow 2.12.0 on windows must answer its CPU-only build: %v", err)
 	}
-	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.10.0"}, Platform: "windows"})
+	s := res.Stacks[0]
+	note := strings.Join(s.Notes, "\n")
+	if s.Variant != "cpu" || !slices.Contains(s.Platforms, "windows") || !strings.Contains(note, "CPU only") ||
+		!strings.Contains(note, "WSL2") || !strings.Contains(note, "2.10.0") || !strings.Contains(note, "pip.md") {
+		t.Fatalf("stack %s %v notes %q", s.Variant, s.Platforms, note)
+	}
+	_, err = resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.12.0"}, Platform: "windows", CUDA: "11.8"})
+	if err == nil || !strings.Contains(err.Error(), "WSL2") || !strings.Contains(err.Error(), "2.10.0") {
+		t.Fatalf("a CUDA on native windows: err = %v", err)
+	}
+	res, err = resolveReal(t, ResolveRequest{Requirements: []string{"tensorflow==2.10.0"}, Platform: "windows"})
 	if err != nil || len(res.Stacks) == 0 {
 		t.Fatalf("2.10.0 on windows: %v", err)
 	}

@@ -128,16 +128,8 @@ func ccNumber(cc string) int {
 	return a*10 + b
 }
 
-// smNumber turns "sm_75" into 75 and "sm_121" into 121; -1 when unreadable.
-func smNumber(sm string) int {
-	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(sm, "sm_"), "a"))
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 func archCovers(a *db.CUDAArch, cc int) bool {
-	lo, hi := smNumber(a.SMMin), smNumber(a.SMMax)
-	return lo >= 0 && hi >= 0 && cc >= lo && cc <= hi
+	lo, ok1 := smNumber(a.SMMin)
+	hi, ok2 := smNumber(a.SMMax)
+	return ok1 && ok2 && cc >= lo && cc <= hi
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // TorchRow is one row of `cudb matrix torch`: a torch release × variant
@@ -25,6 +26,9 @@ type TorchRow struct {
 	Platforms           []string `json:"platforms"`
 	ComputeCapabilities []string `json:"compute_capabilities"`
 	Default             bool     `json:"default"`
+	// Status is "facts pending" for a known release no source describes
+	// yet (a lead: PyPI's release list); every other field is then empty.
+	Status string `json:"status,omitempty"`
 	// Sources cite the rows behind the row, the build's own first.
 	Sources []SourceRef `json:"sources"`
 }
@@ -80,6 +84,20 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 		return all[i].stack.version.Compare(all[j].stack.version) > 0
 	})
 	rows := make([]TorchRow, 0, len(all))
+	// Known releases without builds lead the list (they are the newest):
+	// one row each, marked pending, citing where they were seen.
+	if channel != "conda" {
+		every, _ := version.ParseRequirement(frameworks.Torch)
+		for _, p := range pendingReleases(ctx, d, frameworks.Torch, every, false) {
+			rows = append(rows, TorchRow{Torch: p.Version, Channel: "pip", Status: "facts pending", Platforms: []string{},
+				ComputeCapabilities: []string{}, Sources: []SourceRef{{Name: "leads (" + p.ReportedBy + ")", URL: ""}}})
+		}
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, _ := version.Parse(rows[i].Torch)
+			b, _ := version.Parse(rows[j].Torch)
+			return a.Compare(b) > 0
+		})
+	}
 	for _, r := range all {
 		rows = append(rows, r.row)
 	}

@@ -38,9 +38,12 @@ type JAXRow struct {
 // ONNXRuntimeRow is one row of `cudb matrix onnxruntime`.
 type ONNXRuntimeRow struct {
 	ONNXRuntime string `json:"onnxruntime"`
-	CUDA        string `json:"cuda"`
-	CUDNN       string `json:"cudnn"`
-	Notes       string `json:"notes"`
+	// Platform is "" when the build is the same everywhere, else the
+	// platform whose build the row describes (Windows has its own cuDNN).
+	Platform string `json:"platform"`
+	CUDA     string `json:"cuda"`
+	CUDNN    string `json:"cudnn"`
+	Notes    string `json:"notes"`
 }
 
 // spec is the first spec on needs among kinds (in order), "" when none.
@@ -163,10 +166,7 @@ func ONNXRuntimeMatrix(ctx context.Context, d *db.DB) ([]ONNXRuntimeRow, error) 
 	out := make([]ONNXRuntimeRow, 0, len(builds))
 	for _, b := range builds {
 		cuda := firstNonEmpty(spec(b, "cuda", "tested"), b.CUDA)
-		if b.Platform != "" {
-			cuda += " (" + b.Platform + ")"
-		}
-		out = append(out, ONNXRuntimeRow{ONNXRuntime: b.Version, CUDA: cuda,
+		out = append(out, ONNXRuntimeRow{ONNXRuntime: b.Version, Platform: b.Platform, CUDA: cuda,
 			CUDNN: firstNonEmpty(spec(b, "cudnn", "tested"), spec(b, "nvidia-cudnn-cu12", "pin")),
 			Notes: attrs.get(b.Version, "notes@"+b.Variant)})
 	}

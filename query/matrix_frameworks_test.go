@@ -60,7 +60,7 @@ func TestFrameworkMatrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []ONNXRuntimeRow{{"1.16.0", "11.8", "8.2.4", "n"}}; !reflect.DeepEqual(or, want) {
+	if want := []ONNXRuntimeRow{{"1.16.0", "", "11.8", "8.2.4", "n"}}; !reflect.DeepEqual(or, want) {
 		t.Errorf("onnxruntime = %+v", or)
 	}
 	if _, err := ONNXRuntimeMatrix(ctx, d); err != nil {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -48,6 +49,31 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 			r.WindowsMinDriver = t.MinDriver
 		}
 	}
+	// Known toolkit releases without a stated driver floor are rows too
+	// (their floors blank: unknown, not "none").
+	rels, err := d.Releases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	added := false
+	for _, rel := range rels {
+		if rel.Component != "cuda" {
+			continue
+		}
+		if _, ok := byCUDA[rel.Version]; ok {
+			continue
+		}
+		label, _, err := d.Attribute(ctx, "cuda", rel.Version, "label")
+		if err != nil {
+			return nil, err
+		}
+		byCUDA[rel.Version] = len(out)
+		out = append(out, CUDARow{CUDA: rel.Version, Label: label, Released: rel.ReleasedOn})
+		added = true
+	}
+	if added {
+		sort.SliceStable(out, func(i, j int) bool { return version.DottedKey(out[i].CUDA) > version.DottedKey(out[j].CUDA) })
+	}
 	for i := range out {
 		m := version.MajorText(out[i].CUDA)
 		if out[i].MinorCompatLinuxMinDriver, err = MinDriver(ctx, d, m, "linux", "minor_compat"); err != nil {
@@ -62,12 +88,19 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 
 // CUDNNRow is one row of `cudb matrix cudnn`.
 type CUDNNRow struct {
-	CUDNN               string   `json:"cudnn"`
-	CUDAMajor           string   `json:"cuda_major"`
-	CUDAVersions        []string `json:"cuda_versions"`
+	CUDNN        string   `json:"cudnn"`
+	CUDAMajor    string   `json:"cuda_major"`
+	CUDAVersions []string `json:"cuda_versions"`
+	// CUDAMin/CUDAMax bound the CUDA versions (a range where the source
+	// gives one instead of a list).
+	CUDAMin             string   `json:"cuda_min,omitempty"`
+	CUDAMax             string   `json:"cuda_max,omitempty"`
 	LinuxMinDriver      string   `json:"linux_min_driver"`
 	WindowsMinDriver    string   `json:"windows_min_driver"`
 	ComputeCapabilities []string `json:"compute_capabilities"`
+	// ComputeCapabilityMin is the floor older matrices state instead of
+	// a list ("SM 3.5 and later"); compute_capabilities is then empty.
+	ComputeCapabilityMin string `json:"compute_capability_min,omitempty"`
 }
 
 func split(s string) []string {
@@ -85,8 +118,9 @@ func MatrixCUDNN(ctx context.Context, d *db.DB) ([]CUDNNRow, error) {
 	}
 	out := make([]CUDNNRow, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, CUDNNRow{CUDNN: r.CUDNN, CUDAMajor: r.CUDAMajor, CUDAVersions: split(r.CUDAVersions),
-			LinuxMinDriver: r.MinDriverLinux, WindowsMinDriver: r.MinDriverWindows, ComputeCapabilities: split(r.CCList)})
+		out = append(out, CUDNNRow{CUDNN: r.CUDNN, CUDAMajor: r.CUDAMajor, CUDAVersions: split(r.CUDAVersions), CUDAMin: r.CUDAMin, CUDAMax: r.CUDAMax,
+			LinuxMinDriver: r.MinDriverLinux, WindowsMinDriver: r.MinDriverWindows, ComputeCapabilities: split(r.CCList),
+			ComputeCapabilityMin: r.CCMin})
 	}
 	return out, nil
 }

@@ -46,6 +46,11 @@ type frameworkReq struct {
 	pkg   string // package filter (tensorflow-gpu)
 	req   version.Requirement
 	comps map[string]version.Requirement // companion constraints
+	// platform, when the request names one, is the platform whose build
+	// stands for each stack (its Python range, cuDNN, pins): a stack
+	// folds the platforms of one release and variant, and the Windows
+	// build of TensorFlow 1.0 is Python 3.5 only while Linux's is 2.7-3.6.
+	platform string
 }
 
 // parsedRequest is a ResolveRequest after validation.

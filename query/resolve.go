@@ -31,6 +31,11 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 		if err != nil {
 			return nil, err
 		}
+		for i := range comps {
+			if err := filterComponentsByGPU(ctx, d, ctxs, &comps[i]); err != nil {
+				return nil, err
+			}
+		}
 		res.Components = comps
 		return res, nil
 	}
@@ -58,6 +63,17 @@ func Resolve(ctx context.Context, d *db.DB, r ResolveRequest) (*Resolution, erro
 	for i := range res.Stacks {
 		finish(&res.Stacks[i], p.Explain)
 	}
+	switch {
+	case len(res.Conflicts) > 0:
+		res.Status = StatusIncompatible
+	case len(res.Stacks) > 0:
+		res.Status, res.Unknown = res.Stacks[0].Status, res.Stacks[0].Unknown
+	default:
+		res.Status = StatusOK
+	}
+	if res.Unknown == nil {
+		res.Unknown = []string{}
+	}
 	return res, nil
 }
 
@@ -71,6 +87,12 @@ func finish(s *Stack, explain bool) {
 	}
 	if s.Pins == nil {
 		s.Pins = []string{}
+	}
+	if s.Unknown == nil {
+		s.Unknown = []string{}
+	}
+	if s.Status == "" {
+		s.Status = StatusOK
 	}
 	if s.Platforms == nil {
 		s.Platforms = []string{}
@@ -135,10 +157,14 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		matched = append(matched, b)
 	}
 	if len(matched) == 0 {
+		if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(pend) > 0 {
+			return nil, pendingError(fr.fam.Name, pend)
+		}
 		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, channelNote(p.Channel)),
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}
+	fr.platform = p.Platform
 	stacks := groupStacks(fr, matched)
 	steps := []step{
 		{"variant", func(s *Stack) bool {
@@ -189,12 +215,16 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}})
 	}
 	steps = append(steps, cs.steps(fr)...)
+	all := stacks
 	for _, st := range steps {
 		var kept []Stack
 		for i := range stacks {
 			if st.keep(&stacks[i]) {
 				kept = append(kept, stacks[i])
 			}
+		}
+		if len(kept) == 0 && st.name == "platform" {
+			kept = cpuOnly(ctx, d, p, fr, all)
 		}
 		if len(kept) == 0 && st.explain != nil {
 			return nil, (&errs.Error{Code: errs.CodeNotFound,
@@ -203,6 +233,9 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}
 		stacks = kept
 	}
+	// Steps may have found gaps (an arch list the data lacks): known-good
+	// stacks stay first.
+	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks, nil
 }
 
@@ -221,6 +254,29 @@ func platformNote(ctx context.Context, d *db.DB, component, platform string) str
 		cite += " " + prov.URL
 	}
 	return fmt.Sprintf("TensorFlow %s was the last release with GPU support on native Windows; newer releases run on the GPU under WSL2 with the Linux build (cudb resolve tensorflow --platform linux) [%s]", last, cite)
+}
+
+// cpuOnly answers a platform where a release has no GPU build but a CPU
+// build: a CPU-only build is a build (TensorFlow >= 2.11 on native
+// Windows), so the answer is that build with a note saying so, not "no
+// match". Only when nothing GPU-specific was asked for.
+func cpuOnly(ctx context.Context, d *db.DB, p *parsedRequest, fr *frameworkReq, all []Stack) []Stack {
+	if p.Platform == "" || p.Variant != "" || p.cuda != nil || p.cudnn != nil || p.nccl != nil {
+		return nil
+	}
+	var out []Stack
+	for _, s := range all {
+		if s.Variant != "cpu" || !slices.Contains(s.Platforms, p.Platform) {
+			continue
+		}
+		note := fmt.Sprintf("CPU only on %s: %s %s has no GPU build for this platform", p.Platform, fr.fam.Name, s.version.String())
+		if why := platformNote(ctx, d, fr.fam.Name, p.Platform); why != "" {
+			note += "; " + why
+		}
+		s.Notes = append(slices.Clip(s.Notes), note)
+		out = append(out, s)
+	}
+	return out
 }
 
 // isCUDAVariant tells CUDA builds from CPU/ROCm/XPU ones, also when the

@@ -108,6 +108,7 @@ func TestResolveFilters(t *testing.T) {
 		{"local label", ResolveRequest{Requirements: []string{"torch==2.1.0+cu118"}}, []string{"torch=2.1.0+cu118,torchvision=0.16.0 cu118 cudnn=8.7.0.84"}},
 		{"not equal", ResolveRequest{Requirements: []string{"torch~=2.1.0", "torch!=2.1.2"}, CUDA: "12"}, []string{"torch=2.1.0+cu121,torchvision=0.16.0 cu121 cudnn=8.9.2.26"}},
 		{"macos cpu", ResolveRequest{Requirements: []string{"torch==2.1.0"}, Variant: "cpu", Platform: "macos"}, []string{"torch=2.1.0+cpu,torchvision=0.16.0 cpu cudnn="}},
+		{"macos cpu only", ResolveRequest{Requirements: []string{"torch==2.1.0"}, Platform: "macos"}, []string{"torch=2.1.0+cpu,torchvision=0.16.0 cpu cudnn="}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +140,7 @@ func TestResolveErrors(t *testing.T) {
 		{ResolveRequest{Requirements: []string{"torch"}, Python: "banana"}, errs.CodeUsage, []string{"--python"}},
 		{ResolveRequest{Requirements: []string{"torch"}, CUDA: "twelve"}, errs.CodeUsage, []string{"--cuda"}},
 		{ResolveRequest{Requirements: []string{"torch==2.1"}, Python: "3.12"}, errs.CodeNotFound, []string{"Python 3.12", "3.8–3.11"}},
-		{ResolveRequest{Requirements: []string{"torch==2.1"}, Platform: "macos"}, errs.CodeNotFound, []string{"platform macos", "linux, windows"}},
+		{ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "12.1", Platform: "macos"}, errs.CodeNotFound, []string{"platform macos", "linux, windows"}},
 	}
 	for _, tc := range cases {
 		_, err := Resolve(context.Background(), d, tc.req)

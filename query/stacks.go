@@ -24,7 +24,7 @@ func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 			i = len(stacks)
 			idx[k] = i
 			v, _ := version.Parse(b.Version)
-			stacks = append(stacks, Stack{framework: fr.fam.Name, version: v, Variant: b.Variant, CUDA: b.CUDA})
+			stacks = append(stacks, Stack{framework: fr.fam.Name, version: v, Variant: b.Variant, CUDA: b.CUDA, platform: fr.platform})
 		}
 		s := &stacks[i]
 		s.builds = append(s.builds, b)
@@ -35,13 +35,63 @@ func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 	for i := range stacks {
 		fill(&stacks[i], fr.fam)
 	}
+	expectPins(stacks)
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks
 }
 
-// better orders stacks best first: newest release, then the variant plain
-// pip installs, then the newest CUDA.
+// stackName names a stack in an unknown: "torch 2.11.0 cu128".
+func (s *Stack) stackName() string {
+	return s.framework + " " + s.version.String() + " " + s.Variant
+}
+
+// gap records a fact the stack's answer needs and the data lacks.
+func (s *Stack) gap(what string) {
+	msg := s.stackName() + ": " + what
+	if !slices.Contains(s.Unknown, msg) {
+		s.Unknown = append(s.Unknown, msg)
+	}
+	if s.Status != StatusIncompatible {
+		s.Status = StatusUnknown
+	}
+}
+
+// expectPins marks Linux CUDA wheels whose release pins its CUDA
+// libraries as wheels (another build of the release with the same CUDA
+// major carries nvidia-* pins) but whose own pins are not in the data:
+// pip would install pins cudb cannot show, so the stack is unknown.
+func expectPins(stacks []Stack) {
+	pinning := map[string]bool{}
+	for i := range stacks {
+		s := &stacks[i]
+		if len(s.pinReqs) > 0 && s.Representative().Platform == "linux" {
+			pinning[s.version.String()+"|"+cudaMajor(*s)] = true
+		}
+	}
+	for i := range stacks {
+		s := &stacks[i]
+		if len(s.pinReqs) == 0 && s.Representative().Platform == "linux" && cudaMajor(*s) != "" &&
+			pinning[s.version.String()+"|"+cudaMajor(*s)] {
+			s.gap("the wheel's Requires-Dist pins (nvidia-* wheels) not in the data")
+		}
+	}
+}
+
+// side is what the stack brings into a shared environment (see Share).
+func (s *Stack) side() Side {
+	sd := Side{Label: stackLabel(*s), Name: s.stackName(), CUDAMajor: cudaMajor(*s), CUDA: s.CUDA, Pins: s.pinReqs,
+		CUDNN: s.CUDNN, CUDNNKind: s.cudnnKind}
+	sd.Unknown = append(sd.Unknown, s.Unknown...)
+	return sd
+}
+
+// better orders stacks best first: known-good before unknown, then the
+// newest release, then the variant plain pip installs, then the newest
+// CUDA.
 func better(a, b *Stack) bool {
+	if (a.Status == StatusUnknown) != (b.Status == StatusUnknown) {
+		return b.Status == StatusUnknown
+	}
 	if c := a.version.Compare(b.version); c != 0 {
 		return c > 0
 	}
@@ -79,6 +129,8 @@ func fill(s *Stack, fam family) {
 		pipVersion = rep.Version
 	}
 	s.Packages = map[string]string{name: pipVersion}
+	s.Status = StatusOK
+	s.Unknown = []string{}
 	s.cite("version", name+" "+pipVersion, rep.Provenance)
 	// "Default" is about the representative (Linux x86-64) wheel: PyPI's
 	// default for another platform (aarch64, Windows) is a different
@@ -96,7 +148,7 @@ func fill(s *Stack, fam family) {
 			s.cite(c, s.Packages[c], r.Provenance)
 		}
 	}
-	if r, ok := rep.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+	if r, ok := cudnnReq(rep); ok {
 		s.CUDNN = strings.TrimLeft(r.Spec, "=")
 		s.cudnnKind = r.Kind
 		s.cite("cudnn", s.CUDNN+" ("+r.Kind+")", r.Provenance)
@@ -106,6 +158,11 @@ func fill(s *Stack, fam family) {
 				s.cite("cudnn (other)", other.Spec+" ("+other.Kind+")", other.Provenance)
 			}
 		}
+	}
+	if s.CUDNN == "" && isCUDAVariant(s) && rep.Channel == "" {
+		// A conda environment gets its cuDNN from the solver; a wheel
+		// brings or pins its own, and the data should say which.
+		s.gap("cuDNN not in the data")
 	}
 	if r, ok := rep.Req("nccl", db.KindPin, db.KindBundled, db.KindTested); ok {
 		s.NCCL = strings.TrimLeft(r.Spec, "=")
@@ -133,6 +190,36 @@ func fill(s *Stack, fam family) {
 	}
 	for _, b := range s.builds {
 		s.addSource(b.Provenance)
+	}
+	platformFacts(s, rep)
+}
+
+// platformFacts answers for the asked platform: a stack folds the
+// platforms of one release and variant, and some facts differ by platform
+// (TensorFlow 1.0 on Windows is Python 3.5 only, 1.12 on Windows lists
+// CUDA 9.0 / cuDNN 7.2, onnxruntime-gpu has its own Windows cuDNN). The
+// Python range, CUDA and cuDNN come from that platform's build; the pins
+// stay the wheel metadata's (their markers say where they apply).
+func platformFacts(s *Stack, rep *db.BuildRow) {
+	if s.platform == "" || rep.Platform == s.platform {
+		return
+	}
+	for _, b := range s.builds {
+		if b.Platform != s.platform {
+			continue
+		}
+		if b.PythonMin != "" || b.PythonMax != "" {
+			s.Python = Range{Min: b.PythonMin, Max: b.PythonMax}
+			s.cite("python ("+b.Platform+")", b.PythonMin+"–"+b.PythonMax, b.Provenance)
+		}
+		if b.CUDA != "" {
+			s.CUDA = b.CUDA
+		}
+		if r, ok := cudnnReq(b); ok {
+			s.CUDNN, s.cudnnKind = strings.TrimLeft(r.Spec, "="), r.Kind
+			s.cite("cudnn ("+b.Platform+")", s.CUDNN+" ("+r.Kind+")", r.Provenance)
+		}
+		return
 	}
 }
 

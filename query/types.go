@@ -80,6 +80,10 @@ type Install struct {
 // Stack is one answer: a set of package versions and the native pieces
 // (CUDA, cuDNN, NCCL, driver) they go with.
 type Stack struct {
+	// Status is ok, incompatible or unknown (a fact the answer needs is
+	// not in the data); Unknown names each missing fact.
+	Status              string            `json:"status"`
+	Unknown             []string          `json:"unknown"`
 	Packages            map[string]string `json:"packages"`
 	Variant             string            `json:"variant"`
 	CUDA                string            `json:"cuda"`
@@ -101,6 +105,8 @@ type Stack struct {
 	Parts []Stack `json:"parts,omitempty"`
 
 	framework string
+	// platform is the asked platform (see frameworkReq.platform).
+	platform  string
 	version   version.Version
 	builds    []*db.BuildRow
 	pinReqs   []db.Requirement
@@ -118,7 +124,7 @@ type GPUFit struct {
 
 // Incompatibility explains why frameworks cannot share one environment.
 type Incompatibility struct {
-	Kind    string   `json:"kind"` // cuda_major | pin | python | platform | cudnn_major
+	Kind    string   `json:"kind"` // cuda_major | pin | python | platform | cudnn
 	Message string   `json:"message"`
 	Between []string `json:"between"`
 	Package string   `json:"package,omitempty"`
@@ -133,7 +139,11 @@ type Suggestion struct {
 
 // Resolution is the answer to a ResolveRequest.
 type Resolution struct {
-	Query       Query             `json:"query"`
+	Query Query `json:"query"`
+	// Status is the best stack's: ok, unknown (the best answer rests on a
+	// fact the data lacks), or incompatible (conflicts, no stack).
+	Status      string            `json:"status"`
+	Unknown     []string          `json:"unknown"`
 	Stacks      []Stack           `json:"stacks"`
 	Conflicts   []Incompatibility `json:"conflicts"`
 	Suggestions []Suggestion      `json:"suggestions,omitempty"`

@@ -10,22 +10,6 @@ import (
 	"github.com/cudb/cudb/db"
 )
 
-// Warner is implemented by sources that skip or repair malformed rows:
-// Warnings returns what the last Scrape noticed. Too many warnings fail
-// the source (the page probably changed shape). Sources without it report
-// nothing.
-type Warner interface {
-	Warnings() []string
-}
-
-// Canary is a row that must be present in a source's scrape: a fact so
-// settled that its absence means the parser broke (e.g. cuDNN 8.9.2 in
-// the cuDNN support table).
-type Canary struct {
-	Table string
-	Key   string
-}
-
 // Accumulator is implemented by sources whose live pages show less
 // history than their snapshot does (the current install page, not every
 // release's): a live refresh keeps the previous rows it no longer sees,
@@ -66,20 +50,6 @@ func keepUnspoken(prev, recs []Record) []Record {
 	return out
 }
 
-// Canaried is implemented by sources that name canary rows.
-type Canaried interface {
-	Canaries() []Canary
-}
-
-// VersionFielder is implemented by sources that say which fields hold
-// versions and dates, per table, instead of relying on field names
-// (see IsVersionField and IsDateField). A table missing from either map
-// has no such fields.
-type VersionFielder interface {
-	VersionFields() map[string][]string
-	DateFields() map[string][]string
-}
-
 // CheckOptions tune the checks a scrape must pass.
 type CheckOptions struct {
 	// AllowShrink accepts any drop in the number of rows.
@@ -87,9 +57,9 @@ type CheckOptions struct {
 	// MaxShrink is the largest accepted drop in rows versus the previous
 	// snapshot, as a fraction (default 0.10).
 	MaxShrink float64
-	// MaxWarnings is the largest accepted fraction of warnings per row
-	// (default 0.05); a handful of warnings on a tiny table is allowed by
-	// MinWarnings.
+	// MaxWarnings is the largest accepted fraction of newly refused rows
+	// (warnings) per row (default 0.05); a handful on a tiny table is
+	// allowed by MinWarnings.
 	MaxWarnings float64
 	// MinWarnings is accepted whatever the row count (default 2).
 	MinWarnings int
@@ -114,148 +84,87 @@ func (o CheckOptions) withDefaults() CheckOptions {
 }
 
 // CheckSnapshot runs the per-source checks on a scrape (recs) against the
-// previous snapshot (prev, nil when there is none): rows were found, keys
-// are unique, warnings are few, version and date fields parse, dates are
-// not in the future, the row count did not drop too far, and every
-// canary is present.
-func CheckSnapshot(src Source, recs []Record, warnings []string, prev *Snapshot, o CheckOptions) error {
+// previous snapshot (prev, nil when there is none) and returns the
+// source's facts and its warnings. The checks: rows were found, keys are
+// unique, every field has its grammar (no control characters; versions,
+// drivers and dates parse; no date in the future), the row count did not
+// drop too far, the rows normalize, few rows are newly refused by
+// Normalize (the warnings), and no canary fact the previous snapshot
+// stated was lost.
+func CheckSnapshot(src Source, recs []Record, prev *Snapshot, o CheckOptions) (*db.Facts, []string, error) {
 	o = o.withDefaults()
 	if len(recs) == 0 {
-		return fmt.Errorf("found no rows (an empty scrape is an error, never an empty file)")
+		return nil, nil, fmt.Errorf("found no rows (an empty scrape is an error, never an empty file)")
 	}
 	if err := CheckUnique(recs); err != nil {
-		return err
-	}
-	if n := len(warnings); n > o.MinWarnings && float64(n) > o.MaxWarnings*float64(len(recs)) {
-		return fmt.Errorf("%d malformed rows against %d good ones (more than %.0f%%): the page probably changed shape; first: %s",
-			n, len(recs), 100*o.MaxWarnings, warnings[0])
+		return nil, nil, err
 	}
 	if err := checkFields(src, recs, o.Now()); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if prev != nil && !o.AllowShrink {
 		old, cur := len(prev.Records), len(recs)
 		if float64(cur) < float64(old)*(1-o.MaxShrink) {
-			return fmt.Errorf("rows dropped from %d to %d (more than %.0f%%); if upstream really removed them, rerun with --allow-shrink",
+			return nil, nil, fmt.Errorf("rows dropped from %d to %d (more than %.0f%%); if upstream really removed them, rerun with --allow-shrink",
 				old, cur, 100*o.MaxShrink)
 		}
 	}
+	facts, err := src.Normalize(recs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rows do not normalize: %w", err)
+	}
+	var prevFacts *db.Facts
+	if prev != nil {
+		// A previous file that no longer normalizes gives no baseline.
+		prevFacts, _ = src.Normalize(prev.Records)
+	}
+	warnings := newRefusals(facts, prevFacts)
+	if n := len(warnings); prev != nil && n > o.MinWarnings && float64(n) > o.MaxWarnings*float64(len(recs)) {
+		return nil, nil, fmt.Errorf("%d malformed rows (refused, and not refused in the previous snapshot) against %d rows (more than %.0f%%): the page probably changed shape; first: %s",
+			n, len(recs), 100*o.MaxWarnings, warnings[0])
+	}
 	if c, ok := src.(Canaried); ok {
-		have := map[[2]string]bool{}
-		for _, r := range recs {
-			have[[2]string{r.Table, r.Key}] = true
-		}
+		// A canary guards against losing a fact: it binds once the
+		// previous snapshot states it (the committed data states every
+		// canary; TestEverySourceHasCanariesThatHold checks).
 		var missing []string
 		for _, k := range c.Canaries() {
-			if !have[[2]string{k.Table, k.Key}] {
-				missing = append(missing, k.Table+"/"+k.Key)
+			if k.HeldBy(prevFacts) && !k.HeldBy(facts) {
+				missing = append(missing, k.Fact)
 			}
 		}
 		if len(missing) > 0 {
-			return fmt.Errorf("canary rows missing (the parser no longer finds facts it must): %s", strings.Join(missing, ", "))
+			return nil, nil, fmt.Errorf("canary facts missing (the scrape no longer states facts it must): %s", strings.Join(missing, "; "))
 		}
 	}
-	return nil
+	return facts, warnings, nil
 }
 
-// IsVersionField reports whether a field name holds a version by the
-// naming convention: "version", or ending in "version" / "_ver".
-func IsVersionField(name string) bool {
-	n := strings.ToLower(name)
-	return strings.HasSuffix(n, "version") || strings.HasSuffix(n, "_ver")
-}
-
-// IsDateField reports whether a field name holds a date by the naming
-// convention: "date", "*_date", "released_on", "*_on".
-func IsDateField(name string) bool {
-	n := strings.ToLower(name)
-	return n == "date" || strings.HasSuffix(n, "_date") || strings.HasSuffix(n, "_on")
-}
-
-func checkFields(src Source, recs []Record, now time.Time) error {
-	vf, explicit := src.(VersionFielder)
-	var vers, dates map[string][]string
-	if explicit {
-		vers, dates = vf.VersionFields(), vf.DateFields()
-	}
-	for _, r := range recs {
-		names := make([]string, 0, len(r.Fields))
-		for k := range r.Fields {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			v := r.Fields[k]
-			isVer, isDate := IsVersionField(k), IsDateField(k)
-			if explicit {
-				isVer, isDate = contains(vers[r.Table], k), contains(dates[r.Table], k)
-			}
-			if isVer && !VersionLike(v) {
-				return fmt.Errorf("%s/%s: field %s: %q does not parse as a version", r.Table, r.Key, k, v)
-			}
-			if isDate {
-				t, ok := ParseDate(v)
-				if !ok {
-					return fmt.Errorf("%s/%s: field %s: %q does not parse as a date", r.Table, r.Key, k, v)
-				}
-				if t.After(now) {
-					return fmt.Errorf("%s/%s: field %s: date %s is in the future", r.Table, r.Key, k, v)
-				}
+// newRefusals lists the rows Normalize refused in facts (db.Conflict with
+// Field "refused") that it did not refuse in the previous snapshot's facts
+// (prev), as "subject: reason". Without a previous snapshot every refusal
+// is new.
+func newRefusals(facts, prev *db.Facts) []string {
+	before := map[string]bool{}
+	if prev != nil {
+		for _, c := range prev.Conflicts {
+			if c.Field == "refused" {
+				before[c.Subject] = true
 			}
 		}
 	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+	out := []string{}
+	for _, c := range facts.Conflicts {
+		if c.Field == "refused" && !before[c.Subject] {
+			w := c.Subject
+			if c.Note != "" {
+				w += ": " + c.Note
+			}
+			out = append(out, w)
 		}
 	}
-	return false
-}
-
-var (
-	placeholders = map[string]bool{"": true, "-": true, "—": true, "–": true, "n/a": true, "na": true, "none": true, "tbd": true, "unknown": true, "?": true}
-	// branchWords stand where a version would on real pages ("master
-	// (nightly snapshot)", "main").
-	branchWords = map[string]bool{"master": true, "main": true, "nightly": true, "latest": true, "stable": true, "dev": true, "head": true, "trunk": true}
-)
-
-// VersionLike reports whether v could be a version field's value: empty,
-// a placeholder (n/a, -), anything holding a digit (2.1.0+cu121, >=525.60,
-// "1.24 dev (main)", cuda-aarch64), or a branch word (master, nightly). It
-// is deliberately loose: it catches prose where a version belongs (a
-// shifted column, "see notes"), not PEP 440 nits, which Normalize judges.
-func VersionLike(v string) bool {
-	v = strings.TrimSpace(v)
-	if placeholders[strings.ToLower(v)] || strings.ContainsAny(v, "0123456789") {
-		return true
-	}
-	first, _, _ := strings.Cut(strings.ToLower(v), " ")
-	return branchWords[strings.Trim(first, "()[],;:")]
-}
-
-var dateLayouts = []string{
-	"2006-01-02", "2006-01", "2006", "2006/01/02", "2006/1/2", "2006-01-02T15:04:05Z07:00",
-	"January 2, 2006", "Jan 2, 2006", "January 2006", "Jan 2006", "2 January 2006", "2 Jan 2006",
-	"January, 2006", "Jan. 2, 2006",
-}
-
-// ParseDate parses the date layouts upstream pages use. Empty values and
-// placeholders parse as the zero time (never in the future).
-func ParseDate(v string) (time.Time, bool) {
-	v = strings.TrimSpace(v)
-	if placeholders[strings.ToLower(v)] {
-		return time.Time{}, true
-	}
-	for _, l := range dateLayouts {
-		if t, err := time.Parse(l, v); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
+	sort.Strings(out)
+	return out
 }
 
 // PostBuildChecks run on the freshly built database before it replaces

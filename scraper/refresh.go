@@ -13,27 +13,6 @@ import (
 	"github.com/cudb/cudb/db"
 )
 
-// Scrape runs one source and applies the checks that need no history:
-// rows were found, no two rows share an identity, and the rows normalize.
-func Scrape(ctx context.Context, src Source, in Input) (*Snapshot, error) {
-	recs, err := src.Scrape(ctx, in)
-	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", src.Name(), err)
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("source %s: found no rows (an empty scrape is an error, never an empty file)", src.Name())
-	}
-	if err := CheckUnique(recs); err != nil {
-		return nil, fmt.Errorf("source %s: %w", src.Name(), err)
-	}
-	if _, err := src.Normalize(recs); err != nil {
-		return nil, fmt.Errorf("source %s: rows do not normalize: %w", src.Name(), err)
-	}
-	s := &Snapshot{Source: src.Name(), URL: src.URL(), Records: recs}
-	SortRecords(s.Records)
-	return s, nil
-}
-
 // Progress stages reported through RefreshOptions.Progress.
 const (
 	StageFetching = "fetching"
@@ -271,9 +250,6 @@ func refreshOne(ctx context.Context, src Source, o RefreshOptions, progress func
 		r.PrevRows = len(prev.Records)
 	}
 	recs, err := src.Scrape(ctx, o.Input)
-	if w, ok := src.(Warner); ok {
-		r.Warnings = append(r.Warnings, w.Warnings()...)
-	}
 	if err != nil {
 		r.Err = wrap(err)
 		return r, nil, nil
@@ -301,12 +277,10 @@ func refreshOne(ctx context.Context, src Source, o RefreshOptions, progress func
 	}
 	r.Rows = len(recs)
 	progress(Event{Source: name, Stage: StageChecking})
-	if err := CheckSnapshot(src, recs, r.Warnings, prev, o.Checks); err != nil {
+	_, warnings, err := CheckSnapshot(src, recs, prev, o.Checks)
+	r.Warnings = append(r.Warnings, warnings...)
+	if err != nil {
 		r.Err = wrap(err)
-		return r, nil, nil
-	}
-	if _, err := src.Normalize(recs); err != nil {
-		r.Err = wrap(fmt.Errorf("rows do not normalize: %w", err))
 		return r, nil, nil
 	}
 	snap = &Snapshot{Source: name, URL: src.URL(), Records: recs}

@@ -436,20 +436,20 @@ func TestRefreshCanaries(t *testing.T) {
 	u := newUpstream(t)
 	data := t.TempDir()
 	src := fakesource.New("a")
-	src.CanaryRows = []scraper.Canary{{Table: "releases", Key: "1.0.3"}}
+	src.CanaryFacts = []scraper.Canary{scraper.ReleaseCanary("a-releases", "1.0.3")}
 	u.page("a", fakesource.Page(rows(5)...))
-	if _, err := u.refresh(data, src.Canaried()); err != nil {
+	if _, err := u.refresh(data, src); err != nil {
 		t.Fatal(err)
 	}
 	before := tree(t, data)
 	r := rows(6)
 	u.page("a", fakesource.Page(append(r[:3], r[4:]...)...))
-	_, err := u.refresh(data, src.Canaried())
+	_, err := u.refresh(data, src)
 	if err == nil {
 		t.Fatal("missing canary accepted")
 	}
-	rep, _ := u.refresh(data, src.Canaried())
-	if !strings.Contains(rep.Sources[0].Error, "canary rows missing") || !strings.Contains(rep.Sources[0].Error, "releases/1.0.3") {
+	rep, _ := u.refresh(data, src)
+	if !strings.Contains(rep.Sources[0].Error, "canary facts missing") || !strings.Contains(rep.Sources[0].Error, "release a-releases 1.0.3") {
 		t.Fatalf("error %q", rep.Sources[0].Error)
 	}
 	sameTree(t, before, tree(t, data))

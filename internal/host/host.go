@@ -39,6 +39,12 @@ type Snapshot struct {
 	// Notes say what a probe could not do (timeouts, missing tools,
 	// disagreeing sources).
 	Notes []Note `json:"notes,omitempty"`
+	// OS is the operating system a report names ("Ubuntu 22.04",
+	// "Windows 11", "WSL2"), when it names one.
+	OS string `json:"os,omitempty"`
+	// Read says, for a parsed report, where each fact was read and how
+	// sure the reading is (see Reading).
+	Read []Reading `json:"read,omitempty"`
 }
 
 // Driver is the NVIDIA kernel driver.
@@ -263,4 +269,28 @@ type JAX struct {
 type Note struct {
 	Probe   string `json:"probe"`
 	Message string `json:"message"`
+}
+
+// How sure a reading is.
+const (
+	// SureExact: read from a known output format (collect_env,
+	// nvidia-smi, pip list, ...), field by field.
+	SureExact = "exact"
+	// SureText: found in free text (prose, markdown lists, log lines);
+	// it never overrides an exact reading.
+	SureText = "text"
+)
+
+// Reading is one fact of a report and where it came from.
+type Reading struct {
+	// Fact names what was read: driver, driver_cuda, gpu, cuda, cudnn,
+	// python, os, torch, tensorflow, jax, onnxruntime, package,
+	// ld_library_path, error.
+	Fact  string `json:"fact"`
+	Value string `json:"value"`
+	// Format is the report format it came from ("nvidia_smi", "text").
+	Format string `json:"format"`
+	// Line is the 1-based line of the report, when known.
+	Line int    `json:"line,omitempty"`
+	Sure string `json:"sure"`
 }

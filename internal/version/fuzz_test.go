@@ -1,6 +1,7 @@
 package version
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,12 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		va, errA := Parse(a)
 		vb, errB := Parse(b)
+		if v, ok := parseSimple(strings.TrimSpace(a)); ok {
+			g, err := parseGrammar(a, strings.TrimSpace(a))
+			if err != nil || !reflect.DeepEqual(g, v) {
+				t.Fatalf("parseSimple(%q) = %+v, the grammar says %+v, %v", a, v, g, err)
+			}
+		}
 		if errA == nil {
 			checkVersionRoundTrip(t, a, va)
 		}

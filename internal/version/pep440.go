@@ -62,6 +62,53 @@ type Version struct {
 // (leading "v", "alpha"/"c"/"pre", "-1" post releases, "_" separators, case).
 func Parse(s string) (Version, error) {
 	t := strings.TrimSpace(s)
+	if v, ok := parseSimple(t); ok {
+		return v, nil
+	}
+	return parseGrammar(s, t)
+}
+
+// parseSimple reads the spellings nearly every version cudb meets has — a
+// release ("2.1.0") with an optional lower-case local label ("+cu121") —
+// without the grammar's regular expression, so that a process that only
+// reads such versions never compiles it (a cold start pays for that
+// compile). ok is false for anything else, which parseGrammar reads; the
+// two agree on every input parseSimple takes (FuzzParse checks it).
+func parseSimple(t string) (v Version, ok bool) {
+	rel, local, hasLocal := strings.Cut(t, "+")
+	for _, seg := range strings.Split(rel, ".") {
+		if !isDigits(seg) {
+			return Version{}, false
+		}
+		n, ok := atoi(seg)
+		if !ok {
+			return Version{}, false
+		}
+		v.release = append(v.release, n)
+	}
+	if !hasLocal {
+		return v, true
+	}
+	parts := strings.Split(local, ".")
+	for _, p := range parts {
+		if p == "" {
+			return Version{}, false
+		}
+		for i := 0; i < len(p); i++ {
+			if (p[i] < 'a' || p[i] > 'z') && (p[i] < '0' || p[i] > '9') {
+				return Version{}, false
+			}
+		}
+		if isDigits(p) && len(strings.TrimLeft(p, "0")) > maxDigits {
+			return Version{}, false
+		}
+	}
+	v.local = parts
+	return v, true
+}
+
+// parseGrammar reads t (s trimmed) with the PEP 440 grammar.
+func parseGrammar(s, t string) (Version, error) {
 	m := pep440Pattern().FindStringSubmatch(t)
 	if m == nil {
 		return Version{}, fmt.Errorf("version: %q is not a PEP 440 version", s)

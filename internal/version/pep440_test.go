@@ -189,3 +189,32 @@ func TestSortKeyAllPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSimpleAgreesWithGrammar: every version of order.txt that the
+// fast path takes parses to the same Version as through the grammar.
+func TestParseSimpleAgreesWithGrammar(t *testing.T) {
+	taken := 0
+	for _, l := range readOrder(t) {
+		for _, s := range []string{l.a, l.b} {
+			v, ok := parseSimple(s)
+			if !ok {
+				continue
+			}
+			taken++
+			g, err := parseGrammar(s, s)
+			if err != nil || !reflect.DeepEqual(g, v) {
+				t.Errorf("%q: fast path %+v, grammar %+v, %v", s, v, g, err)
+			}
+		}
+	}
+	for _, s := range []string{"2.1.0+cu121", "1.13.1+rocm5.2", "0", "01.002", "2.1.0+CU121", "2.1.0+", "2.1.0+cu121..x", ".1", "1.", "1..2", "v2.1"} {
+		v, ok := parseSimple(s)
+		g, err := parseGrammar(s, s)
+		if ok && (err != nil || !reflect.DeepEqual(g, v)) {
+			t.Errorf("%q: fast path %+v, grammar %+v, %v", s, v, g, err)
+		}
+	}
+	if taken < 20 {
+		t.Errorf("the fast path took only %d versions of order.txt", taken)
+	}
+}

@@ -207,3 +207,37 @@ func (s Specifiers) String() string {
 func (s Specifiers) IsExact() bool {
 	return len(s) == 1 && s[0].op == "==" && !s[0].wildcard
 }
+
+// Intersects reports whether some version satisfies both lists, as pip
+// must find one version of a package that every requirement on it admits.
+// It tries each clause's boundary version and the versions just past it
+// (a post release, the next micro release), which covers exact pins,
+// half-open ranges and wildcards; pre-releases count.
+func (s Specifiers) Intersects(o Specifiers) bool {
+	if len(s) == 0 || len(o) == 0 {
+		return true
+	}
+	var probes []Version
+	for _, c := range append(append(Specifiers{}, s...), o...) {
+		v := c.v
+		probes = append(probes, v)
+		up := v.base()
+		up.hasPost, up.post = true, 1
+		probes = append(probes, up)
+		next := v.base()
+		next.release = append(append([]int(nil), next.release...), 1)
+		probes = append(probes, next)
+		if len(v.release) > 0 {
+			bump := v.base()
+			bump.release = append([]int(nil), bump.release...)
+			bump.release[len(bump.release)-1]++
+			probes = append(probes, bump)
+		}
+	}
+	for _, v := range probes {
+		if s.Check(v, true) && o.Check(v, true) {
+			return true
+		}
+	}
+	return false
+}

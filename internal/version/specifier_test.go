@@ -171,3 +171,40 @@ func TestSpecifierAccessors(t *testing.T) {
 		t.Errorf("accessors of ==2.1.* = %q %v %q", s[0].Op(), s[0].Wildcard(), s[0].Version())
 	}
 }
+
+func TestSpecifiersIntersects(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{"==9.1.0.70", "==9.1.0.70", true},
+		{"==9.1.0.70", "==9.3.0.75", false},
+		{"==9.1.0.70", ">=9.3,<10", false},
+		{"==9.5.1.17", ">=9.3,<10", true},
+		{">=9.1,<10", ">=9.3,<10.0", true},
+		{">=9.1", "<9.0", false},
+		{">=12.1.3.1", "==12.4.5.8", true},
+		{"<10", ">=9.8", true},
+		{">9.1", "<=9.1", false},
+		{"==2.21.*", "==2.21.5", true},
+		{"~=2.20", "==2.21.5", true},
+		{"~=2.20.0", "==2.21.5", false},
+		{"", "==1", true},
+	}
+	for _, c := range cases {
+		a, err := ParseSpecifiers(c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ParseSpecifiers(c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Intersects(b); got != c.want {
+			t.Errorf("%q ∩ %q = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if got := b.Intersects(a); got != c.want {
+			t.Errorf("%q ∩ %q = %v, want %v", c.b, c.a, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -30,6 +31,10 @@ type PinOptions struct {
 	// empty: derived from the stack ("torch-2.1.0-cu118") and "0.1.0".
 	ProjectName    string
 	ProjectVersion string
+	// AllowUnknown writes a stack cudb cannot vouch for (a fact it needs
+	// is not in the data), with each gap in the file's header; without
+	// it such a stack is refused.
+	AllowUnknown bool
 }
 
 // CheckProjectName reports whether name is a valid Python distribution
@@ -137,6 +142,15 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 			WithHint("cudb pin torch==2.1 --cuda 12.1")
 	}
 	best := res.Stacks[0]
+	if best.Status == query.StatusUnknown && !opts.AllowUnknown {
+		// Known-good stacks rank first, so none of them matched.
+		e := errs.Errorf(errs.CodeNotFound, "cudb cannot vouch for %s: %s", packagesLine(best), strings.Join(best.Unknown, "; "))
+		e.Detail = map[string]any{"unknown": best.Unknown, "status": best.Status}
+		allow := opts
+		allow.AllowUnknown = true
+		return nil, e.WithHint("%s to write it anyway (the gap goes into the file's header), or cudb resolve %s for the known-good stacks",
+			pinCommand(r, format, allow), strings.Join(r.Requirements, " "))
+	}
 	plan, err := newPinPlan(ctx, d, r, format, opts, &best, out.Data)
 	if err != nil {
 		return nil, err
@@ -150,6 +164,14 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 	out.Stack = &best
 	out.Notes = append(out.Notes, plan.notes...)
 	return out, nil
+}
+
+func packagesLine(s query.Stack) string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(s.Packages)) {
+		out = append(out, n+"=="+s.Packages[n])
+	}
+	return strings.Join(out, " ")
 }
 
 func notOnConda(r query.ResolveRequest, err error) error {

@@ -58,6 +58,9 @@ func (p *pinPlan) header(comment string) string {
 		line("%s", strings.Join(stackFacts(s, true), "; "))
 	}
 	line("driver: %s", p.driver)
+	for _, u := range s.Unknown {
+		line("UNKNOWN (written with --allow-unknown): %s", u)
+	}
 	for _, src := range s.Sources {
 		if src.URL != "" {
 			line("source: %s %s", src.Name, src.URL)
@@ -103,7 +106,15 @@ func short(h string) string {
 }
 
 // commandLine re-creates the command that makes this file.
-func (p *pinPlan) commandLine() string {
+func (p *pinPlan) commandLine() string { return pinCommand(p.req, p.format, p.opts) }
+
+// pinCommand is the cudb pin command line that asks for req.
+func pinCommand(req query.ResolveRequest, format string, opts PinOptions) string {
+	p := struct {
+		req    query.ResolveRequest
+		format string
+		opts   PinOptions
+	}{req, format, opts}
 	args := []string{"cudb", "pin"}
 	for _, r := range p.req.Requirements {
 		args = append(args, shellQuote(r))
@@ -126,6 +137,9 @@ func (p *pinPlan) commandLine() string {
 	args = append(args, "--format", p.format)
 	if p.opts.Devel {
 		args = append(args, "--devel")
+	}
+	if p.opts.AllowUnknown {
+		args = append(args, "--allow-unknown")
 	}
 	return strings.Join(args, " ")
 }

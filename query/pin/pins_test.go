@@ -213,7 +213,7 @@ func TestPinsErrors(t *testing.T) {
 	}{
 		{query.ResolveRequest{Requirements: []string{"torch"}}, "yaml", errs.CodeUsage, []string{"unknown format", "requirements, constraints, pip, uv, conda, apt, docker"}},
 		{query.ResolveRequest{Requirements: []string{"torch==2.3.1", "tensorflow==2.16.1"}}, "requirements", errs.CodeIncompatible, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}},
-		{query.ResolveRequest{Requirements: []string{"tensorflow==2.11.0"}, Platform: "windows"}, "requirements", errs.CodeNotFound, []string{"platform windows", "linux"}},
+		{query.ResolveRequest{Requirements: []string{"tensorflow==2.11.0"}, Platform: "windows", CUDA: "11.2"}, "requirements", errs.CodeNotFound, []string{"platform windows", "linux"}},
 		{query.ResolveRequest{Requirements: []string{"torch==2.4.0"}}, "conda", errs.CodeNotFound, []string{"not published to the conda channels"}},
 		{query.ResolveRequest{Requirements: []string{"tensorflow==2.18.0"}}, "conda", errs.CodeNotFound, []string{"not published to the conda channels"}},
 		{query.ResolveRequest{Requirements: []string{"torch==2.1.0"}, Channel: "conda"}, "requirements", errs.CodeUsage, []string{"--format conda"}},

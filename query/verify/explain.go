@@ -3,10 +3,8 @@ package verify
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
@@ -15,107 +13,30 @@ import (
 	"github.com/cudb/cudb/query"
 )
 
-// explainer matches one family of error messages. fn gets the submatches
-// and returns the finding; the database supplies the fix.
-type explainer struct {
-	re *regexp.Regexp
-	fn func(e *explainCtx, m []string) (Finding, error)
-}
-
 type explainCtx struct {
 	ctx context.Context
 	d   *db.DB
 }
 
-// The patterns are the messages frameworks and tools print, matched
-// loosely (case, spacing) since pastes reflow them.
-// They compile on first use: every cudb command would pay for them at
-// start-up otherwise.
-var explainers = sync.OnceValue(func() []explainer {
-	return []explainer{
-		{regexp.MustCompile(`(?i)NVIDIA driver on your system is too old \(found version (\d+)\)`), (*explainCtx).driverFoundVersion},
-		{regexp.MustCompile(`(?i)nvidia-container-cli: requirement error: unsatisfied condition: cuda\s*>=\s*(\d+\.\d+)`), (*explainCtx).containerCLI},
-		{regexp.MustCompile(`(?i)CUDA driver version is insufficient for CUDA runtime version`), (*explainCtx).driverInsufficient},
-		{regexp.MustCompile(`(?is)with CUDA capability sm_(\d+)\s+is not compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports CUDA capabilities ((?:\s*sm_\d+[af]?)+))?`), (*explainCtx).smNotCompatible},
-		{regexp.MustCompile(`(?i)no kernel image is available for execution on the device`), (*explainCtx).noKernelImage},
-		{regexp.MustCompile(`(?i)cuDNN version incompatibility: PyTorch was compiled\s+against \((\d+),\s*(\d+),\s*(\d+)\) but found runtime version \((\d+),\s*(\d+),\s*(\d+)\)`), (*explainCtx).torchCUDNN},
-		{regexp.MustCompile(`(?i)Loaded runtime CuDNN library: ([\d.]+) but source was compiled with: ([\d.]+)`), (*explainCtx).tfCUDNN},
-		{regexp.MustCompile(`(?is)Outdated cuDNN installation found.*?Version JAX was built against: (\d+).*?Minimum supported: (\d+).*?Installed version: (\d+)`), (*explainCtx).jaxCUDNN},
-		{regexp.MustCompile(`(?i)Could not load dynamic library '?(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*)`), (*explainCtx).missingLib},
-		{regexp.MustCompile(`(?i)(lib[a-zA-Z_]+)\.so\.(\d+(?:\.\d+)*): cannot open shared object file`), (*explainCtx).missingLib},
-		{regexp.MustCompile(`(?i)undefined symbol: (__nvJitLink\w+?)_(\d+)_(\d+), version libnvJitLink\.so\.(\d+)`), (*explainCtx).nvJitLink},
-		{regexp.MustCompile(`(?i)The detected CUDA version \(([\d.]+)\) mismatches the version that was used to compile\s+PyTorch \(([\d.]+)\)`), (*explainCtx).toolkitMismatch},
-		{regexp.MustCompile(`(?i)Torch not compiled with CUDA enabled`), (*explainCtx).torchCPU},
-		{regexp.MustCompile(`(?i)CUDA unknown error - this may be due to an incorrectly set up environment`), (*explainCtx).cudaUnknown},
-		{regexp.MustCompile(`(?i)No devices were found`), (*explainCtx).noDevices},
-		{regexp.MustCompile(`(?i)NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`), (*explainCtx).smiFailed},
-	}
-})
-
 // ExplainResult is `cudb explain --json` and POST /v1/explain's body.
 type ExplainResult struct {
 	Findings []Finding `json:"findings"`
+	// Lines counts the distinct error lines that matched a known cause;
+	// Skipped those beyond MaxExplainedLines, left unexplained.
+	Lines   int `json:"lines"`
+	Skipped int `json:"skipped"`
 }
 
 // Explain matches error text (one message or a pasted log) to causes.
-// Each recognised message gives one finding, in the order the patterns
-// are listed; text that matches none is a errs.CodeNotFound error.
+// Each recognised cause gives one finding, in the order of the lines
+// that state it; text that matches none is a errs.CodeNotFound error.
+// ExplainAll also says how many error lines it left unexplained.
 func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
-	if strings.TrimSpace(text) == "" {
-		return nil, errs.Usage("nothing to explain: give an error message").WithHint(`cudb explain "no kernel image is available for execution on the device"`)
+	x, err := ExplainAll(ctx, d, text)
+	if err != nil {
+		return nil, err
 	}
-	e := &explainCtx{ctx: ctx, d: d}
-	var out []Finding
-	seen := map[string]bool{}
-	for _, x := range explainers() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		m := x.re.FindStringSubmatch(text)
-		if m == nil {
-			continue
-		}
-		f, err := x.fn(e, m)
-		if err != nil {
-			return nil, err
-		}
-		key := f.Category + "\x00" + f.Message
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if f.Evidence == nil {
-			f.Evidence = []string{}
-		}
-		if f.Sources == nil {
-			f.Sources = []query.SourceRef{}
-		}
-		f.Evidence = append([]string{"message: " + strings.TrimSpace(m[0])}, f.Evidence...)
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, errs.Errorf(errs.CodeNotFound, "no known cause matches this message").
-			WithHint("cudb verify (judges the whole host), or paste the full traceback")
-	}
-	// "no kernel image" alone is the general form of the sm_ message:
-	// keep the specific one when both appear.
-	if len(out) > 1 {
-		var keep []Finding
-		specific := false
-		for _, f := range out {
-			if f.Category == CatArchUnsupported && strings.Contains(f.Message, "(sm_") {
-				specific = true
-			}
-		}
-		for _, f := range out {
-			if specific && f.Category == CatArchUnsupported && strings.HasPrefix(f.Message, "the GPU has no kernel") {
-				continue
-			}
-			keep = append(keep, f)
-		}
-		out = keep
-	}
-	return out, nil
+	return x.Findings, nil
 }
 
 // driverSources cites the Linux floor rows of cuda that an answer used.
@@ -367,7 +288,32 @@ func (e *explainCtx) jaxCUDNN(m []string) (Finding, error) {
 
 func (e *explainCtx) missingLib(m []string) (Finding, error) {
 	lib, ver := m[1], m[2]
-	soname := lib + ".so." + ver
+	soname := lib + ".so"
+	if ver != "" {
+		soname += "." + ver
+	}
+	switch {
+	case lib == "libcuda" || lib == "libnvidia_ml" || lib == "libnvidia-ml":
+		return Finding{Category: CatNoGPUVisible, Severity: SevError,
+			Message:  soname + ", the driver's own library, is not on the loader path: no NVIDIA driver in this environment (a container without --gpus, or WSL2 without /usr/lib/wsl/lib on the path)",
+			Evidence: []string{"missing: " + soname},
+			Fix:      "in Docker run with --gpus all; on WSL2: sudo ldconfig /usr/lib/wsl/lib (or export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH); elsewhere install the NVIDIA driver"}, nil
+	case ver == "" && strings.HasPrefix(lib, "libcudnn"):
+		return Finding{Category: CatCUDNNMissing, Severity: SevError,
+			Message:  soname + " is not on the loader path: the framework finds no cuDNN",
+			Evidence: []string{"missing: " + soname},
+			Fix:      "install the cuDNN the framework needs (cudb pin <framework>==<version> names it), e.g. pip install nvidia-cudnn-cu12"}, nil
+	case ver == "":
+		return Finding{Category: CatToolkitMismatch, Severity: SevError,
+			Message:  soname + " is not on the loader path: a CUDA library the program needs is missing",
+			Evidence: []string{"missing: " + soname},
+			Fix:      "install the CUDA toolkit (or the framework's nvidia-* wheels) and add its lib64 directory to LD_LIBRARY_PATH"}, nil
+	case lib == "libnvinfer" || strings.HasPrefix(lib, "libnvinfer_"):
+		return Finding{Category: CatToolkitMismatch, Severity: SevWarning,
+			Message:  soname + " (TensorRT " + ver + ") is not on the loader path; frameworks use it only for TensorRT features",
+			Evidence: []string{"missing: " + soname},
+			Fix:      "ignore it unless you use TensorRT; otherwise pip install tensorrt (the major " + version.MajorText(ver) + " the framework expects)"}, nil
+	}
 	if strings.HasPrefix(lib, "libcudnn") {
 		major := version.MajorText(ver)
 		f := Finding{Category: CatCUDNNMissing, Severity: SevError,

@@ -28,6 +28,9 @@ const (
 	CatNoGPUVisible      = "no_gpu_visible"
 	CatUnknownVersion    = "unknown_version"
 	CatProbeIncomplete   = "probe_incomplete"
+	// CatNotVersion: the error is real but no version choice causes or
+	// fixes it (out of memory, a bad index in a kernel).
+	CatNotVersion = "not_a_version_problem"
 )
 
 // Severities, most serious first.
@@ -39,7 +42,7 @@ const (
 
 // Categories lists every finding category, for documentation and metrics.
 var Categories = []string{CatDriverTooOld, CatCUDNNMismatch, CatCUDNNMissing, CatToolkitMismatch, CatArchUnsupported,
-	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete}
+	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete, CatNotVersion}
 
 // Severities lists the severities, most serious first.
 var Severities = []string{SevError, SevWarning, SevInfo}
@@ -70,6 +73,9 @@ type Result struct {
 	Summary  Summary        `json:"summary"`
 	Findings []Finding      `json:"findings"`
 	Facts    *host.Snapshot `json:"facts"`
+	// Read says what the facts are: input, formats, host, driver, GPUs,
+	// CUDA and cuDNN copies, environments, framework builds (read.go).
+	Read *Read `json:"read"`
 }
 
 // Verify judges host facts against the database. It is pure: it reads
@@ -90,7 +96,7 @@ func Verify(ctx context.Context, d *db.DB, facts *host.Snapshot) (*Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts}
+	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts, Read: v.readSummary()}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
@@ -135,6 +141,10 @@ type verifier struct {
 	out []Finding
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
+	// errExplained and errSkipped count the report's error lines.
+	errExplained, errSkipped int
+	// fws are the framework builds found, for fixes of explained errors.
+	fws []*framework
 }
 
 func (v *verifier) add(f Finding) {
@@ -179,6 +189,7 @@ func (v *verifier) run() error {
 	if err != nil {
 		return err
 	}
+	v.fws = fws
 	v.notes()
 	gpuHost := len(v.f.GPUs) > 0
 	if err := v.noGPU(fws); err != nil {
@@ -387,17 +398,7 @@ func resolveFlags(r query.ResolveRequest) string {
 
 // --- error lines -----------------------------------------------------------
 
-func (v *verifier) errors() error {
-	for _, e := range v.f.Errors {
-		if err := v.ctx.Err(); err != nil {
-			return err
-		}
-		if _, err := v.explainInto("error: "+e, e, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (v *verifier) errors() error { return v.explainErrors() }
 
 // explainInto explains an error text and folds its findings in: one
 // that restates a finding already made (of the facts, or of an earlier
@@ -428,7 +429,3 @@ next:
 	}
 	return len(fs), nil
 }
-
-// Incompatible reports whether the report holds an error finding; the
-// HTTP API answers such a report with 409, like a resolve conflict.
-func (r *Result) Incompatible() bool { return !r.Summary.Healthy }

@@ -16,6 +16,7 @@ import (
 	"github.com/cudb/cudb/scraper/driverbranch"
 	"github.com/cudb/cudb/scraper/gpus"
 	"github.com/cudb/cudb/scraper/jax"
+	"github.com/cudb/cudb/scraper/leads"
 	"github.com/cudb/cudb/scraper/onnxruntime"
 	"github.com/cudb/cudb/scraper/pytorch"
 	"github.com/cudb/cudb/scraper/tensorflow"
@@ -36,18 +37,25 @@ func Sources() []scraper.Source {
 		//     (Requires-Dist as recorded by lock files and quoted
 		//     metadata) beats any build script or documentation, which
 		//     can describe a branch rather than the upload.
+		//  0. wheel-index: download.pytorch.org's index is the truth about
+		//     which builds exist (variant × Python tag × platform).
+		pytorch.WheelIndex{},
 		pytorch.Lockfiles{},
 		//  2. previous-versions: PyTorch's own install commands per
 		//     release are the authority on variants, index URLs and
 		//     domain pairings up to 2.3.
 		pytorch.PreviousVersions{},
-		//  3. build-matrix: facts derived from build scripts and the
-		//     getting-started generator; complete for 2.4+ but an
-		//     approximation (forks, main-branch snapshots) where the
-		//     others are silent.
-		pytorch.BuildMatrix{},
-		//  4. release-md: RELEASE.md's per-minor summary (attributes).
+		//  3. release-md: RELEASE.md's per-minor rows, written by the
+		//     release team from the release branch (cuDNN and NCCL per
+		//     CUDA, the variant set, the arch lists): release evidence,
+		//     so above the build matrix.
 		pytorch.ReleaseMD{},
+		//  4. build-matrix: facts derived from build scripts and the
+		//     getting-started generator; complete for 2.4+ but an
+		//     approximation (forks, main-branch and nightly snapshots)
+		//     where the others are silent. Its release-branch rows are
+		//     release evidence too.
+		pytorch.BuildMatrix{},
 		//  5. domains: torchvision/torchaudio tables, per minor or patch.
 		pytorch.Domains{},
 		//  6. moi90: third-party measurements of conda packages.
@@ -59,5 +67,10 @@ func Sources() []scraper.Source {
 		gpus.New(),
 		cudaarch.New(),
 		driverbranch.New(),
+
+		// Last: releases public evidence shows that no source above
+		// describes yet ("known release, facts pending"); any fact source
+		// naming the same release wins.
+		leads.Source{},
 	}
 }

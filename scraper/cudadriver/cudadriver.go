@@ -243,11 +243,20 @@ func (n *normalizer) toolkit(v, label, linux, windows, released string, r scrape
 		n.refuse(subject, "unreadable Windows driver: "+werr.Error(), r)
 		return
 	}
+	prov := nvsrc.Prov(Name, r)
+	// Every toolkit the table names is a known release, also one whose
+	// driver floor no source read states (CUDA 13.4: the driver is no
+	// longer bundled and no Table 3 row was found): the release is
+	// listed, its floor is unknown (an attribute says so), never guessed.
+	n.f.Releases = append(n.f.Releases, db.Release{Component: "cuda", Version: v, ReleasedOn: released, Provenance: prov})
+	if label != "" {
+		n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "label", Value: label, Provenance: prov})
+	}
 	if lin == "" && win == "" {
-		n.refuse(subject, "no minimum driver published for this release (cells empty or N/A)", r)
+		n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "min_driver",
+			Value: "unknown: no minimum driver published for this release in the sources read (cells empty or N/A)", Provenance: prov})
 		return
 	}
-	prov := nvsrc.Prov(Name, r)
 	if lin != "" {
 		n.add(db.CUDADriver{CUDA: v, Label: label, OS: "linux", Kind: "toolkit", MinDriver: lin, ReleasedOn: released, Provenance: prov}, r)
 	}

@@ -146,6 +146,10 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		}
 		rows, reason := row(r)
 		subject := "cudnn " + r.Key
+		if reason == manifestOnly {
+			knownRelease(f, r)
+			continue
+		}
 		if note := r.Fields["note"]; nvsrc.IsDisagreement(note) {
 			f.Conflicts = append(f.Conflicts, nvsrc.Disagreement(Name, subject, "min_driver_linux", r.Fields["driver_raw"]+r.Fields["min_linux_driver"], note, r))
 		}
@@ -195,8 +199,15 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 		case rangeRe().MatchString(it):
 			m := rangeRe().FindStringSubmatch(it)
 			c.CUDAMin, c.CUDAMax = m[1], m[2]
-		case nvsrc.IsDotted(it) || strings.HasSuffix(it, ".x"):
+		case nvsrc.IsDotted(it):
 			vers = append(vers, it)
+		case nvsrc.IsDotted(strings.TrimSuffix(it, ".x")):
+			// "10.0.x": every patch of the minor; the list holds the minor.
+			vers = append(vers, strings.TrimSuffix(it, ".x"))
+		case updateRe().MatchString(it):
+			// "10.1 Update 2", "11.2 update 1": the matrix names the
+			// toolkit minor and its update; the list holds the minor.
+			vers = append(vers, updateRe().FindStringSubmatch(it)[1])
 		default:
 			return nil, fmt.Sprintf("unreadable CUDA version %q", it)
 		}
@@ -237,11 +248,28 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 		if m := glueNote.FindStringSubmatch(it); m != nil {
 			it = m[1]
 		}
-		if it != "" && !strings.Contains(it, "(cut)") {
+		switch {
+		case it == "" || strings.Contains(it, "(cut)"):
+		case ccFloorRe().MatchString(it):
+			c.CCMin = ccFloorRe().FindStringSubmatch(it)[1]
+		case strings.HasSuffix(it, ".x"):
+			// "7.x": every compute capability of that major NVIDIA
+			// defines (its CUDA GPUs table), in the matrix's order.
+			fam, ok := ccFamilies[strings.TrimSuffix(it, ".x")]
+			if !ok {
+				return nil, fmt.Sprintf("unknown compute capability family %q", it)
+			}
+			ccs = append(ccs, fam...)
+		case nvsrc.IsDotted(it):
 			ccs = append(ccs, it)
+		default:
+			return nil, fmt.Sprintf("unreadable compute capability %q", it)
 		}
 	}
-	c.CCList = strings.Join(ccs, ";")
+	c.CCList = strings.Join(dedupe(ccs), ";")
+	if len(vers) == 0 && c.CUDAMin == "" && lin == "" && win == "" && c.CCList == "" && c.CCMin == "" {
+		return nil, manifestOnly
+	}
 	var out []db.CUDNNSupport
 	for _, m := range majors {
 		cm := c
@@ -249,4 +277,50 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 		out = append(out, cm)
 	}
 	return out, ""
+}
+
+// manifestOnly marks a row that names a cuDNN release and its CUDA major
+// but no support facts (the rows taken from redist manifests): a known
+// release whose support matrix was not read, not a support row.
+const manifestOnly = "manifest only"
+
+var (
+	updateRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(\d+\.\d+)\s+update\s+\d+$`) })
+	ccFloorRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^SM\s+(\d+\.\d+)\s+and\s+later$`) })
+)
+
+// ccFamilies lists the compute capabilities of each major, from NVIDIA's
+// CUDA GPUs table (developer.nvidia.com/cuda-gpus and its legacy page).
+var ccFamilies = map[string][]string{
+	"3": {"3.0", "3.2", "3.5", "3.7"},
+	"5": {"5.0", "5.2", "5.3"},
+	"6": {"6.0", "6.1", "6.2"},
+	"7": {"7.0", "7.2", "7.5"},
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// knownRelease records a manifest-only row: the cuDNN release (with its
+// date) and the CUDA majors it ships for; its support facts are pending.
+func knownRelease(f *db.Facts, r scraper.Record) {
+	v, p := r.Fields["cudnn_version"], nvsrc.Prov(Name, r)
+	for i, a := range f.Attributes {
+		if a.Component == "cudnn" && a.Version == v && a.Key == "cuda_majors" {
+			f.Attributes[i].Value += ";" + r.Fields["cuda_major_line"]
+			return
+		}
+	}
+	f.Releases = append(f.Releases, db.Release{Component: "cudnn", Version: v, ReleasedOn: r.Fields["release_date"], Provenance: p})
+	f.Attributes = append(f.Attributes, db.Attribute{Component: "cudnn", Version: v, Key: "cuda_majors", Value: r.Fields["cuda_major_line"], Provenance: p},
+		db.Attribute{Component: "cudnn", Version: v, Key: "support", Value: "pending: known release (redist manifest); its support matrix was not read", Provenance: p})
 }

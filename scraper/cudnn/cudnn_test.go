@@ -98,8 +98,19 @@ func TestSnapshotEveryRow(t *testing.T) {
 	if r := got["7.6.3 10 10.1.243"]; r.MinDriverLinux != "418.39" {
 		t.Errorf("r418.39 branch notation: %+v", r)
 	}
-	if r := got["9.27.0 13 "]; r.ReleasedOn == "" {
-		t.Errorf("manifest-only 9.27.0 should give a CUDA 13 row with its date: %+v", r)
+	// A manifest-only row is a known release (with its date and CUDA
+	// majors), never an all-blank support row.
+	if _, blank := got["9.27.0 13 "]; blank {
+		t.Error("manifest-only 9.27.0 became a blank support row")
+	}
+	var rel string
+	for _, r := range f.Releases {
+		if r.Component == "cudnn" && r.Version == "9.27.0" {
+			rel = r.ReleasedOn
+		}
+	}
+	if rel == "" {
+		t.Errorf("manifest-only 9.27.0 should be a release with its date: %+v", f.Releases)
 	}
 }
 

@@ -7,9 +7,11 @@
 //	key | version | released_on
 //	2.1.0 | 2.1.0 | 2023-10-04
 //
-// A row with the wrong number of cells is skipped with a warning; a
-// missing table or header is an error. Normalize makes one release per row
-// (component = the source's name).
+// A row with the wrong number of cells becomes a record (key "line N",
+// field "raw") that Normalize refuses, as real sources refuse rows they
+// cannot use; a missing table or header is an error. Normalize makes one
+// release per good row (component = the source's name plus "-" and the
+// table).
 package fakesource
 
 import (
@@ -31,9 +33,8 @@ type Source struct {
 	ID string
 	// Tables the page must hold (default: "releases").
 	Tables []string
-	// Canary rows, when set, make the source scraper.Canaried.
-	CanaryRows []scraper.Canary
-	warnings   []string
+	// CanaryFacts are the source's canaries (scraper.Canaried).
+	CanaryFacts []scraper.Canary
 }
 
 // New returns a fake source named id.
@@ -45,22 +46,14 @@ func (s *Source) Name() string { return s.ID }
 // URL implements scraper.Source.
 func (s *Source) URL() string { return Host + "/" + s.ID + ".txt" }
 
-// Warnings implements scraper.Warner.
-func (s *Source) Warnings() []string { return s.warnings }
-
-// Canaried returns s as a scraper.Canaried source.
-func (s *Source) Canaried() scraper.Source { return canaried{s} }
-
-type canaried struct{ *Source }
-
-func (c canaried) Canaries() []scraper.Canary { return c.CanaryRows }
+// Canaries implements scraper.Canaried.
+func (s *Source) Canaries() []scraper.Canary { return s.CanaryFacts }
 
 // SnapshotFile is where a snapshot directory holds the page of name.
 func SnapshotFile(dir, name string) string { return filepath.Join(dir, "fake", name+".txt") }
 
 // Scrape implements scraper.Source.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	s.warnings = nil
 	var page []byte
 	var err error
 	if in.Snapshots != "" {
@@ -71,8 +64,7 @@ func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record
 	if err != nil {
 		return nil, err
 	}
-	recs, warnings, err := Parse(string(page), s.tables())
-	s.warnings = warnings
+	recs, err := Parse(string(page), s.tables())
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse %s: %w", s.URL(), err)
 	}
@@ -87,9 +79,8 @@ func (s *Source) tables() []string {
 }
 
 // Parse reads the tables of a page.
-func Parse(page string, tables []string) ([]scraper.Record, []string, error) {
+func Parse(page string, tables []string) ([]scraper.Record, error) {
 	var recs []scraper.Record
-	var warnings []string
 	lines := strings.Split(page, "\n")
 	for _, table := range tables {
 		start := -1
@@ -99,10 +90,10 @@ func Parse(page string, tables []string) ([]scraper.Record, []string, error) {
 			}
 		}
 		if start < 0 {
-			return nil, warnings, fmt.Errorf("table %q not found", table)
+			return nil, fmt.Errorf("table %q not found", table)
 		}
 		if start+1 >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[start+1]), "key |") {
-			return nil, warnings, fmt.Errorf("table %q: header not found", table)
+			return nil, fmt.Errorf("table %q: header not found", table)
 		}
 		header := cells(lines[start+1])
 		for n, l := range lines[start+2:] {
@@ -112,7 +103,8 @@ func Parse(page string, tables []string) ([]scraper.Record, []string, error) {
 			}
 			row := cells(l)
 			if len(row) != len(header) {
-				warnings = append(warnings, fmt.Sprintf("table %q line %d: %d cells, want %d", table, start+3+n, len(row), len(header)))
+				line := fmt.Sprintf("line %d", start+3+n)
+				recs = append(recs, scraper.Record{Table: table, Key: line, Ref: line, Fields: map[string]string{"raw": l}})
 				continue
 			}
 			r := scraper.Record{Table: table, Key: row[0], Ref: fmt.Sprintf("line %d", start+3+n), Fields: map[string]string{}}
@@ -122,7 +114,7 @@ func Parse(page string, tables []string) ([]scraper.Record, []string, error) {
 			recs = append(recs, r)
 		}
 	}
-	return recs, warnings, nil
+	return recs, nil
 }
 
 func cells(l string) []string {
@@ -137,6 +129,13 @@ func cells(l string) []string {
 func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := &db.Facts{}
 	for _, r := range recs {
+		if raw, ok := r.Fields["raw"]; ok {
+			f.Conflicts = append(f.Conflicts, db.Conflict{
+				Subject: s.ID + " " + r.Table + " " + r.Key, Field: "refused", Other: raw, OtherSource: s.ID,
+				Note: "wrong number of cells",
+			})
+			continue
+		}
 		f.Releases = append(f.Releases, db.Release{
 			Component: s.ID + "-" + r.Table, Version: r.Key, ReleasedOn: r.Fields["released_on"],
 			Provenance: db.Provenance{Source: s.ID, URL: s.URL(), Ref: r.Ref},

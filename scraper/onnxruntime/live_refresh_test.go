@@ -51,25 +51,13 @@ func TestLiveRefreshSadKeepsPrevious(t *testing.T) {
 	}
 }
 
-// A garbage row beside a good one is written and refused by Normalize;
-// the good row still becomes facts.
+// A garbage CUDA cell beside a good row fails the source (the field's
+// grammar is a dotted version), and the previous file is kept: a row is
+// never dropped silently.
 func TestLiveRefreshGarbageRow(t *testing.T) {
 	dir, _ := livetest.Prime(t, Source{}, livePages)
-	snap := livetest.New(t, map[string]string{liveDoc: "testdata/ep_garbage.md"}).MustPass(t, Source{}, dir)
-	if len(snap.Records) != 2 {
-		t.Errorf("wrote %d rows, want 2", len(snap.Records))
-	}
-	f, err := Source{}.Normalize(snap.Records)
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := 0
-	for _, c := range f.Conflicts {
-		if c.Field == "refused" && strings.Contains(c.Other, "one point five") {
-			refused++
-		}
-	}
-	if refused != 1 || len(f.Builds) == 0 {
-		t.Errorf("want the garbage row refused once beside good builds; got %d builds, conflicts %+v", len(f.Builds), f.Conflicts)
+	err := livetest.New(t, map[string]string{liveDoc: "testdata/ep_garbage.md"}).MustFail(t, Source{}, dir)
+	if !strings.Contains(err, `field cuda: "ten" does not parse as a version`) {
+		t.Errorf("error %q does not name the garbage cell", err)
 	}
 }

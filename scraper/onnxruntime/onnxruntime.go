@@ -421,13 +421,23 @@ func (n *normalizer) row(r scraper.Record, versions, cudaCell, cudnnCell, cudnnW
 				continue
 			}
 			variant := fmt.Sprintf("cuda%d", d.Major())
-			k := n.build(v, variant, platform, c, p)
-			n.req(db.Requirement{Build: k, Needs: "cuda", Kind: kind, Spec: c, Provenance: p})
-			if i == 0 && linux != "" {
-				n.req(db.Requirement{Build: k, Needs: "cudnn", Kind: kind, Spec: linux, Provenance: p})
-				if win != linux && win != "" {
-					n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: component, Version: v, Key: "cudnn_windows@" + variant, Value: win, Provenance: p})
+			// Platform is part of a build: where the table gives Windows its
+			// own cuDNN ("8.2.4 (Linux) / 8.5.0.96 (Windows)"), the row is two
+			// builds, each with its cuDNN.
+			plats := [][2]string{{platform, linux}}
+			if platform == "" && i == 0 && linux != "" && win != "" && win != linux {
+				plats = [][2]string{{"linux", linux}, {"windows", win}}
+			}
+			for _, pc := range plats {
+				plat, cudnn := pc[0], pc[1]
+				k := n.build(v, variant, plat, c, p)
+				n.req(db.Requirement{Build: k, Needs: "cuda", Kind: kind, Spec: c, Provenance: p})
+				if i == 0 && cudnn != "" {
+					n.req(db.Requirement{Build: k, Needs: "cudnn", Kind: kind, Spec: cudnn, Provenance: p})
 				}
+			}
+			if i == 0 && win != linux && win != "" {
+				n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: component, Version: v, Key: "cudnn_windows@" + variant, Value: win, Provenance: p})
 			}
 			if notes != "" {
 				nk := [2]string{v, variant}

@@ -56,9 +56,10 @@ func TestNormalize(t *testing.T) {
 	}
 	var vers []string
 	for _, b := range f.Builds {
-		vers = append(vers, b.Version+"/"+b.Variant)
+		vers = append(vers, b.Version+"/"+b.Variant+"/"+b.Platform)
 	}
-	if want := []string{"1.15.0/cuda11", "1.16.0/cuda11", "1.5.0/cuda10", "1.6.0/cuda10"}; !reflect.DeepEqual(vers, want) {
+	// 1.15/1.16 give Windows its own cuDNN: a Linux and a Windows build.
+	if want := []string{"1.15.0/cuda11/linux", "1.15.0/cuda11/windows", "1.16.0/cuda11/linux", "1.16.0/cuda11/windows", "1.5.0/cuda10/", "1.6.0/cuda10/"}; !reflect.DeepEqual(vers, want) {
 		t.Errorf("builds = %v, want %v", vers, want)
 	}
 	var win string
@@ -74,7 +75,7 @@ func TestNormalize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Builds) != 2 || len(g.Conflicts) != 1 || g.Conflicts[0].Field != "refused" {
+	if len(g.Builds) != 4 || len(g.Conflicts) != 1 || g.Conflicts[0].Field != "refused" {
 		t.Errorf("garbage: builds %d, conflicts %v", len(g.Builds), g.Conflicts)
 	}
 }
@@ -117,9 +118,16 @@ func TestSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		linux, _ := cudnnOf(r.Fields["cudnn"])
+		linux, win := cudnnOf(r.Fields["cudnn"])
 		for _, v := range vers {
 			k := "onnxruntime-gpu==" + v + " cuda" + strings.Split(r.Fields["cuda"], ".")[0]
+			if win != linux {
+				// Windows has its own cuDNN: two builds, one per platform.
+				if reqs[k+" windows/cudnn/tested"] != win {
+					t.Errorf("%s windows: cuDNN %q, row says %q", k, reqs[k+" windows/cudnn/tested"], win)
+				}
+				k += " linux"
+			}
 			if reqs[k+"/cuda/tested"] != r.Fields["cuda"] || reqs[k+"/cudnn/tested"] != linux {
 				t.Errorf("%s: %q/%q, row says %q/%q", k, reqs[k+"/cuda/tested"], reqs[k+"/cudnn/tested"], r.Fields["cuda"], linux)
 			}

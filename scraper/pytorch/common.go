@@ -10,6 +10,7 @@ package pytorch
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,11 +37,24 @@ type doc struct {
 	live string // raw URL read in live mode
 	page string // human page cited in provenance
 	snap string // path below <snapshots>/pytorch/
+	// capture, when set, is read in snapshot mode from the captures
+	// shipped with the package (captures/CAPTURES.md says where each
+	// came from) instead of the snapshot directory.
+	capture string
 }
+
+// captures are trimmed, verbatim copies of published text the shared
+// snapshot directory does not hold (see captures/CAPTURES.md).
+//
+//go:embed captures/*.md captures/*.html
+var captures embed.FS
 
 // ref is the provenance prefix of rows from d: the snapshot's file@commit
 // (commit parsed from the file name) or, live, the path at its branch.
 func (d doc) ref() string {
+	if d.capture != "" {
+		return d.capture
+	}
 	if d.snap == "" {
 		return d.live
 	}
@@ -66,6 +80,13 @@ func (d doc) read(ctx context.Context, in scraper.Input) ([]byte, doc, error) {
 		live := d
 		live.snap = ""
 		return b, live, nil
+	}
+	if d.capture != "" {
+		b, err := captures.ReadFile("captures/" + d.capture)
+		if err != nil {
+			return nil, d, fmt.Errorf("failed to read capture %s: %w", d.capture, err)
+		}
+		return b, d, nil
 	}
 	if in.Snapshots == "" {
 		return nil, d, fmt.Errorf("no fetcher and no snapshot directory")

@@ -75,6 +75,16 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			}
 		}
 	}
+	// One wheel states one environment marker on all its Linux-only pins
+	// (nvidia-*, triton). Evidence that printed no marker for a package
+	// (a pip log) takes the one other evidence for the same release
+	// printed: writing none would make pip install them on Windows.
+	releaseMarker := map[string]string{}
+	for _, r := range recs {
+		if m := lockMarker(r.Fields["platform_marker"]); r.Table == "pins" && m != "" && releaseMarker[r.Fields["torch_version"]] == "" {
+			releaseMarker[r.Fields["torch_version"]] = m
+		}
+	}
 	defaultBuild := func(r scraper.Record) (db.BuildKey, db.Provenance, bool) {
 		v := r.Fields["torch_version"]
 		p := f.prov(s.URL(), r.Ref)
@@ -104,7 +114,11 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			if !ok {
 				continue
 			}
-			pinRequirements(f, k, r.Fields["package"], "=="+ver, lockMarker(r.Fields["platform_marker"]), p)
+			marker := lockMarker(r.Fields["platform_marker"])
+			if marker == "" {
+				marker = releaseMarker[r.Fields["torch_version"]]
+			}
+			pinRequirements(f, k, r.Fields["package"], "=="+ver, marker, p)
 		case "domain_pairs":
 			v := r.Fields["torch_version"]
 			if !reRelease().MatchString(v) {

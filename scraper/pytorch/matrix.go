@@ -81,6 +81,8 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		byTable[r.Table] = append(byTable[r.Table], r)
 	}
 	var releases []string
+	releaseCUDNN := map[string]string{} // "2.7.0|cu128" -> "9.7.1.26 (ref)"
+	pyRange := map[string][2]string{}
 	url := s.URL()
 	// Release rows first: they carry the curated default variant and
 	// Python range that the other tables' builds are completed with.
@@ -91,6 +93,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			continue
 		}
 		releases = append(releases, v)
+		pyRange[v] = [2]string{r.Fields["python_min"], r.Fields["python_max"]}
 		p := f.prov(url, r.Ref)
 		f.release("torch", v, p)
 		pyMin, pyMax := r.Fields["python_min"], r.Fields["python_max"]
@@ -103,6 +106,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			k, val, ok := strings.Cut(kv, ":")
 			if ok {
 				cudnn[k] = reParen().ReplaceAllString(val, "")
+				releaseCUDNN[v+"|"+k] = cudnn[k] + " (" + r.Ref + ")"
 			}
 		}
 		add := func(variant, channel string, plats []string) {
@@ -168,7 +172,10 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
 			if _, ok := f.builds[k]; !ok {
-				continue // the variant did not ship for this patch
+				if !releaseBranchWheel(r, plat) {
+					continue // the variant did not ship for this patch
+				}
+				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(url, r.Ref)))
 			}
 			f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(url, r.Ref)})
 		}
@@ -185,7 +192,10 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
 			if _, ok := f.builds[k]; !ok {
-				continue
+				if !releaseBranchWheel(r, plat) {
+					continue
+				}
+				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(url, r.Ref)))
 			}
 			p := f.prov(url, r.Ref)
 			for needs, col := range map[string]string{"cudnn": "cudnn", "nccl": "nccl", "cuda": "cuda_toolkit_full"} {
@@ -210,6 +220,14 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
 			continue
 		}
+		if isDevSnapshot(r.Fields["torch_version"]) {
+			// A development snapshot of main is not evidence about a
+			// release: the released wheel's pins can differ (2.7.0+cu128
+			// requires cuDNN 9.7.1.26 and NCCL 2.26.2; main had moved on to
+			// 9.8.0.87 and pinned 2.25.1). It stays a hint, listed here.
+			f.refuse(r, devHint(r, vs, releaseCUDNN))
+			continue
+		}
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: "linux"}
 			if _, ok := f.builds[k]; !ok {
@@ -226,6 +244,34 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		return nil, fmt.Errorf("no builds among %d records", len(recs))
 	}
 	return f.result(), nil
+}
+
+// isDevSnapshot says whether a derived table's version selector names a
+// development snapshot ("2.7.0.dev (main)", "main snapshot (~2.10 dev)")
+// rather than a release or a release-era branch.
+func isDevSnapshot(sel string) bool {
+	return strings.Contains(sel, "dev") || strings.Contains(sel, "main")
+}
+
+// devHint is the note a development snapshot's pin is listed with: the
+// releases it would have been applied to and, for cuDNN, what the
+// release's own evidence says where that differs.
+func devHint(r scraper.Record, releases []string, releaseCUDNN map[string]string) string {
+	pin := r.Fields["package"] + r.Fields["spec"] + r.Fields["pinned_version"]
+	msg := fmt.Sprintf("development snapshot, not release evidence: %s is kept out of the pins of torch %s %s (a hint only)",
+		pin, strings.Join(releases, ", "), r.Fields["cuda_variant"])
+	if strings.HasPrefix(r.Fields["package"], "nvidia-cudnn") {
+		var differ []string
+		for _, v := range releases {
+			if rel, ok := releaseCUDNN[v+"|"+r.Fields["cuda_variant"]]; ok && !strings.HasPrefix(rel, r.Fields["pinned_version"]+" ") {
+				differ = append(differ, v+": "+rel)
+			}
+		}
+		if len(differ) > 0 {
+			msg += "; the release's cuDNN differs: " + strings.Join(differ, "; ")
+		}
+	}
+	return msg
 }
 
 // isLastCommitRow says whether an install-matrix row was generated at the
@@ -350,4 +396,39 @@ func pinRequirements(f *facts, k db.BuildKey, pkg, spec, marker string, p db.Pro
 	case strings.HasPrefix(pkg, "nvidia-cuda-runtime-"), strings.HasPrefix(pkg, "cuda-toolkit"):
 		f.require(db.Requirement{Build: k, Needs: "cuda", Spec: ver, Kind: db.KindPin, Marker: marker, Provenance: p})
 	}
+}
+
+// releaseBranchWheel says whether a row read from pytorch/builder at a
+// release branch (release/X.Y) describes the wheel build of a CUDA variant
+// on plat: manywheel/build*.sh (the Linux wheel script, arch_list rows),
+// common/install_cuda.sh (the Linux wheel build image) or
+// windows/internal/cuda_install.bat (the Windows wheel build). The
+// release branch building the variant is release evidence that the
+// variant shipped (1.10.x cu113 and 1.11.0 cu115 were on
+// download.pytorch.org though the getting-started page never listed them),
+// so such a row makes the build when no higher source has it. Rows read at
+// builder main or a nightly are not release evidence and only attach.
+func releaseBranchWheel(r scraper.Record, plat string) bool {
+	if !strings.Contains(r.Fields["source_commit"], "(release/") || !strings.HasPrefix(r.Fields["cuda_variant"], "cu") {
+		return false
+	}
+	where := r.Fields["platform"]
+	switch plat {
+	case "linux":
+		return strings.Contains(where, "linux-x86_64 wheel") || strings.Contains(where, "linux build image")
+	case "windows":
+		return strings.Contains(where, "windows build")
+	}
+	return false
+}
+
+// releaseBranchBuild is the pip wheel build a release-branch row names,
+// with the release's Python range.
+func releaseBranchBuild(v string, k db.BuildKey, py [2]string, p db.Provenance) db.Build {
+	b := wheelBuild(v, k.Variant, k.Platform, false, p)
+	b.PythonMin, b.PythonMax = py[0], py[1]
+	if i := strings.Index(b.PythonMin, "/"); i >= 0 {
+		b.PythonMin = b.PythonMin[:i]
+	}
+	return b
 }

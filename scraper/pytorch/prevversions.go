@@ -9,7 +9,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/scraper"
-	"github.com/yuin/goldmark/ast"
+	"github.com/cudb/cudb/scraper/internal/mdtab"
 )
 
 // PreviousVersions reads pytorch.org's "previous versions" page (the
@@ -43,16 +43,15 @@ var (
 // stops at the "< 1.0.0" section, whose free-form wheel lists are not
 // release rows.
 func parsePreviousVersions(src []byte, ref string) ([]scraper.Record, error) {
-	root := parseMarkdown(src)
 	var recs []scraper.Record
 	var version, channel, osName string
 	seen := map[string]int{}
 	versions := 0
 walk:
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		switch n := n.(type) {
-		case *ast.Heading:
-			t := strings.TrimSpace(inlineText(n, src))
+	for _, n := range mdtab.Blocks(src) {
+		switch n.Kind {
+		case mdtab.KindHeading:
+			t := strings.TrimSpace(mdtab.Inline(n.Text, false))
 			switch n.Level {
 			case 2:
 				if strings.Contains(t, "< 1.0") {
@@ -66,15 +65,13 @@ walk:
 			case 5:
 				osName = t
 			}
-		case *ast.FencedCodeBlock:
+		case mdtab.KindFence:
 			if version == "" {
 				continue
 			}
 			label := ""
-			lines := n.Lines()
-			for i := 0; i < lines.Len(); i++ {
-				seg := lines.At(i)
-				line := strings.TrimSpace(string(seg.Value(src)))
+			for _, seg := range n.Lines {
+				line := strings.TrimSpace(seg.Text)
 				switch {
 				case line == "":
 				case strings.HasPrefix(line, "#"):
@@ -85,7 +82,7 @@ walk:
 					}
 					label = c
 				case reCommand().MatchString(line) && (strings.HasPrefix(line, "Download") || reInstallsTorch().MatchString(line)):
-					lineNo, _ := lineAt(src, seg.Start)
+					lineNo := seg.No
 					key := version + "|" + channel + "|" + osName + "|" + label
 					seen[key]++
 					if seen[key] > 1 {

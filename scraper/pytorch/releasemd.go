@@ -13,22 +13,89 @@ import (
 
 // ReleaseMD reads RELEASE.md's "Release Compatibility Matrix": per torch
 // minor, the Python range, C++ standard, stable/experimental CUDA with
-// cuDNN and stable ROCm. Rows are per minor, so the facts are kept as
-// attributes of the minor (component torch, version "2.1"), with the row
-// text; the per-patch builds come from the other sources.
+// cuDNN and NCCL, and stable ROCm; and its "PyTorch CUDA Support Matrix":
+// the GPU architectures per CUDA for the releases it names.
+//
+// The row is the release team's statement for every release of the minor
+// (the values come from the release branch: pytorch/pytorch#190386 took
+// the NCCL versions from each release/X.Y's ci_commit_pins), so it is
+// release evidence: where a row names cuDNN and NCCL per CUDA, they become
+// requirements of every build of that minor and variant (wide keys, see
+// db.BuildKey.IsWide), and outrank pins read from main-branch or nightly
+// workflow snapshots (pytorch-build-matrix). Published wheel metadata
+// (pytorch-lockfiles) outranks them; each disagreement is a conflict.
 type ReleaseMD struct{}
 
-var releaseDoc = doc{
-	live: "https://raw.githubusercontent.com/pytorch/pytorch/main/RELEASE.md",
-	page: "https://github.com/pytorch/pytorch/blob/main/RELEASE.md",
-	snap: "raw/pytorch_RELEASE.md@799d09f2.md",
-}
+var (
+	releaseDoc = doc{
+		live: "https://raw.githubusercontent.com/pytorch/pytorch/main/RELEASE.md",
+		page: "https://github.com/pytorch/pytorch/blob/main/RELEASE.md",
+		snap: "raw/pytorch_RELEASE.md@799d09f2.md",
+	}
+	// releaseCapture is a newer copy of the same sections (rows to 2.14).
+	releaseCapture = doc{page: releaseDoc.page, capture: "RELEASE.md@2026-09-18.md"}
+)
 
 func (ReleaseMD) Name() string { return "pytorch-release-md" }
 func (ReleaseMD) URL() string  { return releaseDoc.page }
 
 func (s ReleaseMD) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	return releaseDoc.scrape(ctx, in, "the release compatibility matrix", parseReleaseMatrix)
+	recs, err := releaseDoc.scrape(ctx, in, "the release compatibility matrix", parseReleaseMD)
+	if err != nil || in.Fetcher != nil {
+		return recs, err
+	}
+	// Snapshot mode: the newer capture's rows replace the snapshot's rows
+	// of the same minor (the page is edited in place).
+	newer, err := releaseCapture.scrape(ctx, in, "the release compatibility matrix", parseReleaseMD)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[[2]string]bool{}
+	for _, r := range newer {
+		seen[[2]string{r.Table, r.Key}] = true
+	}
+	for _, r := range recs {
+		if !seen[[2]string{r.Table, r.Key}] {
+			newer = append(newer, r)
+		}
+	}
+	return newer, nil
+}
+
+var reArchFor = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`For Release ([0-9., and]+?) PyTorch Supports following CUDA Architectures`)
+})
+
+// parseReleaseMD reads the compatibility table (required) and the CUDA
+// support tables (optional: older copies have none).
+func parseReleaseMD(src []byte, ref string) ([]scraper.Record, error) {
+	recs, err := parseReleaseMatrix(src, ref)
+	if err != nil {
+		return nil, err
+	}
+	m := reArchFor().FindSubmatch(src)
+	if m == nil {
+		return recs, nil
+	}
+	releases := strings.Join(regexp.MustCompile(`\d+\.\d+`).FindAllString(string(m[1]), -1), ";")
+	for _, t := range readTables(src) {
+		if len(t.Header) < 2 || !strings.EqualFold(t.Header[0], "CUDA") || !strings.HasPrefix(strings.ToLower(t.Header[1]), "architectures supported for") {
+			continue
+		}
+		host := "x86_64"
+		if strings.Contains(strings.ToLower(t.Header[1]), "aarch64") {
+			host = "aarch64"
+		}
+		for _, r := range t.Rows {
+			if len(r.Cells) < 2 {
+				continue
+			}
+			recs = append(recs, scraper.Record{Table: "cuda_arch", Key: host + "|" + r.Cells[0],
+				Ref:    fmt.Sprintf("%s:%d (PyTorch CUDA Support Matrix)", ref, r.Line),
+				Fields: map[string]string{"releases": releases, "host": host, "cuda": r.Cells[0], "architectures": r.Cells[1], "row": r.Text}})
+		}
+	}
+	return recs, nil
 }
 
 func parseReleaseMatrix(src []byte, ref string) ([]scraper.Record, error) {
@@ -59,32 +126,67 @@ func parseReleaseMatrix(src []byte, ref string) ([]scraper.Record, error) {
 var (
 	reCUDACell  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDA\s+(\d+\.\d+)`) })
 	reCUDNNCell = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDNN\s+(\d+(?:\.\d+)+)`) })
-	rePyMin     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>=\s*(\d+\.\d+)`) })
-	rePyMax     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<=\s*\(?\s*(\d+\.\d+)`) })
+	reNCCLCell  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)NCCL\s+(\d+(?:\.\d+)+)`) })
+	reCellToken = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)CUDA\s+\d+\.\d+|CUDNN\s+\d+(?:\.\d+)+|NCCL\s+\d+(?:\.\d+)+`)
+	})
+	rePerCUDA = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^CUDA\s+\d+\.\d+\s*\(CUDNN\s+\d+(?:\.\d+)+\)(\s*\(NCCL\s+\d+(?:\.\d+)+\))?$`)
+	})
+	rePyMin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>=\s*(\d+\.\d+)`) })
+	rePyMax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<=\s*\(?\s*(\d+\.\d+)`) })
 )
 
-// cudnnByCUDA reads a cell such as "CUDA 11.8, CUDNN 8.7.0.84" or
-// "CUDA 12.6 (CUDNN 9.10.2.21), CUDA 12.8 (CUDNN 9.10.2.21)". A cuDNN
-// applies to the CUDA versions before it that have none yet; the cell
-// "CUDA 11.8, CUDA 12.4 (CUDNN 9.1.0.70)" is ambiguous upstream and is read
-// the same way (both get 9.1.0.70).
-func cudnnByCUDA(cell string) map[string]string {
-	out := map[string]string{}
-	var pending []string
-	for _, tok := range regexp.MustCompile(`(?i)CUDA\s+\d+\.\d+|CUDNN\s+\d+(?:\.\d+)+`).FindAllString(cell, -1) {
-		if m := reCUDACell().FindStringSubmatch(tok); m != nil && !strings.HasPrefix(strings.ToUpper(tok), "CUDNN") {
-			pending = append(pending, m[1])
-			continue
-		}
-		if m := reCUDNNCell().FindStringSubmatch(tok); m != nil {
-			for _, c := range pending {
-				out[c] = m[1]
-			}
-			pending = nil
+// cudaLibs is what a row says about one CUDA: its cuDNN and NCCL, and
+// whether the cell names them for this CUDA alone.
+type cudaLibs struct {
+	cudnn, nccl string
+	exact       bool
+}
+
+// cudnnByCUDA reads a cell such as "CUDA 11.8, CUDNN 8.7.0.84",
+// "CUDA 12.6 (CUDNN 9.10.2.21), CUDA 12.8 (CUDNN 9.10.2.21)" or
+// "CUDA 13.0 (CUDNN 9.15.1.9) (NCCL 2.28.9)". A cuDNN or NCCL applies to
+// the CUDA versions before it that have none yet; only an entry written
+// "CUDA x (CUDNN y) [(NCCL z)]" is exact (the cell "CUDA 11.8, CUDA 12.4
+// (CUDNN 9.1.0.70)" is ambiguous upstream: both get 9.1.0.70, not exact).
+func cudnnByCUDA(cell string) map[string]cudaLibs {
+	out := map[string]cudaLibs{}
+	exact := map[string]bool{}
+	for _, part := range strings.Split(cell, ",") {
+		part = strings.TrimSpace(part)
+		if m := reCUDACell().FindStringSubmatch(part); m != nil && rePerCUDA().MatchString(part) {
+			exact[m[1]] = true
 		}
 	}
-	for _, c := range pending {
-		out[c] = ""
+	var pending, last []string
+	for _, tok := range reCellToken().FindAllString(cell, -1) {
+		up := strings.ToUpper(tok)
+		switch {
+		case strings.HasPrefix(up, "CUDNN"):
+			for _, c := range pending {
+				l := out[c]
+				l.cudnn = reCUDNNCell().FindStringSubmatch(tok)[1]
+				out[c] = l
+			}
+			last, pending = pending, nil
+		case strings.HasPrefix(up, "NCCL"):
+			for _, c := range last {
+				l := out[c]
+				l.nccl = reNCCLCell().FindStringSubmatch(tok)[1]
+				out[c] = l
+			}
+		default:
+			c := reCUDACell().FindStringSubmatch(tok)[1]
+			pending = append(pending, c)
+			if _, ok := out[c]; !ok {
+				out[c] = cudaLibs{}
+			}
+		}
+	}
+	for c, l := range out {
+		l.exact = exact[c] && l.cudnn != ""
+		out[c] = l
 	}
 	return out
 }
@@ -92,37 +194,122 @@ func cudnnByCUDA(cell string) map[string]string {
 func (s ReleaseMD) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := newFacts(s.Name())
 	for _, r := range recs {
-		minor := strings.TrimSpace(r.Fields["pytorch version"])
-		if !reMinor().MatchString(minor) {
-			f.refuse(r, "version cell is not a torch minor version")
-			continue
-		}
-		p := f.prov(releaseDoc.page, r.Ref)
-		set := func(key, val string) {
-			if val = strings.TrimSpace(val); val != "" {
-				f.attr(db.Attribute{Component: "torch", Version: minor, Key: key, Value: val, Provenance: p})
-			}
-		}
-		set("release_md_row", r.Fields["row"])
-		py := r.Fields["python"]
-		if m := rePyMin().FindStringSubmatch(py); m != nil {
-			set("python_min", m[1])
-		}
-		if m := rePyMax().FindStringSubmatch(py); m != nil {
-			set("python_max", m[1])
-		}
-		set("cxx_standard", r.Fields["c++"])
-		set("rocm_stable", r.Fields["stable rocm"])
-		for col, role := range map[string]string{"stable cuda": "stable", "experimental cuda": "experimental"} {
-			for cuda, cudnn := range cudnnByCUDA(r.Fields[col]) {
-				v := variantOfCUDA(cuda)
-				set("cuda."+v, role)
-				set("cudnn."+v, cudnn)
-			}
+		switch r.Table {
+		case "compatibility":
+			s.row(f, r)
+		case "cuda_arch":
+			archRow(f, r)
+		default:
+			f.refuse(r, "unknown table "+r.Table)
 		}
 	}
 	if len(f.out.Attributes) == 0 {
 		return nil, fmt.Errorf("no usable rows among %d records", len(recs))
 	}
 	return f.result(), nil
+}
+
+func (s ReleaseMD) row(f *facts, r scraper.Record) {
+	minor := strings.TrimSpace(r.Fields["pytorch version"])
+	if !reMinor().MatchString(minor) {
+		f.refuse(r, "version cell is not a torch minor version")
+		return
+	}
+	p := f.prov(releaseDoc.page, r.Ref)
+	set := func(key, val string) {
+		if val = strings.TrimSpace(val); val != "" {
+			f.attr(db.Attribute{Component: "torch", Version: minor, Key: key, Value: val, Provenance: p})
+		}
+	}
+	set("release_md_row", r.Fields["row"])
+	py := r.Fields["python"]
+	var pyMin, pyMax string
+	if m := rePyMin().FindStringSubmatch(py); m != nil {
+		pyMin = m[1]
+		set("python_min", pyMin)
+	}
+	if m := rePyMax().FindStringSubmatch(py); m != nil {
+		pyMax = m[1]
+		set("python_max", pyMax)
+	}
+	set("cxx_standard", r.Fields["c++"])
+	set("rocm_stable", r.Fields["stable rocm"])
+	for col, role := range map[string]string{"stable cuda": "stable", "experimental cuda": "experimental"} {
+		for cuda, l := range cudnnByCUDA(r.Fields[col]) {
+			v := variantOfCUDA(cuda)
+			set("cuda."+v, role)
+			set("cudnn."+v, l.cudnn)
+			set("nccl."+v, l.nccl)
+			if l.exact {
+				libsOfMinor(f, minor, v, l, p)
+			}
+		}
+	}
+	// The Python range fills builds of the minor that no source gave one.
+	if pyMin != "" && pyMax != "" {
+		f.out.Builds = append(f.out.Builds, db.Build{Component: "torch", Version: minor + ".*", Variant: db.AnyBuild,
+			Platform: db.AnyBuild, PythonMin: pyMin, PythonMax: pyMax, Provenance: p})
+	}
+}
+
+// libsOfMinor turns one exact "CUDA x (CUDNN y) (NCCL z)" entry into
+// requirements of every build of the minor with that variant: the cuDNN
+// and NCCL the Linux x86-64 wheels pin, the cuDNN the Windows wheels
+// bundle. The nvidia-* package pins themselves are not claimed: a pin
+// list is the wheel's Requires-Dist, and the row names only two of them.
+func libsOfMinor(f *facts, minor, variant string, l cudaLibs, p db.Provenance) {
+	linux := db.BuildKey{Component: "torch", Version: minor + ".*", Variant: variant, Platform: "linux"}
+	f.require(db.Requirement{Build: linux, Needs: "cudnn", Spec: l.cudnn, Kind: db.KindPin, Provenance: p})
+	if l.nccl != "" {
+		f.require(db.Requirement{Build: linux, Needs: "nccl", Spec: l.nccl, Kind: db.KindPin, Provenance: p})
+	}
+	win := db.BuildKey{Component: "torch", Version: minor + ".*", Variant: variant, Platform: "windows"}
+	f.require(db.Requirement{Build: win, Needs: "cudnn", Spec: l.cudnn, Kind: db.KindBundled, Provenance: p})
+	// The row lists the CUDA variants the release ships: each is a build
+	// of every release of the minor, on Linux x86-64 and Windows.
+	for _, plat := range []string{"linux", "windows"} {
+		f.out.Builds = append(f.out.Builds, db.Build{Component: "torch", Version: minor + ".*", Variant: variant, Platform: plat,
+			CUDA: cudaOfVariant(variant), IndexURL: downloadBase + variant, EachRelease: true, Provenance: p})
+	}
+}
+
+var reArchCC = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+\.\d+)(\+PTX)?`) })
+
+// archRow turns a CUDA Support Matrix row ("13.0.2 | Turing(7.5), ...,
+// Blackwell(10.0, 12.0+PTX) | +PTX available on linux builds only") into
+// the arch list of every build of the named releases with that variant.
+func archRow(f *facts, r scraper.Record) {
+	cuda := r.Fields["cuda"]
+	variant := variantOfCUDA(cuda)
+	var ccs []string
+	for _, m := range reArchCC().FindAllStringSubmatch(r.Fields["architectures"], -1) {
+		ccs = append(ccs, m[1]+m[2])
+	}
+	if variant == "" || len(ccs) == 0 {
+		f.refuse(r, "no CUDA version or no architectures in the row")
+		return
+	}
+	linuxList, err := archList(strings.Join(ccs, ";"))
+	if err != nil || linuxList == "" {
+		f.refuse(r, fmt.Sprintf("unusable architectures: %v", err))
+		return
+	}
+	plats := map[string]string{"linux-aarch64": linuxList}
+	if r.Fields["host"] == "x86_64" {
+		plats = map[string]string{"linux": linuxList}
+		// "+PTX available on linux builds only": the Windows list is the
+		// same without the PTX entry.
+		win, _ := archList(strings.ReplaceAll(strings.Join(ccs, ";"), "+PTX", ""))
+		plats["windows"] = win
+	}
+	p := f.prov(releaseDoc.page, r.Ref)
+	for _, minor := range strings.Split(r.Fields["releases"], ";") {
+		if !reMinor().MatchString(minor) {
+			continue
+		}
+		for plat, list := range plats {
+			f.out.Builds = append(f.out.Builds, db.Build{Component: "torch", Version: minor + ".*", Variant: variant,
+				Platform: plat, CUDA: cudaOfVariant(variant), ArchList: list, Provenance: p})
+		}
+	}
 }

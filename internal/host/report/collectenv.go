@@ -75,7 +75,7 @@ func (p *parser) collectEnv() {
 		}
 		key = m[1]
 		val := strings.TrimSpace(m[2])
-		if errLine().MatchString(t) {
+		if maybeErrLine(t) && errLine().MatchString(t) {
 			// "RuntimeError: CUDA error: ..." has the shape of a key
 			// line but is an error to keep.
 			key = ""

@@ -297,6 +297,11 @@ func ParseQueryCSV(text []byte, fields []string) []QueryRow {
 		if line == "" || !strings.Contains(line, ",") && len(cols) != 1 {
 			continue
 		}
+		// --query-gpu rows are short and unquoted: traceback and prose
+		// lines with commas are not worth splitting and matching.
+		if cols == nil && (len(line) > 300 || strings.ContainsAny(line, "\"'()[]{}=")) {
+			continue
+		}
 		cells := strings.Split(line, ",")
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])

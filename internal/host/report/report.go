@@ -37,7 +37,7 @@ const (
 
 // ErrUnknownFormat is returned when text matches no known format and
 // holds no error lines.
-var ErrUnknownFormat = errors.New("no known report format found (expected collect_env, nvidia-smi, pip list/freeze, conda list, tf build info or cudb probe JSON)")
+var ErrUnknownFormat = errors.New("no known report format and nothing recognisable in this text: looked for collect_env, nvidia-smi (banner, -q, --query-gpu CSV, -L), pip list/freeze, conda list, tf build info, ldconfig -p, cudb probe JSON, error messages, and driver, CUDA, cuDNN, GPU, Python and framework versions named anywhere")
 
 // MaxSize bounds what Parse reads; reports are a few kilobytes.
 const MaxSize = 4 << 20
@@ -64,6 +64,8 @@ func Parse(text []byte) (*host.Snapshot, []string, error) {
 	p.packages()
 	p.tfBuildInfo()
 	p.ldconfig()
+	p.torchConfig()
+	p.extract()
 	p.errorLines()
 	if len(p.formats) == 0 {
 		return nil, nil, ErrUnknownFormat
@@ -104,6 +106,21 @@ type parser struct {
 	tf                 *host.TensorFlow
 	errors             []string
 	collectEnvKeyLines map[int]bool
+	// what the free-text extractor read (extract.go)
+	read   []host.Reading
+	os     string
+	ldPath []string
+	// buildCUDA is the CUDA torch.__config__.show() says torch was built with.
+	buildCUDA string
+	// consumed marks lines an exact recogniser read; the extractor skips them.
+	consumed map[int]bool
+}
+
+func (p *parser) consume(i int) {
+	if p.consumed == nil {
+		p.consumed = map[int]bool{}
+	}
+	p.consumed[i] = true
 }
 
 func (p *parser) found(format string) {
@@ -254,6 +271,7 @@ func (p *parser) packages() {
 				p.found(FormatPipList)
 				p.python(FormatPipList)
 				p.setPackage(m[1], m[2])
+				p.consume(i)
 				continue
 			}
 			mode = ""
@@ -261,6 +279,7 @@ func (p *parser) packages() {
 			if m := condaRow().FindStringSubmatch(t); m != nil {
 				p.python(FormatCondaList)
 				p.condaLine([]string{m[1], m[2], m[3], m[4]})
+				p.consume(i)
 				continue
 			}
 			if !strings.HasPrefix(t, "#") {
@@ -271,6 +290,7 @@ func (p *parser) packages() {
 			p.found(FormatPipFreeze)
 			p.python(FormatPipFreeze)
 			p.setPackage(m[1], m[2])
+			p.consume(i)
 		}
 	}
 }
@@ -279,6 +299,10 @@ var tfMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // tfBuildInfo reads tf.sysconfig.get_build_info() output.
 func (p *parser) tfBuildInfo() {
+	// the literals first: a regexp alternation scans the whole text slowly
+	if !bytes.Contains(p.text, []byte("OrderedDict([")) && !bytes.Contains(p.text, []byte("is_cuda_build")) && !bytes.Contains(p.text, []byte("build_info[")) {
+		return
+	}
 	if !tfMarker().Match(p.text) {
 		return
 	}
@@ -297,11 +321,12 @@ var ldRow = sync.OnceValue(func() *regexp.Regexp {
 
 // ldconfig reads `ldconfig -p` lines for cuDNN.
 func (p *parser) ldconfig() {
-	for _, l := range p.lines {
+	for i, l := range p.lines {
 		m := ldRow().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
+		p.consume(i)
 		p.found(FormatLdconfig)
 		c, ok := CUDNNFromLib(m[1], m[3], host.CUDNNLdconfig)
 		if ok {
@@ -339,14 +364,20 @@ func baseName(p string) string {
 }
 
 var errLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(error|exception)\b|failed|could not load|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error`)
+	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d|\bfatal\b|unsupported gpu architecture|loadlibrary failed|backend failed to initialize`)
 })
 
 // errWords are substrings (lowercase) of which errLine needs at least
 // one: a cheap test that spares most lines the case-folding regexp.
-var errWords = []string{"error", "exception", "failed", "could not load", "cannot open shared object", "not compatible",
+var errWords = []string{"error", "exception", "incompatib", "failed", "could not load", "couldn't open", "cannot open shared object", "not compatible",
 	"insufficient", "too old", "no kernel image", "undefined symbol", "mismatch", "not compiled with cuda",
-	"unsatisfied condition", "no devices were found", "not a valid field"}
+	"unsatisfied condition", "no devices were found", "not a valid field", "unknown error", "found no nvidia driver",
+	"loaded runtime cudnn", "linked against", "unable to load", "not in available provider", "_status_", "cannot dlopen",
+	"no cuda-capable", "out of memory", "device-side assert", "illegal memory", "no matching distribution",
+	"supports cuda capabilities", "version jax was built against", "minimum supported:", "installed version:",
+	"outdated cudnn", "dll not found", "winerror", "driver/library", "was compiled with", "not supported on",
+	"dnn library is not found", "please make sure to use the same cuda", "pytorch (", "fatal",
+	"unsupported gpu architecture", "loadlibrary failed", "backend failed to initialize"}
 
 func maybeErrLine(t string) bool {
 	l := strings.ToLower(t)
@@ -375,7 +406,8 @@ func (p *parser) errorLines() {
 }
 
 func (p *parser) facts() *host.Snapshot {
-	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors}
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath}
+	defer func() { f.Read = readings(f, p.read) }()
 	if p.driver != "" {
 		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}
 	}

@@ -11,11 +11,6 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/text"
 )
 
 // Table is one table of a document.
@@ -78,10 +73,7 @@ func Find(tables []Table, headings ...string) []Table {
 	return out
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.Table))
-
 type walker struct {
-	src    []byte
 	path   []string
 	levels []int
 	intro  string
@@ -99,27 +91,24 @@ func (w *walker) heading(level int, title string) {
 	w.intro = ""
 }
 
-func (w *walker) line(offset int) int { return bytes.Count(w.src[:offset], []byte("\n")) + 1 }
-
 // pseudoLevel is the level given to bold-only paragraphs: below any ATX
 // heading, so they nest inside the current section.
 const pseudoLevel = 7
 
-func parse(src []byte, visit func(w *walker, n ast.Node)) ([]Table, error) {
-	doc := md.Parser().Parse(text.NewReader(src))
-	w := &walker{src: src}
-	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		switch n := n.(type) {
-		case *ast.Heading:
-			w.heading(n.Level, strings.TrimSpace(plain(n, src)))
-		case *ast.Paragraph:
-			if s, ok := boldOnly(n, src); ok {
-				w.heading(pseudoLevel, s)
+func parse(src []byte, visit func(w *walker, b Block)) ([]Table, error) {
+	w := &walker{}
+	for _, b := range Blocks(src) {
+		switch b.Kind {
+		case KindHeading:
+			w.heading(b.Level, plain(b.Text))
+		case KindParagraph:
+			if s, ok := BoldOnly(b.Text); ok {
+				w.heading(pseudoLevel, plain(s))
 				continue
 			}
-			w.intro = strings.TrimSpace(plain(n, src))
+			w.intro = plain(b.Text)
 		}
-		visit(w, n)
+		visit(w, b)
 		if w.err != nil {
 			return nil, w.err
 		}
@@ -127,27 +116,25 @@ func parse(src []byte, visit func(w *walker, n ast.Node)) ([]Table, error) {
 	return w.out, nil
 }
 
+// plain is inline text on one line, runs of white space as one space.
+func plain(s string) string { return strings.Join(strings.Fields(Inline(s, false)), " ") }
+
 // HTMLTables returns the <table> blocks of a markdown document, each
 // row's cells as text.
 func HTMLTables(src []byte) ([]Table, error) {
-	return parse(src, func(w *walker, n ast.Node) {
-		hb, ok := n.(*ast.HTMLBlock)
-		if !ok {
+	return parse(src, func(w *walker, b Block) {
+		if b.Kind != KindHTML || len(b.Lines) == 0 {
 			return
 		}
 		var raw bytes.Buffer
-		lines := hb.Lines()
-		for i := 0; i < lines.Len(); i++ {
-			seg := lines.At(i)
-			raw.Write(seg.Value(w.src))
+		for _, l := range b.Lines {
+			raw.WriteString(l.Text)
+			raw.WriteByte('\n')
 		}
-		if hb.HasClosure() {
-			raw.Write(hb.ClosureLine.Value(w.src))
-		}
-		if !bytes.Contains(bytes.ToLower(raw.Bytes()), []byte("<table")) || lines.Len() == 0 {
+		if !bytes.Contains(bytes.ToLower(raw.Bytes()), []byte("<table")) {
 			return
 		}
-		start := w.line(lines.At(0).Start)
+		start := b.Lines[0].No
 		tabs, err := htmlTables(raw.Bytes(), start)
 		if err != nil {
 			w.err = fmt.Errorf("line %d: %w", start, err)
@@ -219,108 +206,38 @@ func cellText(c *goquery.Selection) string {
 // PipeTables returns the GitHub-flavoured pipe tables of a markdown
 // document. An HTML line break inside a cell (<br>, <br/>) becomes "\n".
 func PipeTables(src []byte) ([]Table, error) {
-	return parse(src, func(w *walker, n ast.Node) {
-		tab, ok := n.(*east.Table)
-		if !ok {
+	return parse(src, func(w *walker, b Block) {
+		if b.Kind != KindTable {
 			return
 		}
-		t := Table{Path: append([]string(nil), w.path...), Intro: w.intro}
-		for r := tab.FirstChild(); r != nil; r = r.NextSibling() {
-			var cells []string
-			line := 0
-			for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-				cells = append(cells, pipeCell(c, w.src))
-				if line == 0 {
-					if off := firstOffset(c); off >= 0 {
-						line = w.line(off)
-					}
-				}
-			}
-			if _, head := r.(*east.TableHeader); head {
-				t.Header = cells
-				t.Line = line
-				continue
-			}
-			t.Rows = append(t.Rows, Row{Cells: cells, Line: line})
+		t := Table{Path: append([]string(nil), w.path...), Intro: w.intro, Header: pipeCells(b.Header)}
+		t.Line = rowLine(b.Header, b.Line)
+		for _, r := range b.Rows {
+			t.Rows = append(t.Rows, Row{Cells: pipeCells(r.Cells), Line: rowLine(r.Cells, r.Line)})
 		}
 		w.out = append(w.out, t)
 		w.intro = ""
 	})
 }
 
-func firstOffset(n ast.Node) int {
-	off := -1
-	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
+func pipeCells(raw []string) []string {
+	out := make([]string, len(raw))
+	for i, c := range raw {
+		lines := strings.Split(Inline(c, true), "\n")
+		for j, l := range lines {
+			lines[j] = strings.Join(strings.Fields(l), " ")
 		}
-		if t, ok := c.(*ast.Text); ok {
-			off = t.Segment.Start
-			return ast.WalkStop, nil
-		}
-		return ast.WalkContinue, nil
-	})
-	return off
-}
-
-func pipeCell(c ast.Node, src []byte) string {
-	var b strings.Builder
-	ast.Walk(c, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n := n.(type) {
-		case *ast.Text:
-			b.Write(n.Segment.Value(src))
-			if n.SoftLineBreak() || n.HardLineBreak() {
-				b.WriteByte(' ')
-			}
-		case *ast.String:
-			b.Write(n.Value)
-		case *ast.RawHTML:
-			var h strings.Builder
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				h.Write(seg.Value(src))
-			}
-			if strings.HasPrefix(strings.ToLower(strings.ReplaceAll(h.String(), " ", "")), "<br") {
-				b.WriteByte('\n')
-			}
-		}
-		return ast.WalkContinue, nil
-	})
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.Join(strings.Fields(l), " ")
+		out[i] = strings.Join(lines, "\n")
 	}
-	return strings.Join(lines, "\n")
+	return out
 }
 
-// plain returns the text of an inline container.
-func plain(n ast.Node, src []byte) string {
-	var b strings.Builder
-	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
+// rowLine is the row's line, or 0 when no cell holds any text.
+func rowLine(cells []string, line int) int {
+	for _, c := range cells {
+		if Inline(c, false) != "" {
+			return line
 		}
-		switch c := c.(type) {
-		case *ast.Text:
-			b.Write(c.Segment.Value(src))
-			if c.SoftLineBreak() {
-				b.WriteByte(' ')
-			}
-		case *ast.String:
-			b.Write(c.Value)
-		}
-		return ast.WalkContinue, nil
-	})
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-func boldOnly(p *ast.Paragraph, src []byte) (string, bool) {
-	e, ok := p.FirstChild().(*ast.Emphasis)
-	if !ok || e.Level != 2 || e.NextSibling() != nil {
-		return "", false
 	}
-	return plain(e, src), true
+	return 0
 }

@@ -40,7 +40,7 @@ func Run(f *cli.Factory, args []string) int {
 	s := f.IO
 	root := cli.NewRootCmd(f)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := f.Finish(root.Execute())
 	if err == nil {
 		return ExitOK
 	}

@@ -31,11 +31,14 @@ func newDBCmd(f *Factory) *cobra.Command {
 type DBInfo struct {
 	Origin        string            `json:"origin"`
 	SchemaVersion int               `json:"schema_version"`
-	DataAsOf      string            `json:"data_as_of,omitempty"`
-	Newest        []query.Newest    `json:"newest"`
 	Meta          map[string]string `json:"meta"`
 	Sources       []db.SourceInfo   `json:"sources"`
 	Tables        map[string]int    `json:"tables"`
+	// DataAsOf is the newest date any fact carries (meta data_as_of).
+	DataAsOf string `json:"data_as_of,omitempty"`
+	// Newest is the newest release of every line the data holds: each
+	// framework and companion, CUDA, cuDNN and the driver branch.
+	Newest []query.Newest `json:"newest"`
 }
 
 // tables lists the fact tables in dump order.
@@ -59,12 +62,12 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 			if info.Sources, err = d.Sources(ctx); err != nil {
 				return err
 			}
+			if info.Sources == nil {
+				info.Sources = []db.SourceInfo{}
+			}
 			info.DataAsOf = info.Meta["data_as_of"]
 			if info.Newest, err = query.NewestReleases(ctx, d); err != nil {
 				return err
-			}
-			if info.Sources == nil {
-				info.Sources = []db.SourceInfo{}
 			}
 			for _, t := range db.Tables {
 				n, err := d.Count(ctx, t)
@@ -74,19 +77,18 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				info.Tables[t] = n
 			}
 			return f.Out(info, func() error {
-				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\n", info.Origin, info.SchemaVersion)
-				fmt.Fprintf(f.IO.Out, "data as of: %s\n\n", orUnknown(info.DataAsOf))
-				t := &Table{Header: []string{"line", "newest", "released", "source"}}
-				for _, n := range info.Newest {
-					t.Add(n.Line, n.Version, n.ReleasedOn, n.Source)
+				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\ndata as of: %s\n\n", info.Origin, info.SchemaVersion, orUnknown(info.DataAsOf))
+				t := &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
+				for _, s := range info.Sources {
+					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
 				}
 				if err := t.Render(f.IO); err != nil {
 					return err
 				}
 				fmt.Fprintln(f.IO.Out)
-				t = &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
-				for _, s := range info.Sources {
-					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
+				t = &Table{Header: []string{"line", "newest", "released", "source"}}
+				for _, l := range info.Newest {
+					t.Add(l.Line, l.Version, l.ReleasedOn, l.Source)
 				}
 				if err := t.Render(f.IO); err != nil {
 					return err

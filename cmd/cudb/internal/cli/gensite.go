@@ -1,11 +1,21 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/site"
 	"github.com/spf13/cobra"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/site"
+	"github.com/cudb/cudb/internal/safewrite"
 )
+
+// isRefusal reports whether err is safewrite refusing the target (the
+// user's choice of --out), not a failure while writing.
+func isRefusal(err error) bool {
+	var r *safewrite.RefusedError
+	return errors.As(err, &r)
+}
 
 func init() { register(newGenCmd) }
 
@@ -21,8 +31,14 @@ func newGenCmd(f *Factory) *cobra.Command {
 
 // GenSiteOptions are `cudb gen site`'s flags.
 type GenSiteOptions struct {
-	Out string
+	Out   string
+	Force bool
 }
+
+// SiteMarker is the file gen site writes into every site it makes: a
+// folder holding it may be replaced, any other non-empty folder only
+// with --force.
+const SiteMarker = ".cudb-site"
 
 // GenSiteResult is `cudb gen site --json`.
 type GenSiteResult struct {
@@ -38,8 +54,14 @@ func newGenSiteCmd(f *Factory) *cobra.Command {
 		Long: `Write index.html, one page per table (cudb matrix), gpu.html (which torch builds
 carry kernels for which GPU), data/<table>.json and meta.json into --out. Pages
 use only embedded assets, so the site works from file:// and any static host; the
-same database always gives the same bytes.`,
-		Example: "  cudb gen site --out public\n  cudb gen site --out public --db data/cudb.db",
+same database always gives the same bytes.
+
+The site is written into a new folder beside --out and renamed into place, so
+--out holds the old site or the new one, never a mix, and a failure (a full
+disk) leaves the old one. --out is replaced whole: a non-empty folder that gen
+site did not make (it holds no ` + SiteMarker + ` file) is refused unless --force, and
+the file-system root or a folder holding the current one is always refused.`,
+		Example: "  cudb gen site --out public\n  cudb gen site --out public --db data/cudb.db\n  cudb gen site --out old-docs --force",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if opts.Out == "" {
@@ -49,9 +71,19 @@ same database always gives the same bytes.`,
 			if err != nil {
 				return err
 			}
-			files, err := site.Generate(c.Context(), d, opts.Out)
+			var files site.Written
+			err = safewrite.Dir(opts.Out, safewrite.DirOptions{Marker: SiteMarker, Force: opts.Force,
+				MarkerText: "made by cudb gen site: the next run replaces this folder whole\n"},
+				func(tmp string) error {
+					var err error
+					files, err = site.Generate(c.Context(), d, tmp)
+					return err
+				})
 			if err != nil {
-				return err
+				if isRefusal(err) {
+					return usageError(c, fmt.Sprintf("cannot write the site: %v", err))
+				}
+				return fmt.Errorf("failed to write the site to %s: %w", opts.Out, err)
 			}
 			res := GenSiteResult{Out: opts.Out, Files: files}
 			return f.Out(res, func() error {
@@ -60,6 +92,7 @@ same database always gives the same bytes.`,
 			})
 		},
 	}
-	c.Flags().StringVar(&opts.Out, "out", "", "directory to write the site into")
+	c.Flags().StringVar(&opts.Out, "out", "", "folder to write the site into; it is replaced whole (written beside it, then renamed into place)")
+	c.Flags().BoolVar(&opts.Force, "force", false, "replace a non-empty --out folder that gen site did not make")
 	return c
 }

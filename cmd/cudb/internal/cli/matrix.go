@@ -68,7 +68,11 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 			return f.Out(rows, func() error {
 				t := &Table{Header: []string{frameworks.Torch, "variant", "default", "channel", "cuda", "cudnn", "nccl", "python", frameworks.TorchVision, frameworks.TorchAudio, "platforms", "archs"}}
 				for _, r := range rows {
-					t.Add(r.Torch, r.Variant, yesNo(r.Default), r.Channel, r.CUDA, r.CUDNN, r.NCCL, rangeText(f.IO, r.PythonMin, r.PythonMax), r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
+					v := r.Variant
+					if r.Status != "" {
+						v = "(" + r.Status + ")"
+					}
+					t.Add(r.Torch, v, yesNo(r.Default), r.Channel, r.CUDA, r.CUDNN, r.NCCL, rangeText(f.IO, r.PythonMin, r.PythonMax), r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
 				}
 				return t.Render(f.IO)
 			})

@@ -34,12 +34,16 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				return rows, cells, err
 			}),
 		matrixCmd(f, frameworks.Must(frameworks.ONNXRuntime).Matrix, "onnxruntime-gpu builds: CUDA, cuDNN and notes",
-			[]string{frameworks.Must(frameworks.ONNXRuntime).Matrix, "cuda", "cudnn", "notes"},
+			[]string{frameworks.Must(frameworks.ONNXRuntime).Matrix, "platform", "cuda", "cudnn", "notes"},
 			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
 				rows, err := query.ONNXRuntimeMatrix(ctx, c)
 				var cells [][]string
 				for _, r := range rows {
-					cells = append(cells, []string{r.ONNXRuntime, r.CUDA, r.CUDNN, r.Notes})
+					plat := r.Platform
+					if plat == "" {
+						plat = "all"
+					}
+					cells = append(cells, []string{r.ONNXRuntime, plat, r.CUDA, r.CUDNN, r.Notes})
 				}
 				return rows, cells, err
 			}),

@@ -31,19 +31,11 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
 		mk("cuda", "CUDA toolkits and their minimum drivers", func(ctx context.Context, d *db.DB) (any, *Table, error) {
 			rows, err := query.MatrixCUDA(ctx, d)
-			t := &Table{Header: []string{"cuda", "label", "linux min", "windows min", "minor-compat linux", "minor-compat windows", "released"}}
-			for _, r := range rows {
-				t.Add(r.CUDA, r.Label, r.LinuxMinDriver, r.WindowsMinDriver, r.MinorCompatLinuxMinDriver, r.MinorCompatWindowsMinDriver, r.Released)
-			}
-			return rows, t, err
+			return rows, cudaTable(rows), err
 		}),
 		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *db.DB) (any, *Table, error) {
 			rows, err := query.MatrixCUDNN(ctx, d)
-			t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "linux min", "windows min", "compute capabilities"}}
-			for _, r := range rows {
-				t.Add(r.CUDNN, r.CUDAMajor, strings.Join(r.CUDAVersions, " "), r.LinuxMinDriver, r.WindowsMinDriver, strings.Join(r.ComputeCapabilities, " "))
-			}
-			return rows, t, err
+			return rows, cudnnTable(rows), err
 		}),
 		newMatrixGPUCmd(f),
 		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *db.DB) (any, *Table, error) {
@@ -122,4 +114,29 @@ func cudaSupportTone(cell string) Tone {
 		return Warn
 	}
 	return None
+}
+
+// cudaTable is `cudb matrix cuda`'s table, also what `resolve cuda==…` prints.
+func cudaTable(rows []query.CUDARow) *Table {
+	t := &Table{Header: []string{"cuda", "label", "linux min", "windows min", "minor-compat linux", "minor-compat windows", "released"}}
+	for _, r := range rows {
+		t.Add(r.CUDA, r.Label, r.LinuxMinDriver, r.WindowsMinDriver, r.MinorCompatLinuxMinDriver, r.MinorCompatWindowsMinDriver, r.Released)
+	}
+	return t
+}
+
+// cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.
+func cudnnTable(rows []query.CUDNNRow) *Table {
+	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "linux min", "windows min", "compute capabilities"}}
+	for _, r := range rows {
+		cudas, ccs := strings.Join(r.CUDAVersions, " "), strings.Join(r.ComputeCapabilities, " ")
+		if cudas == "" && r.CUDAMin != "" {
+			cudas = r.CUDAMin + "–" + r.CUDAMax
+		}
+		if ccs == "" && r.ComputeCapabilityMin != "" {
+			ccs = ">= " + r.ComputeCapabilityMin
+		}
+		t.Add(r.CUDNN, r.CUDAMajor, cudas, r.LinuxMinDriver, r.WindowsMinDriver, ccs)
+	}
+	return t
 }

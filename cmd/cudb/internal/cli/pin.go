@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/safewrite"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/pin"
 )
@@ -19,11 +17,12 @@ func init() { register(newPinCmd) }
 // PinOptions are `cudb pin`'s flags.
 type PinOptions struct {
 	query.ResolveRequest
-	Format string
-	Devel  bool
+	Format       string
+	Devel        bool
+	AllowUnknown bool
+	Output       string
 	// Name and ProjectVersion name the uv project / conda environment.
 	Name, ProjectVersion string
-	Output               string
 }
 
 func newPinCmd(f *Factory) *cobra.Command {
@@ -44,7 +43,9 @@ in a format an installer reads:
 
 Every file starts with a comment naming cudb's version, the data build, the stack's CUDA,
 cuDNN and driver floor, and the sources. Frameworks that cannot share an environment exit 3
-naming the conflicts; a request nothing matches exits 4.`,
+naming the conflicts; a request nothing matches exits 4, and so does a stack cudb cannot vouch
+for (a fact it needs, such as the wheel's cuDNN, is not in the data): --allow-unknown writes it
+anyway with the gap named in the header.`,
 		Example: `  cudb pin torch==2.1 --cuda 12.1 > requirements.txt
   cudb pin torch==2.1 --cuda 11.8 --format uv
   cudb pin torch==1.13.1 --format conda -o environment.yml
@@ -59,9 +60,10 @@ naming the conflicts; a request nothing matches exits 4.`,
 	fl := c.Flags()
 	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
+	fl.BoolVar(&opts.AllowUnknown, "allow-unknown", false, "write a stack cudb cannot vouch for (a fact it needs is not in the data), the gap named in the header")
 	fl.StringVar(&opts.Name, "name", "", "uv: the project's name; conda: the environment's name (default: framework-version-variant)")
 	fl.StringVar(&opts.ProjectVersion, "project-version", "", "uv: the project's version (default 0.1.0)")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of standard output")
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
 	return c
 }
@@ -77,7 +79,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel,
+	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel, AllowUnknown: opts.AllowUnknown,
 		ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
 	if err != nil {
 		if res != nil && f.JSON {
@@ -89,7 +91,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 		return err
 	}
 	if opts.Output != "" {
-		if err := writeAtomic(opts.Output, []byte(res.Content)); err != nil {
+		if err := safewrite.File(opts.Output, []byte(res.Content)); err != nil {
 			return fmt.Errorf("failed to write %s: %w", opts.Output, err)
 		}
 		if !f.JSON {
@@ -107,46 +109,6 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	}
 	_, err = fmt.Fprint(f.IO.Out, res.Content)
 	return err
-}
-
-// writeAtomic writes b to path through a temporary file in the same
-// directory and a rename: readers see the old file or the new one, and a
-// failure leaves the old one as it was. The directory must exist.
-func writeAtomic(path string, b []byte) (err error) {
-	dir := filepath.Dir(path)
-	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-		return errors.New("it is a directory")
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(name)
-		}
-	}()
-	if _, err = tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file private; pin files are ordinary files.
-	mode := os.FileMode(0o644)
-	if st, serr := os.Stat(path); serr == nil {
-		mode = st.Mode().Perm()
-	}
-	if err = os.Chmod(name, mode); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
 }
 
 func containsString(list []string, s string) bool {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/safewrite"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/fetch"
 )
@@ -65,6 +67,13 @@ family, URL) in precedence order and does nothing else.`,
 }
 
 func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
+	if opts.Markdown != "" {
+		// Checked before the refresh: a typo must not cost a whole run
+		// (and the folder is never created).
+		if st, err := os.Stat(filepath.Dir(opts.Markdown)); err != nil || !st.IsDir() {
+			return usageError(c, fmt.Sprintf("--markdown %s: folder %s does not exist", opts.Markdown, filepath.Dir(opts.Markdown)))
+		}
+	}
 	all := f.Sources()
 	if opts.List {
 		return listSources(f, all)
@@ -109,7 +118,7 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 		if err := scraper.WriteMarkdown(&b, rep.Diffs(), rep.FailedReasons()); err != nil {
 			return err
 		}
-		if err := scraper.WriteFileAtomic(opts.Markdown, b.Bytes()); err != nil {
+		if err := safewrite.File(opts.Markdown, b.Bytes()); err != nil {
 			return fmt.Errorf("failed to write %s: %w", opts.Markdown, err)
 		}
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,15 +111,23 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	if len(res.Stacks) == 0 {
 		return nil
 	}
-	withGPU := false
+	withGPU, withStatus := false, false
 	for _, s := range res.Stacks {
 		withGPU = withGPU || s.GPU != nil
+		withStatus = withStatus || s.Status != query.StatusOK
 	}
 	header := []string{"packages", "variant", "default", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)"}
 	if withGPU {
 		header = append(header, "gpu")
 	}
-	t := &Table{Header: header, Status: map[int]func(string) Tone{len(header) - 1: supportTone}}
+	gpuCol := len(header) - 1
+	if withStatus {
+		header = append(header, "status")
+	}
+	t := &Table{Header: header}
+	if withGPU {
+		t.Status = map[int]func(string) Tone{gpuCol: supportTone}
+	}
 	for _, s := range res.Stacks {
 		drv := ""
 		if s.Driver != nil {
@@ -135,6 +145,9 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 			}
 			row = append(row, gpu)
 		}
+		if withStatus {
+			row = append(row, s.Status)
+		}
 		t.Add(row...)
 	}
 	if err := t.Render(f.IO); err != nil {
@@ -150,6 +163,7 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		return nil
 	}
 	fmt.Fprintf(out, "\nbest: %s\n", best.Install.Command)
+	printUnknowns(out, res.Stacks)
 	for _, n := range best.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
@@ -168,8 +182,63 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	return nil
 }
 
+// printUnknowns says why stacks are ranked where they are: known-good
+// stacks come first, and each unknown one names the fact the data lacks.
+func printUnknowns(out io.Writer, stacks []query.Stack) {
+	var gaps []string
+	known := 0
+	for _, s := range stacks {
+		if s.Status == query.StatusOK {
+			known++
+		}
+		for _, u := range s.Unknown {
+			if !slices.Contains(gaps, u) {
+				gaps = append(gaps, u)
+			}
+		}
+	}
+	if len(gaps) == 0 {
+		return
+	}
+	switch {
+	case stacks[0].Status != query.StatusOK:
+		fmt.Fprintf(out, "unknown: cudb cannot vouch for the best stack; known-good stacks rank first and none is\n")
+	default:
+		fmt.Fprintf(out, "ranking: the %d known-good stack(s) come first; the others are unknown\n", known)
+	}
+	const most = 8
+	for i, g := range gaps {
+		if i == most {
+			fmt.Fprintf(out, "unknown: … and %d more (--json lists them)\n", len(gaps)-most)
+			break
+		}
+		fmt.Fprintf(out, "unknown: %s\n", g)
+	}
+}
+
+// printComponent prints a component answer as the matching matrix table
+// (aligned on a terminal, TSV when piped); --json prints the facts.
 func printComponent(f *Factory, comp query.ComponentAnswer) error {
-	fmt.Fprintf(f.IO.Out, "%s %s:\n", comp.Component, comp.Version)
+	if f.IO.TTY {
+		fmt.Fprintf(f.IO.Out, "%s %s:\n", comp.Component, comp.Version)
+	}
+	switch rows := comp.Facts.(type) {
+	case []query.CUDARow:
+		return cudaTable(rows).Render(f.IO)
+	case []query.CUDNNRow:
+		return cudnnTable(rows).Render(f.IO)
+	case map[string]string:
+		t := &Table{Header: []string{"fact", "value"}}
+		keys := make([]string, 0, len(rows))
+		for k := range rows {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Add(k, rows[k])
+		}
+		return t.Render(f.IO)
+	}
 	return WriteJSON(f.IO.Out, comp.Facts)
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +44,11 @@ type Factory struct {
 	// RefreshHook, when set, hears each step of a refresh that writes
 	// (scraper.RefreshOptions.Hook); the kill test stops the process there.
 	RefreshHook func(step string)
+	// Budget replaces CommandBudget when set (tests).
+	Budget time.Duration
+
+	budgetCtx    context.Context
+	cancelBudget context.CancelFunc
 
 	opened  *db.DB
 	noticed bool
@@ -122,7 +128,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	})
 	// cobra's completion command: cudb completion bash|zsh|fish|powershell.
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.PersistentPreRunE = checkFlagValues
+	root.PersistentPreRunE = f.preRun
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
@@ -178,9 +184,10 @@ cudb exits with:
   0  ok
   1  unexpected error (a bug, an unreadable database, a failed probe)
   2  usage error: bad flag, bad requirement or version syntax
-  3  incompatible: verify found a problem, or resolve found a conflict
+  3  incompatible: verify or check found a problem, or resolve found a conflict
      (for example two frameworks that cannot share one environment)
   4  no match: the request is well-formed but nothing in the database fits it
+     (check: the only errors are pins that match no known build)
 
 Errors go to standard error, once; with --json, standard output carries only JSON.`),
 		Run: func(c *cobra.Command, _ []string) { c.Help() },

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 	"github.com/cudb/cudb/cmd/cudb/internal/httpapi"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 )
 
 func init() { register(newServeCmd) }
@@ -53,6 +55,11 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if opts.Handles < 0 {
 		return usageError(c, "--handles must be 0 or more")
 	}
+	for _, o := range opts.AllowOrigins {
+		if !validOrigin(o) {
+			return usageError(c, fmt.Sprintf("--allow-origin %s: expected * or an origin such as https://example.org or http://localhost:3000 (scheme, host and port, no path)", errs.Quote(o)))
+		}
+	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	d, err := f.DB(ctx)
@@ -78,6 +85,17 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	}
 	fmt.Fprintf(f.IO.ErrOut, "cudb %s serving %s on http://%s\n", Version, d.Origin, ln.Addr())
 	return srv.Serve(ctx, ln)
+}
+
+// validOrigin reports whether o is "*" or what a browser sends as Origin:
+// http(s)://host[:port], nothing after.
+func validOrigin(o string) bool {
+	if o == "*" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		u.Path == "" && u.RawQuery == "" && u.Fragment == "" && u.User == nil && u.String() == o
 }
 
 // openReplica opens another handle on the database f.DB opened: an

@@ -109,6 +109,18 @@ func TestServeFlags(t *testing.T) {
 	if err := root.Execute(); !isQueryError(err, "usage") {
 		t.Errorf("--handles -1: %v", err)
 	}
+	for _, o := range []string{"example.org", "https://example.org/", "https://example.org/app", "ftp://x", ""} {
+		root = NewRootCmd(NewFactory(s))
+		root.SetArgs([]string{"serve", "--allow-origin", o})
+		if err := root.Execute(); !isQueryError(err, "usage") {
+			t.Errorf("--allow-origin %q: %v", o, err)
+		}
+	}
+	for _, o := range []string{"https://example.org", "http://localhost:3000", "*"} {
+		if !validOrigin(o) {
+			t.Errorf("%s refused", o)
+		}
+	}
 	root = NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", querytest.Path(t), "serve", "--addr", "256.0.0.1:1"})
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "failed to listen") {

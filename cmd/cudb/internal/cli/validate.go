@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,6 +38,60 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 		return usageError(c, msg)
 	}
 	return nil
+}
+
+// CommandBudget bounds the work of a command that answers from the
+// database (resolve, pin, matrix, explain, verify --from, db, gen site):
+// their inputs are bounded, so reaching it means a bug or a hostile input,
+// and the command stops with an error rather than running on.
+const CommandBudget = 2 * time.Minute
+
+// ErrBudget is the error of a command that ran past its budget.
+var ErrBudget = errors.New("the command ran past its work budget")
+
+// unbudgeted are the commands whose work is bounded otherwise: by the
+// network and the sources (refresh, db build), by a signal (serve), or
+// by per-command timeouts (probe, and verify when it probes the host).
+func unbudgeted(c *cobra.Command) bool {
+	switch c.Name() {
+	case "refresh", "serve", "probe", "build":
+		return true
+	case "verify":
+		return !c.Flags().Changed("from")
+	}
+	return false
+}
+
+// preRun runs before every command: flag values are checked, and the
+// command's context gets its work budget.
+func (f *Factory) preRun(c *cobra.Command, args []string) error {
+	if err := checkFlagValues(c, args); err != nil {
+		return err
+	}
+	if !unbudgeted(c) {
+		budget := f.Budget
+		if budget == 0 {
+			budget = CommandBudget
+		}
+		ctx, cancel := context.WithTimeoutCause(c.Context(), budget, fmt.Errorf("%w of %s", ErrBudget, budget))
+		f.budgetCtx, f.cancelBudget = ctx, cancel
+		c.SetContext(ctx)
+	}
+	return nil
+}
+
+// Finish ends the command's budget and names it in err when the command
+// stopped because the budget ran out.
+func (f *Factory) Finish(err error) error {
+	if f.cancelBudget == nil {
+		return err
+	}
+	defer f.cancelBudget()
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && f.budgetCtx.Err() != nil {
+		return errs.Errorf(errs.CodeInternal, "%v", context.Cause(f.budgetCtx)).
+			WithHint("report it: inputs are bounded, so this is a bug or a hostile input")
+	}
+	return err
 }
 
 // checkFlagValues runs before every command: a flag given an empty value

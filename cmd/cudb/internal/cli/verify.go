@@ -60,8 +60,13 @@ a cuDNN copy that shadows the one the framework expects, a missing system cuDNN,
 toolkits that disagree, an unsupported Python. Every finding names a fix.
 
 --from reads collect_env output, nvidia-smi in its forms, pip list/freeze, conda list,
-tf.sysconfig.get_build_info(), ldconfig -p, error lines, or cudb probe --json; "-" is
-standard input. Several --from files give one report each plus a summary.
+tf.sysconfig.get_build_info(), torch.__config__.show(), ldconfig -p, error lines, or
+cudb probe --json, exactly; then any other text (issue templates, prose, nvcc --version,
+echo $LD_LIBRARY_PATH, log lines) for the versions it names, which never override a
+known format. "-" is standard input. Only a text with nothing recognisable is refused.
+Verify first prints what it read (input, driver, GPUs, CUDA and cuDNN copies,
+environments, frameworks), then the findings. Several --from files give one report
+each plus a summary.
 
 --deep also runs each environment's Python interpreter, which imports torch,
 TensorFlow and JAX (those installed) and reports what they really load and see: the
@@ -121,6 +126,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
+				setInput(r, displayName(name))
 				reps = append(reps, FileResult{File: displayName(name), Result: r})
 			}
 			if err := writeVerify(f, opts.Format, reps); err != nil {
@@ -272,6 +278,7 @@ func summaryLine(s verify.Summary) string {
 // writeFindings is the human report, grouped by severity.
 func writeFindings(b *strings.Builder, io *Streams, r *verify.Result) {
 	fmt.Fprintf(b, "%s\n", io.Paint(summaryTone(r.Summary), summaryLine(r.Summary)))
+	writeRead(b, r.Read)
 	for _, sev := range verify.Severities {
 		var fs []verify.Finding
 		for _, x := range r.Findings {

@@ -78,3 +78,33 @@ func (c *lru) len() int {
 	defer c.mu.Unlock()
 	return c.order.Len()
 }
+
+// flights tracks questions being computed, so one computes and the rest
+// wait (a minimal singleflight: the answer is shared through the cache).
+type flights struct {
+	mu sync.Mutex
+	m  map[string]chan struct{}
+}
+
+// join returns a channel closed when key's computation ends; leader is
+// true for the caller that must compute it (and then call leave).
+func (f *flights) join(key string) (wait <-chan struct{}, leader bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c, ok := f.m[key]; ok {
+		return c, false
+	}
+	if f.m == nil {
+		f.m = map[string]chan struct{}{}
+	}
+	c := make(chan struct{})
+	f.m[key] = c
+	return c, true
+}
+
+func (f *flights) leave(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.m[key])
+	delete(f.m, key)
+}

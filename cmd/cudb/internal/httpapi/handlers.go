@@ -15,6 +15,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/pin"
 	"github.com/cudb/cudb/query/verify"
 )
@@ -38,6 +39,22 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 	if resp, ok := s.cache.get(key); ok {
 		s.send(w, resp)
 		return nil
+	}
+	// Concurrent askers of the same uncached question wait for the first
+	// one's answer instead of each computing it (a burst of one costly
+	// resolve would otherwise take every handle).
+	if wait, leader := s.flight.join(key); !leader {
+		select {
+		case <-wait:
+			if resp, ok := s.cache.get(key); ok {
+				s.send(w, resp)
+				return nil
+			}
+		case <-r.Context().Done():
+			return r.Context().Err()
+		}
+	} else {
+		defer s.flight.leave(key)
 	}
 	var resp *response
 	err := s.withDB(r.Context(), func(d *db.DB) error {
@@ -199,6 +216,46 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if rep.Read != nil {
+		rep.Read.Input = "request body"
+	}
+	status := http.StatusOK
+	if !rep.Summary.Healthy {
+		status = http.StatusConflict
+	}
+	return s.sendJSON(w, status, rep)
+}
+
+// checkParams are POST /v1/check's: the file's name (its kind is
+// detected from it, else from the content) and the target host.
+var checkParamNames = map[string]bool{"name": true, "driver": true, "gpu": true, "sm": true, "platform": true, "python": true}
+
+// check judges one project file sent as the body, as `cudb check` does;
+// files it refers to (a compose build, a -r include) are not followed,
+// and say so. A file with an error finding answers 409.
+func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+	const hint = "curl --data-binary @Dockerfile 'http://127.0.0.1:8080/v1/check?name=Dockerfile&driver=535.104.05&gpu=RTX%204090'"
+	q := r.URL.Query()
+	if err := checkParams(q, checkParamNames, "", hint); err != nil {
+		return err
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	name := q.Get("name")
+	if name == "" {
+		name = "request body"
+	}
+	target := check.Target{Driver: q.Get("driver"), GPU: q.Get("gpu"), SM: q.Get("sm"), Platform: q.Get("platform"), Python: q.Get("python"), From: "request"}
+	var rep *check.Report
+	err = s.withHeavy(r.Context(), func(d *db.DB) error {
+		rep, err = check.Check(r.Context(), d, []check.Input{{Name: name, Data: body}}, check.Options{Target: target})
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	status := http.StatusOK
 	if !rep.Summary.Healthy {
 		status = http.StatusConflict
@@ -230,15 +287,15 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 		return errs.Errorf(errs.CodeUsage, "the body is empty: send the error message to explain").
 			WithHint("curl --data-binary @error.txt http://127.0.0.1:8080/v1/explain")
 	}
-	var fs []verify.Finding
+	var x *verify.Explanation
 	err = s.withHeavy(r.Context(), func(d *db.DB) error {
-		fs, err = verify.Explain(r.Context(), d, text)
+		x, err = verify.ExplainAll(r.Context(), d, text)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return s.sendJSON(w, http.StatusOK, verify.ExplainResult{Findings: fs})
+	return s.sendJSON(w, http.StatusOK, verify.ExplainResult{Findings: x.Findings, Lines: x.Lines, Skipped: x.Skipped})
 }
 
 // Meta is GET /v1/meta: the data's description and the server's version.

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -181,18 +180,24 @@ func TestCaps(t *testing.T) {
 }
 
 // The worst body the server accepts is judged, /healthz answers 200 at
-// once while several of them run on one handle, and the server's work
-// is bounded by its budget.
+// once while two of them run on one handle, and the server's work is
+// bounded by its budget.
 func TestWorstBodyKeepsHealth(t *testing.T) {
-	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Replicas: nil})
+	// Generous limits: this test is about health, and CI runs it under
+	// -race, which makes the judgement ten times slower.
+	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Budget: 5 * time.Minute, WriteTimeout: 5 * time.Minute})
 	body := httpapi.WorstVerifyBody()
-	var wg sync.WaitGroup
-	statuses := make(chan int, 4)
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
+	statuses := make(chan string, 2)
+	for i := 0; i < 2; i++ {
 		go func() {
-			defer wg.Done()
-			statuses <- do(t, "POST", base+"/v1/verify", "text/plain", bytes.NewReader(body)).status
+			resp, err := http.Post(base+"/v1/verify", "text/plain", bytes.NewReader(body))
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- fmt.Sprint(resp.StatusCode)
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
@@ -201,11 +206,9 @@ func TestWorstBodyKeepsHealth(t *testing.T) {
 			t.Errorf("healthz under load: %d %s", r.status, r.body)
 		}
 	}
-	wg.Wait()
-	close(statuses)
-	for s := range statuses {
-		if s != 200 && s != 409 {
-			t.Errorf("worst body: status %d", s)
+	for i := 0; i < 2; i++ {
+		if s := <-statuses; s != "200" && s != "409" {
+			t.Errorf("worst body: %s", s)
 		}
 	}
 	tight := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Budget: time.Millisecond})
@@ -215,25 +218,30 @@ func TestWorstBodyKeepsHealth(t *testing.T) {
 	}
 }
 
-// A client that hangs up stops the work: the request ends (logged) long
-// before the worst body would have been judged.
+// A client that hangs up stops the work: the whole request is sent, the
+// connection closed at once, and the request ends cancelled (503 in the
+// log) rather than judged to the end.
 func TestHangUpStopsWork(t *testing.T) {
 	logs := &syncBuffer{}
 	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Log: logs})
 	body := httpapi.WorstVerifyBody()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/verify", bytes.NewReader(body))
-	go func() { time.Sleep(30 * time.Millisecond); cancel() }()
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
-		t.Skip("the request finished before the client hung up")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "POST /v1/verify 503 ") && time.Now().Before(deadline) {
+	fmt.Fprintf(conn, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", len(body))
+	conn.Write(body)
+	conn.Close()
+	deadline := time.Now().Add(time.Minute) // -race on a busy machine
+	for !strings.Contains(logs.String(), "POST /v1/verify ") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !strings.Contains(logs.String(), "POST /v1/verify 503 ") {
-		t.Errorf("the work did not stop: %s", logs.String())
+	switch log := logs.String(); {
+	case strings.Contains(log, "POST /v1/verify 503 "):
+	case strings.Contains(log, "POST /v1/verify 200 "), strings.Contains(log, "POST /v1/verify 409 "):
+		t.Skip("the judgement finished before the hang-up was seen")
+	default:
+		t.Errorf("the work did not stop: %q", log)
 	}
 }
 

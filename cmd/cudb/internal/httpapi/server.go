@@ -71,6 +71,7 @@ type Server struct {
 	pool    chan *db.DB
 	heavy   chan struct{} // POST work in progress: fewer than the handles
 	cache   *lru
+	flight  flights
 	handler http.Handler
 	logMu   sync.Mutex
 
@@ -116,12 +117,13 @@ func (s *Server) init() {
 		s.route(mux, "/v1/pin", http.MethodGet, s.pin)
 		s.route(mux, "/v1/verify", http.MethodPost, s.verify)
 		s.route(mux, "/v1/explain", http.MethodPost, s.explain)
+		s.route(mux, "/v1/check", http.MethodPost, s.check)
 		s.route(mux, "/v1/meta", http.MethodGet, s.meta)
 		s.route(mux, "/healthz", http.MethodGet, s.health)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
 			s.writeError(w, r, errs.Errorf(errs.CodeNotFound, "no endpoint %s", r.URL.Path).
-				WithHint("GET /v1/resolve, /v1/matrix/{table}, /v1/pin, /v1/meta, /healthz; POST /v1/verify, /v1/explain"))
+				WithHint("GET /v1/resolve, /v1/matrix/{table}, /v1/pin, /v1/meta, /healthz; POST /v1/verify, /v1/explain, /v1/check"))
 		})
 		s.handler = s.logRequests(s.recoverPanics(mux))
 	})

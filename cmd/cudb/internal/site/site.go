@@ -63,8 +63,9 @@ type page struct {
 // Written lists what Generate wrote, relative to the output directory.
 type Written []string
 
-// Generate writes the site into out (created if missing; files it owns
-// are overwritten, others left alone).
+// Generate writes the site into out (created if missing). `cudb gen
+// site` hands it a fresh folder beside its target (internal/safewrite),
+// so out never mixes an old site with a new one.
 func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 	info, err := query.Info(ctx, d)
 	if err != nil {

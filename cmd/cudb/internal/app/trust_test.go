@@ -1,0 +1,160 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The commands quoted in issue 12 ("answers you can act on"), run through
+// the command tree on the embedded data: each gives the corrected answer.
+
+type trustCase struct {
+	name    string
+	args    []string
+	tty     bool
+	code    int
+	want    []string // substrings of stdout+stderr
+	notWant []string
+}
+
+func runTrust(t *testing.T, cases []trustCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := run(t, tc.tty, tc.args...)
+			all := out + stderr
+			if code != tc.code {
+				t.Fatalf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, all)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("%v: output lacks %q:\n%s", tc.args, w, all)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(all, w) {
+					t.Errorf("%v: output has %q:\n%s", tc.args, w, all)
+				}
+			}
+		})
+	}
+}
+
+func TestIssue12Resolve(t *testing.T) {
+	runTrust(t, []trustCase{
+		// torch 2.11's cuDNN is not in the data: no agreement is claimed.
+		{"missing cudnn is no agreement", []string{"resolve", "torch==2.5", "tensorflow==2.18"}, false, ExitIncompatible,
+			[]string{"nvidia-cudnn-cu12==9.1.0.70", "nvidia-cudnn-cu12==9.3.0.75"},
+			[]string{"torch==2.11.0 tensorflow==2.18.0", "would agree: torch==2.5.0 tensorflow==2.21.0"}},
+		// TensorFlow 2.21 needs libcudnn.so.9 >= 9.3; torch 2.5.0 pins 9.1.0.70.
+		{"system cudnn minimum", []string{"resolve", "torch==2.5.0", "tensorflow==2.21.0"}, false, ExitIncompatible,
+			[]string{"conflict (cudnn)", "pins cuDNN 9.1.0.70", "needs cuDNN >=9.3,<10", "libcudnn.so.9"}, nil},
+		// CUDA 13 dropped Pascal.
+		{"gpu on cuda target", []string{"resolve", "cuda==13.0", "--gpu", "GTX 1080"}, false, ExitIncompatible,
+			[]string{"GTX 1080", "compute capability 6.1", "CUDA 13.0 compiles for sm_75 and newer", "Pascal"}, nil},
+		{"sm on cudnn target", []string{"resolve", "cudnn==9.10", "--sm", "3.5"}, false, ExitIncompatible,
+			[]string{"no cuDNN release matching ==9.10 supports compute capability 3.5"}, nil},
+		{"cuda target keeps a GPU it supports", []string{"resolve", "cuda==12.4", "--gpu", "GTX 1080"}, false, ExitOK,
+			[]string{"12.4.1\tCUDA 12.4 Update 1\t550.54.15"}, nil},
+		// Tables, not raw JSON, on a terminal.
+		{"cuda table on a tty", []string{"resolve", "cuda==12.4"}, true, ExitOK,
+			[]string{"LINUX MIN", "12.4.1", "550.54.15"}, []string{"{", "\"cuda\":"}},
+		{"cudnn table on a tty", []string{"resolve", "cudnn==9.1.0"}, true, ExitOK,
+			[]string{"CUDA VERSIONS", "9.1.0"}, []string{"{", "\"cudnn\":"}},
+		// Builds with no arch list stay, as unknown, below the known-good.
+		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
+			[]string{"best: pip install torch==2.14.1+cu126", "known-good stack(s) come first",
+				"unknown: torch 2.11.0 cu126: GPU architecture list not in the data", "STATUS"}, nil},
+	})
+}
+
+func TestIssue12ResolveJSONStatus(t *testing.T) {
+	code, out, stderr := run(t, false, "resolve", "torch", "--gpu", "RTX 5090", "--driver", "570.86.10", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Status  string   `json:"status"`
+		Unknown []string `json:"unknown"`
+		Stacks  []struct {
+			Status   string            `json:"status"`
+			Unknown  []string          `json:"unknown"`
+			Packages map[string]string `json:"packages"`
+			GPU      struct{ Support string }
+		} `json:"stacks"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stacks) == 0 || res.Status != "ok" || res.Unknown == nil {
+		t.Fatalf("status %q unknown %v, %d stacks", res.Status, res.Unknown, len(res.Stacks))
+	}
+	seenUnknown, has210 := false, false
+	for _, s := range res.Stacks {
+		switch s.Status {
+		case "ok":
+			if seenUnknown {
+				t.Errorf("known-good %v ranked below an unknown stack", s.Packages)
+			}
+			if len(s.Unknown) != 0 {
+				t.Errorf("ok stack %v names gaps %v", s.Packages, s.Unknown)
+			}
+		case "unknown":
+			seenUnknown = true
+			if len(s.Unknown) == 0 {
+				t.Errorf("unknown stack %v names no gap", s.Packages)
+			}
+		default:
+			t.Errorf("stack status %q", s.Status)
+		}
+		if strings.HasPrefix(s.Packages["torch"], "2.10.0") {
+			has210 = true
+		}
+	}
+	// torch 2.10's arch list is not in the data: it is shown, not dropped.
+	if !seenUnknown || !has210 {
+		t.Errorf("unknown stacks %v, torch 2.10 shown %v", seenUnknown, has210)
+	}
+}
+
+func TestIssue12Pin(t *testing.T) {
+	runTrust(t, []trustCase{
+		// The main-branch snapshot's pins are not the release's.
+		{"torch 2.7.0 cu128", []string{"pin", "torch==2.7.0", "--cuda", "12.8"}, false, ExitNoMatch,
+			[]string{"cannot vouch for", "torch 2.7.0 cu128: the wheel's Requires-Dist pins", "--allow-unknown"},
+			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		{"torch 2.7.1 cu128", []string{"pin", "torch==2.7.1", "--cuda", "12.8"}, false, ExitNoMatch,
+			[]string{"cannot vouch for"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		{"allow unknown writes the gap", []string{"pin", "torch==2.7.0", "--cuda", "12.8", "--allow-unknown"}, false, ExitOK,
+			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.7.0 cu128: the wheel's Requires-Dist pins", "torch==2.7.0+cu128"},
+			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
+		// Every Linux-only pin keeps its marker, so pip on Windows skips it.
+		{"windows keeps markers", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
+			[]string{"nvidia-cusparse-cu12==12.1.0.106; platform_system == \"Linux\"", "nvidia-nccl-cu12==2.18.1; platform_system == \"Linux\"",
+				"nvidia-nvtx-cu12==12.1.105; platform_system == \"Linux\"", "triton==2.1.0; platform_system == \"Linux\""},
+			[]string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n"}},
+		// (torch 2.11.0 cu128's cuDNN is now in the data, from RELEASE.md;
+		// the cu102 wheels up to 1.12 still lack theirs.)
+		{"missing cudnn refused", []string{"pin", "torch==1.12.1", "--cuda", "10.2"}, false, ExitNoMatch,
+			[]string{"torch 1.12.1 cu102: cuDNN not in the data", "Try: cudb pin torch==1.12.1 --cuda 10.2 --format requirements --allow-unknown"}, nil},
+	})
+}
+
+func TestIssue12DBCheckListsDevSnapshot(t *testing.T) {
+	code, out, stderr := run(t, false, "db", "check")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "2.7.0.dev (main)|cu128|nvidia-cudnn-cu12") {
+			line = l
+		}
+	}
+	for _, w := range []string{"9.8.0.87", "development snapshot", "2.7.0: 9.7.1.26"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("db check line lacks %q: %q", w, line)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package app_test
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cudb/cudb/query/querytest"
+)
+
+// pin -o on what is not a regular file: a character device is written
+// through and its error reported (/dev/full), a FIFO is written through,
+// a link to a regular file replaces that file and keeps the link, a
+// folder is refused; none of them is ever replaced by a regular file.
+func TestPinOutputTargets(t *testing.T) {
+	dbPath := querytest.PinPath(t)
+	args := func(out string) []string {
+		return []string{"pin", "torch==2.1.0", "--cuda", "11.8", "--db", dbPath, "-o", out}
+	}
+	if st, err := os.Stat("/dev/full"); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
+		code, _, stderr := run(args("/dev/full")...)
+		if code != 1 || !strings.Contains(stderr, "failed to write /dev/full: no space left on device") {
+			t.Errorf("/dev/full: exit %d: %s", code, stderr)
+		}
+		if st, _ := os.Lstat("/dev/full"); st.Mode()&fs.ModeCharDevice == 0 {
+			t.Fatalf("/dev/full is now %v", st.Mode())
+		}
+		if code, _, stderr := run(args("/dev/null")...); code != 0 {
+			t.Errorf("/dev/null: exit %d: %s", code, stderr)
+		}
+	}
+
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		got := make(chan string, 1)
+		go func() {
+			f, err := os.Open(fifo)
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			got <- string(b)
+		}()
+		if code, _, stderr := run(args(fifo)...); code != 0 {
+			t.Errorf("fifo: exit %d: %s", code, stderr)
+		}
+		if s := <-got; !strings.Contains(s, "torch==2.1.0+cu118") {
+			t.Errorf("fifo reader got %q", s)
+		}
+		if st, _ := os.Lstat(fifo); st.Mode()&fs.ModeNamedPipe == 0 {
+			t.Errorf("the FIFO became %v", st.Mode())
+		}
+	}
+
+	real := filepath.Join(dir, "requirements.txt")
+	os.WriteFile(real, []byte("old\n"), 0o600)
+	link := filepath.Join(dir, "req-link.txt")
+	os.Symlink(real, link)
+	if code, _, stderr := run(args(link)...); code != 0 {
+		t.Fatalf("link: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(real)
+	if st, _ := os.Lstat(link); st.Mode()&fs.ModeSymlink == 0 || !strings.Contains(string(b), "torch==2.1.0+cu118") {
+		t.Errorf("link: %v %q", st.Mode(), b)
+	}
+	if st, _ := os.Stat(real); st.Mode().Perm() != 0o600 {
+		t.Errorf("the file lost its permissions: %v", st.Mode())
+	}
+	code, _, stderr := run(args(dir)...)
+	if code != 1 || !strings.Contains(stderr, "is a folder") {
+		t.Errorf("folder: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(args(filepath.Join(dir, "nope", "r.txt"))...)
+	if code != 1 || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("missing folder: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope")); err == nil {
+		t.Error("pin -o created a folder")
+	}
+}
+
+// refresh --markdown writes through a FIFO like pin -o, and a missing
+// folder is a usage error before any work (no folder is created).
+func TestRefreshMarkdownTargets(t *testing.T) {
+	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
+	dir := t.TempDir()
+	code, _, stderr := fakeRun("refresh", "--data", t.TempDir(), "--base-url", base, "--markdown", filepath.Join(dir, "missing", "pr.md"))
+	if code != 2 || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "Try: ") {
+		t.Errorf("missing folder: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); err == nil {
+		t.Error("refresh created the folder")
+	}
+	fifo := filepath.Join(dir, "pr.pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	code, _, stderr = fakeRun("refresh", "--data", t.TempDir(), "--base-url", base, "--markdown", fifo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if s := <-got; !strings.Contains(s, "fake-a") {
+		t.Errorf("markdown through the FIFO: %q", s)
+	}
+	if st, _ := os.Lstat(fifo); st.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO became %v", st.Mode())
+	}
+}
+
+// gen site: / is refused, someone else's folder is refused unless
+// --force, its own folder (the marker) is replaced whole, and stale
+// files do not survive.
+func TestGenSiteTargets(t *testing.T) {
+	dbPath := querytest.Path(t)
+	code, _, stderr := run("gen", "site", "--out", "/", "--db", dbPath)
+	if code != 2 || !strings.Contains(stderr, "root of the file system") {
+		t.Errorf("--out /: exit %d: %s", code, stderr)
+	}
+	parent := t.TempDir()
+	theirs := filepath.Join(parent, "docs")
+	os.Mkdir(theirs, 0o755)
+	os.WriteFile(filepath.Join(theirs, "notes.txt"), []byte("mine"), 0o644)
+	code, _, stderr = run("gen", "site", "--out", theirs, "--db", dbPath)
+	if code != 2 || !strings.Contains(stderr, "--force") {
+		t.Errorf("someone else's folder: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(theirs, "notes.txt")); string(b) != "mine" {
+		t.Error("someone else's folder changed")
+	}
+	if code, _, stderr = run("gen", "site", "--out", theirs, "--force", "--db", dbPath); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(theirs, "notes.txt")); err == nil {
+		t.Error("--force kept the old files")
+	}
+	if _, err := os.Stat(filepath.Join(theirs, ".cudb-site")); err != nil {
+		t.Error("no marker")
+	}
+	// Our own site: replaced without --force, a stale file does not stay.
+	os.WriteFile(filepath.Join(theirs, "stale.html"), []byte("old"), 0o644)
+	if code, _, stderr = run("gen", "site", "--out", theirs, "--db", dbPath); code != 0 {
+		t.Fatalf("regenerate: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(theirs, "stale.html")); err == nil {
+		t.Error("a stale file survived")
+	}
+	if _, err := os.Stat(filepath.Join(theirs, "index.html")); err != nil {
+		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("left beside the site: %v", entries)
+	}
+}

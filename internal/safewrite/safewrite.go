@@ -1,0 +1,141 @@
+// Package safewrite owns how cudb writes what a user names with -o,
+// --markdown or --out: a file is replaced whole (readers see the old
+// bytes or the new ones) and what is not a regular file is never
+// replaced. A character device or a FIFO (/dev/stdout, /dev/null, a
+// named pipe) is written through, as a shell redirection would; anything
+// else that is not a regular file is refused with an error saying what
+// it is. A folder (gen site) is filled beside its target and renamed
+// into place, so a failure leaves no partial tree.
+package safewrite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// File writes b to path.
+//
+//   - A missing path is created (0644) through a temporary file in the
+//     same folder and a rename; the folder must exist.
+//   - A regular file is replaced the same way, keeping its permissions.
+//     A symbolic link to one replaces the file it points to; the link
+//     stays.
+//   - A character device or a FIFO (directly or through a link) is opened
+//     for writing and written through; its write error (/dev/full: no
+//     space left on device) is returned. It is never replaced.
+//   - Anything else (a folder, a socket, a block device) is refused.
+func File(path string, b []byte) error {
+	st, err := os.Stat(path) // follows links: the kind of the final target
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if lst, lerr := os.Lstat(path); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link to nothing: refusing to replace the link", path)
+		}
+		dir := filepath.Dir(path)
+		if dst, derr := os.Stat(dir); derr != nil || !dst.IsDir() {
+			return fmt.Errorf("folder %s does not exist", dir)
+		}
+		return replace(path, b, 0o644)
+	case err != nil:
+		return err
+	}
+	mode := st.Mode()
+	switch {
+	case mode.IsRegular():
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return fmt.Errorf("cannot resolve %s: %w", path, err)
+		}
+		return replace(target, b, mode.Perm())
+	case mode&fs.ModeCharDevice != 0 || mode&fs.ModeNamedPipe != 0:
+		return through(path, b)
+	case mode.IsDir():
+		return fmt.Errorf("%s is a folder", path)
+	default:
+		return fmt.Errorf("%s is not a regular file, a character device or a FIFO (%s): refusing to write to it", path, kind(mode))
+	}
+}
+
+// through writes b into an existing device or FIFO. O_CREATE is not
+// given: if the node vanished since Stat, nothing is created in its
+// place.
+func through(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return bare(err)
+	}
+	return bare(f.Close())
+}
+
+// bare drops the "write PATH:" a *fs.PathError adds: callers name the
+// path themselves.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// replace writes b to a temporary file beside path and renames it over
+// path: readers see the old file or the new one, and a failure leaves
+// the old one as it was.
+func replace(path string, b []byte, perm fs.FileMode) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(name)
+		}
+	}()
+	if _, err = tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(name, perm); err != nil {
+		return err
+	}
+	// The target may have changed kind since Stat; never rename over
+	// something that is not a regular file.
+	if st, serr := os.Lstat(path); serr == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s changed into a %s while it was written: left alone", path, kind(st.Mode()))
+	}
+	return os.Rename(name, path)
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "folder"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0:
+		return "block device"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m.IsRegular():
+		return "regular file"
+	}
+	return "special file"
+}

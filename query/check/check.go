@@ -1,0 +1,312 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/verify"
+)
+
+// Finding categories check adds to verify's (docs/check.md).
+const (
+	// CatNoMatchingBuild: a pin matches no build the database knows
+	// (version, variant, Python or platform); exit 4.
+	CatNoMatchingBuild = "no_matching_build"
+	// CatCompanionMismatch: torchvision/torchaudio/jaxlib that were not
+	// released with the framework version.
+	CatCompanionMismatch = "companion_mismatch"
+	// CatFrameworkConflict: frameworks (or their wheels' CUDA-library
+	// pins) that cannot share one environment.
+	CatFrameworkConflict = "framework_conflict"
+	// CatPinConflict: a file's own nvidia-* pin outside what the
+	// framework's wheel requires.
+	CatPinConflict = "pin_conflict"
+	// CatDriverInImage: a driver package installed inside an image.
+	CatDriverInImage = "driver_in_image"
+	// CatNotJudged: something the parser could not follow.
+	CatNotJudged = "not_judged"
+)
+
+// Categories lists every category check reports: verify's and its own.
+var Categories = append(append([]string{}, verify.Categories...), CatNoMatchingBuild, CatCompanionMismatch, CatFrameworkConflict, CatPinConflict, CatDriverInImage, CatNotJudged)
+
+// Target is the host the files are judged for; empty fields are unknown
+// and their checks are skipped (never assumed to pass).
+type Target struct {
+	Driver string `json:"driver,omitempty"`
+	// DriverOS is "windows" for a Windows driver seen from WSL2.
+	DriverOS string `json:"driver_os,omitempty"`
+	GPU      string `json:"gpu,omitempty"`
+	SM       string `json:"sm,omitempty"`
+	Platform string `json:"platform,omitempty"`
+	Python   string `json:"python,omitempty"`
+	// From says where the target came from: flags, "host" or a report.
+	From string `json:"from,omitempty"`
+}
+
+// Input is one file to check.
+type Input struct {
+	Name string
+	Data []byte
+}
+
+// Options tune Check.
+type Options struct {
+	Target Target
+	// Read reads a file another refers to (a compose build's Dockerfile,
+	// a -r include) by its path relative to the referring file's
+	// directory. Nil: such files are not followed, and a note says so.
+	Read func(name string) ([]byte, error)
+	// BuildArgs override Dockerfile ARG defaults.
+	BuildArgs map[string]string
+}
+
+// Finding is one judgement about a line of a file.
+type Finding struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Category string `json:"category"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// Fix is the exact line to write at File:Line (several lines joined
+	// by newlines where one is not enough), or a command where the fix is
+	// not an edit of the file.
+	Fix      string            `json:"fix,omitempty"`
+	Evidence []string          `json:"evidence"`
+	Sources  []query.SourceRef `json:"sources"`
+	// Unit names the stage or service the finding is about.
+	Unit string `json:"unit,omitempty"`
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	Infos    int  `json:"infos"`
+	Healthy  bool `json:"healthy"`
+	// NoMatch is true when every error is a pin that matches no known
+	// build (exit 4 rather than 3).
+	NoMatch bool `json:"no_match"`
+}
+
+// FileSummary says how a file was read.
+type FileSummary struct {
+	File  string        `json:"file"`
+	Kind  Kind          `json:"kind"`
+	Units []UnitSummary `json:"units"`
+}
+
+// UnitSummary is what one unit was judged as.
+type UnitSummary struct {
+	Name   string   `json:"name,omitempty"`
+	Image  string   `json:"image,omitempty"`
+	Python string   `json:"python,omitempty"`
+	Judged []string `json:"judged"`
+}
+
+// Report is the answer of Check.
+type Report struct {
+	Target   Target        `json:"target"`
+	Files    []FileSummary `json:"files"`
+	Summary  Summary       `json:"summary"`
+	Findings []Finding     `json:"findings"`
+}
+
+// ExitCode is the status `cudb check` ends with: 0 healthy, 4 when the
+// only errors are pins that match no known build, 3 for any other error.
+func (r *Report) ExitCode() int {
+	switch {
+	case r.Summary.Healthy:
+		return 0
+	case r.Summary.NoMatch:
+		return 4
+	}
+	return 3
+}
+
+// Check reads each input and judges what it describes against d for the
+// target host.
+func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report, error) {
+	if err := validateTarget(ctx, d, &opts.Target); err != nil {
+		return nil, err
+	}
+	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}}
+	rep := &Report{Target: opts.Target, Files: []FileSummary{}}
+	for _, in := range inputs {
+		k, err := Detect(in.Name, in.Data)
+		if err != nil {
+			return nil, errs.Usage("%v", err).WithHint("cudb check Dockerfile requirements.txt (file kinds: %s)", kindList())
+		}
+		units, err := Parse(displayName(in.Name), k, string(in.Data), opts.BuildArgs)
+		if err != nil {
+			return nil, errs.Usage("%v", err).WithHint("cudb check %s (is it a %s?)", in.Name, k)
+		}
+		fs := FileSummary{File: displayName(in.Name), Kind: k, Units: []UnitSummary{}}
+		for _, u := range units {
+			s, err := c.judgeUnit(u, k)
+			if err != nil {
+				return nil, err
+			}
+			fs.Units = append(fs.Units, s)
+		}
+		rep.Files = append(rep.Files, fs)
+		rep.Files = append(rep.Files, c.extra...)
+		c.extra = nil
+	}
+	rep.Findings = c.out
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	sortFindings(rep.Findings)
+	rep.Summary = summarize(rep.Findings)
+	return rep, nil
+}
+
+func kindList() string {
+	var s []string
+	for _, k := range Kinds {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+func validateTarget(ctx context.Context, d *db.DB, t *Target) error {
+	if t.Driver != "" {
+		drv, err := query.ParseDriver(t.Driver)
+		if err != nil {
+			return errs.Usage("invalid --driver %q: %v", t.Driver, err).WithHint("cudb check Dockerfile --driver 535.104.05")
+		}
+		t.Driver = drv
+	}
+	if t.SM != "" {
+		sm, err := query.ParseSMKnown(ctx, d, t.SM)
+		if err != nil {
+			return err
+		}
+		t.SM = sm
+	}
+	if t.GPU != "" && t.SM == "" {
+		g, err := query.LookupGPU(ctx, d, t.GPU)
+		if err != nil {
+			return err
+		}
+		t.SM = g.ComputeCapability
+	}
+	switch t.Platform {
+	case "", "linux", "linux-aarch64", "windows", "macos":
+	default:
+		return errs.Usage("invalid --platform %q: expected linux, linux-aarch64, windows or macos", t.Platform).WithHint("cudb check Dockerfile --platform linux")
+	}
+	return nil
+}
+
+type checker struct {
+	ctx  context.Context
+	d    *db.DB
+	opts Options
+	out  []Finding
+	seen map[string]bool
+	// followed are the Dockerfiles compose builds were followed into,
+	// judged once each and listed after the file that named them.
+	followed map[string]*Unit
+	extra    []FileSummary
+	// resolved memoizes resolve answers: a file asks the same question
+	// for its finding, its fix and its verify pass.
+	resolved map[string]resolved
+}
+
+type resolved struct {
+	res *query.Resolution
+	err error
+}
+
+// resolve is query.Resolve, once per distinct request.
+func (c *checker) resolve(req query.ResolveRequest) (*query.Resolution, error) {
+	key := fmt.Sprintf("%#v", req)
+	if r, ok := c.resolved[key]; ok {
+		return r.res, r.err
+	}
+	res, err := query.Resolve(c.ctx, c.d, req)
+	if c.resolved == nil {
+		c.resolved = map[string]resolved{}
+	}
+	c.resolved[key] = resolved{res, err}
+	return res, err
+}
+
+func (c *checker) add(f Finding) {
+	key := fmt.Sprintf("%s\x00%d\x00%s\x00%s", f.File, f.Line, f.Category, f.Message)
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	if f.Evidence == nil {
+		f.Evidence = []string{}
+	}
+	if f.Sources == nil {
+		f.Sources = []query.SourceRef{}
+	}
+	c.out = append(c.out, f)
+}
+
+// read follows a file named relative to from's directory.
+func (c *checker) read(from, name string) (string, []byte, error) {
+	p := name
+	if !path.IsAbs(name) {
+		p = path.Join(path.Dir(strings.ReplaceAll(from, "\\", "/")), name)
+	}
+	if c.opts.Read == nil {
+		return p, nil, fmt.Errorf("referenced files are not followed for this input")
+	}
+	b, err := c.opts.Read(p)
+	return p, b, err
+}
+
+func sevRank(s string) int {
+	for i, x := range verify.Severities {
+		if x == s {
+			return i
+		}
+	}
+	return len(verify.Severities)
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return sevRank(a.Severity) < sevRank(b.Severity)
+	})
+}
+
+func summarize(fs []Finding) Summary {
+	var s Summary
+	noMatchOnly := true
+	for _, f := range fs {
+		switch f.Severity {
+		case verify.SevError:
+			s.Errors++
+			if f.Category != CatNoMatchingBuild {
+				noMatchOnly = false
+			}
+		case verify.SevWarning:
+			s.Warnings++
+		default:
+			s.Infos++
+		}
+	}
+	s.Healthy = s.Errors == 0
+	s.NoMatch = s.Errors > 0 && noMatchOnly
+	return s
+}

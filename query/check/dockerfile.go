@@ -1,0 +1,413 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// instruction is one Dockerfile instruction after line continuations are
+// joined; lines maps byte offsets of Args back to physical lines.
+type instruction struct {
+	Cmd   string // upper case
+	Args  string
+	Line  int
+	lines []lineStart
+}
+
+type lineStart struct{ off, line int }
+
+// lineAt is the physical line of byte offset off in Args.
+func (in instruction) lineAt(off int) int {
+	l := in.Line
+	for _, s := range in.lines {
+		if s.off <= off {
+			l = s.line
+		}
+	}
+	return l
+}
+
+var escapeDirective = regexp.MustCompile(`(?i)^#\s*escape\s*=\s*([\\` + "`" + `])\s*$`)
+
+// splitInstructions reads a Dockerfile into instructions: comments and
+// blank lines dropped, continuations joined (comment lines inside a
+// continuation are skipped as BuildKit does), heredoc bodies appended to
+// their instruction.
+func splitInstructions(text string) []instruction {
+	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	escape := byte('\\')
+	var out []instruction
+	var cur *instruction
+	var heredocs []string
+	directives := true
+	for i, l := range raw {
+		n := i + 1
+		if len(heredocs) > 0 {
+			cur.lines = append(cur.lines, lineStart{len(cur.Args) + 1, n})
+			cur.Args += "\n" + l
+			if strings.TrimSpace(strings.TrimLeft(l, "\t")) == heredocs[0] {
+				heredocs = heredocs[1:]
+				if len(heredocs) == 0 {
+					out = append(out, *cur)
+					cur = nil
+				}
+			}
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if directives {
+			if m := escapeDirective.FindStringSubmatch(t); m != nil {
+				escape = m[1][0]
+				continue
+			}
+			if !strings.HasPrefix(t, "#") || t == "" {
+				directives = false
+			}
+		}
+		if cur == nil && (t == "" || strings.HasPrefix(t, "#")) {
+			continue
+		}
+		if cur != nil && strings.HasPrefix(t, "#") {
+			continue
+		}
+		cont := strings.HasSuffix(t, string(escape))
+		if cont {
+			t = strings.TrimSpace(t[:len(t)-1])
+		}
+		if cur == nil {
+			cmd, args, _ := strings.Cut(t, " ")
+			if tab := strings.IndexByte(cmd, '\t'); tab >= 0 {
+				cmd, args = cmd[:tab], cmd[tab+1:]+" "+args
+			}
+			args = strings.TrimSpace(args)
+			cur = &instruction{Cmd: strings.ToUpper(cmd), Args: args, Line: n, lines: []lineStart{{0, n}}}
+		} else if t != "" {
+			if cur.Args != "" {
+				cur.Args += " "
+			}
+			cur.lines = append(cur.lines, lineStart{len(cur.Args), n})
+			cur.Args += t
+		}
+		if cont {
+			continue
+		}
+		if hd := heredocMarkers(cur); len(hd) > 0 {
+			heredocs = hd
+			continue
+		}
+		out = append(out, *cur)
+		cur = nil
+	}
+	if cur != nil {
+		out = append(out, *cur)
+	}
+	return out
+}
+
+var heredocRe = regexp.MustCompile(`<<-?\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?`)
+
+func heredocMarkers(in *instruction) []string {
+	if in.Cmd != "RUN" && in.Cmd != "COPY" {
+		return nil
+	}
+	var out []string
+	for _, m := range heredocRe.FindAllStringSubmatch(in.Args, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// stage is one FROM … section.
+type stage struct {
+	name  string
+	unit  *Unit
+	vars  map[string]string
+	index int
+}
+
+var varRe = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))`)
+
+// expand substitutes $VAR, ${VAR}, ${VAR:-default} and ${VAR:+alt} as
+// the Dockerfile frontend does; unknown variables are reported once.
+func expand(s string, vars map[string]string, unknown func(string)) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return varRe.ReplaceAllStringFunc(s, func(m string) string {
+		g := varRe.FindStringSubmatch(m)
+		name := g[1] + g[4]
+		v, ok := vars[name]
+		switch g[2] {
+		case ":-":
+			if v == "" {
+				return g[3]
+			}
+			return v
+		case "-":
+			if !ok {
+				return g[3]
+			}
+			return v
+		case ":+", "+":
+			if ok && (v != "" || g[2] == "+") {
+				return g[3]
+			}
+			return ""
+		}
+		if !ok && unknown != nil {
+			unknown(name)
+		}
+		return v
+	})
+}
+
+// ParseDockerfile reads a Dockerfile into its final stage's unit: the
+// base image (through earlier stages it is built FROM), what RUN lines
+// install (pip, uv, conda, apt) with their index URLs, what COPY --from
+// carries over from earlier stages' Python environments, and ENV
+// settings that matter (LD_LIBRARY_PATH, NVIDIA_REQUIRE_CUDA, …).
+// buildArgs override ARG defaults, as docker build --build-arg does.
+func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, error) {
+	ins := splitInstructions(text)
+	global := map[string]string{}
+	var stages []*stage
+	var cur *stage
+	var notes []Note
+	seenUnknown := map[string]bool{}
+	for _, in := range ins {
+		vars := global
+		if cur != nil {
+			vars = cur.vars
+		}
+		unknown := func(name string) {
+			if !seenUnknown[name] {
+				seenUnknown[name] = true
+				notes = append(notes, Note{Line: in.Line, Message: fmt.Sprintf("$%s has no value in the file (pass it with --build-arg %s=…)", name, name)})
+			}
+		}
+		switch in.Cmd {
+		case "ARG":
+			for _, kv := range splitArgs(in.Args) {
+				k, v, hasDefault := strings.Cut(kv, "=")
+				if bv, ok := buildArgs[k]; ok {
+					vars[k] = bv
+					continue
+				}
+				if hasDefault {
+					vars[k] = expand(unquote(v), vars, unknown)
+				} else if gv, ok := global[k]; ok && cur != nil {
+					vars[k] = gv
+				} else if _, ok := vars[k]; !ok {
+					vars[k] = ""
+					if cur == nil {
+						delete(vars, k)
+					}
+				}
+			}
+		case "FROM":
+			st := &stage{index: len(stages), vars: map[string]string{}}
+			args := strings.Fields(in.Args)
+			var ref string
+			for i := 0; i < len(args); i++ {
+				a := args[i]
+				if strings.HasPrefix(a, "--") {
+					continue
+				}
+				if ref == "" {
+					ref = expand(a, global, unknown)
+					continue
+				}
+				if strings.EqualFold(a, "AS") && i+1 < len(args) {
+					st.name = strings.ToLower(args[i+1])
+					i++
+				}
+			}
+			st.unit = &Unit{File: file, Name: st.name, Env: map[string]EnvVar{}}
+			if prev := findStage(stages, ref); prev != nil {
+				// FROM an earlier stage inherits what it installed.
+				inherit(st.unit, prev.unit)
+				for k, v := range prev.vars {
+					st.vars[k] = v
+				}
+			} else {
+				img := ClassifyImage(ref)
+				img.Line = in.Line
+				st.unit.Image = &img
+			}
+			stages = append(stages, st)
+			cur = st
+		default:
+			if cur == nil {
+				continue
+			}
+			switch in.Cmd {
+			case "ENV":
+				// Variables of the base image ($PATH) are not the file's
+				// to define: only FROM reports unknown ones.
+				for _, kv := range envPairs(in.Args) {
+					v := expand(kv[1], cur.vars, nil)
+					cur.vars[kv[0]] = v
+					cur.unit.Env[kv[0]] = EnvVar{Value: v, Line: in.Line}
+				}
+			case "RUN":
+				body := in.Args
+				for strings.HasPrefix(body, "--") {
+					_, rest, _ := strings.Cut(body, " ")
+					body = strings.TrimLeft(rest, " ")
+				}
+				off := len(in.Args) - len(body)
+				readShell(cur.unit, body, func(w string) string { return expand(w, cur.vars, nil) }, func(o int) int { return in.lineAt(off + o) }, in.Args)
+			case "COPY", "ADD":
+				copyFrom(cur, stages, in, &notes)
+			}
+		}
+	}
+	if len(stages) == 0 {
+		return nil, fmt.Errorf("%s: no FROM instruction: not a Dockerfile", file)
+	}
+	u := stages[len(stages)-1].unit
+	u.Notes = append(notes, u.Notes...)
+	return u, nil
+}
+
+func findStage(stages []*stage, ref string) *stage {
+	r := strings.ToLower(ref)
+	for i := len(stages) - 1; i >= 0; i-- {
+		if stages[i].name != "" && stages[i].name == r {
+			return stages[i]
+		}
+	}
+	return nil
+}
+
+func inherit(dst, src *Unit) {
+	dst.Image = src.Image
+	dst.Reqs = append(dst.Reqs, src.Reqs...)
+	dst.Apt = append(dst.Apt, src.Apt...)
+	dst.Includes = append(dst.Includes, src.Includes...)
+	dst.Syncs = append(dst.Syncs, src.Syncs...)
+	for k, v := range src.Env {
+		dst.Env[k] = v
+	}
+	dst.Conda = src.Conda
+	dst.Channels = append(dst.Channels, src.Channels...)
+}
+
+// pythonPaths are what a COPY --from carries when it copies a Python
+// environment (site-packages, a venv, a conda prefix, pip --user).
+var pythonPaths = []string{"site-packages", "dist-packages", "/venv", "/.venv", "/opt/conda", "/root/.local", "/install", "/usr/local/lib/python", "/opt/venv"}
+
+func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
+	var from string
+	var paths []string
+	for _, a := range strings.Fields(in.Args) {
+		if strings.HasPrefix(a, "--from=") {
+			from = strings.Trim(strings.TrimPrefix(a, "--from="), `"'`)
+		} else if !strings.HasPrefix(a, "--") {
+			paths = append(paths, a)
+		}
+	}
+	if len(paths) > 0 {
+		// COPY requirements.txt . : the file a later pip -r reads.
+		for _, p := range paths[:len(paths)-1] {
+			if isDependencyFile(p) {
+				cur.unit.Includes = append(cur.unit.Includes, Include{Path: p, Line: in.Line, Installer: "copy"})
+			}
+		}
+	}
+	if from == "" {
+		return
+	}
+	src := findStage(stages, from)
+	if src == nil {
+		if n, ok := atoiOK(from); ok && n < len(stages) {
+			src = stages[n]
+		}
+	}
+	if src == nil {
+		*notes = append(*notes, Note{Line: in.Line, Message: fmt.Sprintf("COPY --from=%s names an image, not a stage: what it copies is not judged", from)})
+		return
+	}
+	carries := false
+	for _, p := range paths {
+		for _, pp := range pythonPaths {
+			if strings.Contains(p, pp) {
+				carries = true
+			}
+		}
+	}
+	if !carries {
+		return
+	}
+	for _, r := range src.unit.Reqs {
+		if !hasReq(cur.unit.Reqs, r) {
+			cur.unit.Reqs = append(cur.unit.Reqs, r)
+		}
+	}
+	cur.unit.Includes = append(cur.unit.Includes, src.unit.Includes...)
+}
+
+func hasReq(rs []Requirement, r Requirement) bool {
+	for _, x := range rs {
+		if x.Name == r.Name && x.Line == r.Line {
+			return true
+		}
+	}
+	return false
+}
+
+func atoiOK(s string) (int, bool) {
+	n := 0
+	if s == "" {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// splitArgs splits ARG's "A=1 B" into items, honouring quotes.
+func splitArgs(s string) []string {
+	var out []string
+	for _, t := range shellWords(s) {
+		out = append(out, t.text)
+	}
+	return out
+}
+
+// envPairs reads ENV in both forms: "K=V K2=V2" and the legacy "K V".
+func envPairs(s string) [][2]string {
+	words := shellWords(s)
+	if len(words) == 0 {
+		return nil
+	}
+	if !strings.Contains(words[0].text, "=") {
+		k, v, _ := strings.Cut(strings.TrimSpace(s), " ")
+		return [][2]string{{k, unquote(strings.TrimSpace(v))}}
+	}
+	var out [][2]string
+	for _, w := range words {
+		k, v, _ := strings.Cut(w.text, "=")
+		out = append(out, [2]string{k, v})
+	}
+	return out
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// isDependencyFile says whether a path names a file check can read.
+func isDependencyFile(p string) bool {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	k, ok := kindByName(base)
+	return ok && k != KindDockerfile && k != KindCompose
+}

@@ -1,0 +1,177 @@
+package check
+
+// Kind is the format of a project file.
+type Kind string
+
+// File kinds, detected by Detect.
+const (
+	KindDockerfile   Kind = "dockerfile"
+	KindCompose      Kind = "compose"
+	KindRequirements Kind = "requirements" // requirements*.txt, constraints, pip freeze
+	KindPyproject    Kind = "pyproject"
+	KindUVLock       Kind = "uv.lock"
+	KindPoetryLock   Kind = "poetry.lock"
+	KindCondaEnv     Kind = "conda-environment"
+)
+
+// Kinds lists every file kind, for documentation and errors.
+var Kinds = []Kind{KindDockerfile, KindCompose, KindRequirements, KindPyproject, KindUVLock, KindPoetryLock, KindCondaEnv}
+
+// Installers name what installs a requirement.
+const (
+	InstallerPip   = "pip"
+	InstallerUV    = "uv"
+	InstallerConda = "conda"
+	InstallerLock  = "lock"
+)
+
+// Requirement is one package a file asks for.
+type Requirement struct {
+	// Name is the PEP 503 normalised name (conda names as written).
+	Name string `json:"name"`
+	// Spec is the version specifier as written ("==2.1.0", ">=2"), or
+	// "" when the file names no version.
+	Spec   string   `json:"spec,omitempty"`
+	Extras []string `json:"extras,omitempty"`
+	Marker string   `json:"marker,omitempty"`
+	Line   int      `json:"line"`
+	// IndexURL is the index the requirement is installed from, when the
+	// file says (--index-url, a uv index, a lock's registry, a conda
+	// channel); "" is PyPI's default.
+	IndexURL string `json:"index_url,omitempty"`
+	// Installer is pip, uv, conda or lock.
+	Installer string `json:"installer"`
+	// Constraint is true for a constraints file's lines (-c): they limit
+	// versions but install nothing.
+	Constraint bool `json:"constraint,omitempty"`
+	// File is the file that names it, when it is not the unit's own.
+	File string `json:"file,omitempty"`
+	// Package is the name as the file wrote it when check judges it as
+	// another (tensorflow-cpu is judged as tensorflow's CPU build).
+	Package string `json:"package,omitempty"`
+}
+
+// Pinned reports whether the requirement names exactly one version.
+func (r Requirement) Pinned() bool {
+	return len(r.Spec) > 2 && r.Spec[:2] == "==" && !containsAny(r.Spec[2:], ",*<>!~")
+}
+
+// Image is a container base image reference, classified.
+type Image struct {
+	Ref  string `json:"ref"`
+	Line int    `json:"line"`
+	// Family is nvidia-cuda, pytorch/pytorch, tensorflow/tensorflow, ngc-pytorch, python or
+	// other.
+	Family string `json:"family"`
+	Tag    string `json:"tag,omitempty"`
+	// CUDA is the CUDA runtime the image carries ("12.1.0"); CUDNN the
+	// cuDNN major of a cudnn flavour ("8"); Flavour is base, runtime or
+	// devel for nvidia/cuda.
+	CUDA    string `json:"cuda,omitempty"`
+	CUDNN   string `json:"cudnn,omitempty"`
+	Flavour string `json:"flavour,omitempty"`
+	OS      string `json:"os,omitempty"`
+	// Python is the interpreter the image's OS or tag provides, when
+	// known.
+	Python string `json:"python,omitempty"`
+	// Framework and FrameworkVersion name a framework the image ships
+	// (pytorch/pytorch, tensorflow/tensorflow).
+	Framework        string `json:"framework,omitempty"`
+	FrameworkVersion string `json:"framework_version,omitempty"`
+	// Unknown names what cannot be read from the tag.
+	Unknown string `json:"unknown,omitempty"`
+}
+
+// Package is a system package an apt line installs.
+type Package struct {
+	Name string `json:"name"`
+	Line int    `json:"line"`
+	// Text is the instruction it was read from, for fixes that edit it.
+	Text string `json:"-"`
+}
+
+// EnvVar is an environment variable a file sets.
+type EnvVar struct {
+	Value string `json:"value"`
+	Line  int    `json:"line"`
+}
+
+// GPUAccess is how a compose service asks for GPUs.
+type GPUAccess struct {
+	// How is "deploy.devices", "runtime", "gpus" or "" (none asked).
+	How  string `json:"how,omitempty"`
+	Line int    `json:"line"`
+	// Driver is the device driver of a reservation ("nvidia", "amd").
+	Driver       string   `json:"driver,omitempty"`
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// BuildRef is a compose service's build, to follow into its Dockerfile.
+type BuildRef struct {
+	Context    string `json:"context"`
+	Dockerfile string `json:"dockerfile,omitempty"`
+	Line       int    `json:"line"`
+}
+
+// Unit is one environment a file describes: a Dockerfile's final stage,
+// a compose service, a dependency file.
+type Unit struct {
+	File string `json:"file"`
+	// Name is the stage or service name; "" for a dependency file.
+	Name       string            `json:"name,omitempty"`
+	Image      *Image            `json:"image,omitempty"`
+	Reqs       []Requirement     `json:"requirements,omitempty"`
+	Apt        []Package         `json:"apt,omitempty"`
+	Env        map[string]EnvVar `json:"env,omitempty"`
+	Python     string            `json:"python,omitempty"`
+	PythonLine int               `json:"python_line,omitempty"`
+	// Conda is true when the frameworks come from conda channels.
+	Conda    bool     `json:"conda,omitempty"`
+	Channels []string `json:"channels,omitempty"`
+	// Compose-only.
+	GPU   *GPUAccess `json:"gpu,omitempty"`
+	Build *BuildRef  `json:"build,omitempty"`
+	// Includes are files the unit installs from (-r, -c, COPY'd
+	// requirement files) that the caller may read and merge.
+	Includes []Include `json:"includes,omitempty"`
+	// Syncs are installs from the project's own files (poetry install,
+	// uv sync): they read the lock or pyproject COPY'd before them.
+	Syncs []Sync `json:"syncs,omitempty"`
+	// Notes are what the parser could not follow.
+	Notes []Note `json:"notes,omitempty"`
+	// built is the Dockerfile a compose service builds from.
+	built *Unit
+}
+
+// Sync is a poetry install or uv sync.
+type Sync struct {
+	Tool string `json:"tool"`
+	Line int    `json:"line"`
+}
+
+// Include is a file a unit installs from.
+type Include struct {
+	Path       string `json:"path"`
+	Line       int    `json:"line"`
+	Constraint bool   `json:"constraint,omitempty"`
+	IndexURL   string `json:"index_url,omitempty"`
+	Installer  string `json:"installer"`
+}
+
+// Note is something a parser saw but could not resolve (an ARG without a
+// value, a COPY --from an external image).
+type Note struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func containsAny(s, chars string) bool {
+	for _, c := range s {
+		for _, d := range chars {
+			if c == d {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/query/verify"
+)
+
+// SARIFSchema is the schema SARIF output follows.
+const SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// SARIF is a SARIF 2.1.0 log (only the parts cudb writes).
+type SARIF struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID               string       `json:"id"`
+	ShortDescription sarifMessage `json:"shortDescription"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// ruleText describes each category for code-scanning views.
+var ruleText = map[string]string{
+	verify.CatDriverTooOld:      "The target driver is too old for the CUDA the image or the build needs",
+	verify.CatCUDNNMismatch:     "The cuDNN a framework meets first is not the one it was built for",
+	verify.CatCUDNNMissing:      "A framework loads cuDNN from the system and the image has none",
+	verify.CatToolkitMismatch:   "A CUDA toolkit of another version than the image or the framework",
+	verify.CatArchUnsupported:   "The build carries no kernels for the target GPU's architecture",
+	verify.CatCPUOnlyWheel:      "A CPU-only build where a GPU is meant",
+	verify.CatMultipleCUDALibs:  "Libraries of two CUDA versions on one load path",
+	verify.CatPythonUnsupported: "No build for the environment's Python",
+	verify.CatNoGPUVisible:      "The container is given no NVIDIA GPU",
+	verify.CatUnknownVersion:    "A version cudb cannot tell or does not know; its checks are skipped",
+	verify.CatProbeIncomplete:   "The host probe could not finish",
+	CatNoMatchingBuild:          "A pin that matches no known build",
+	CatCompanionMismatch:        "Companion packages not released with the framework version",
+	CatFrameworkConflict:        "Frameworks that cannot share one environment",
+	CatPinConflict:              "A pin outside what a framework's wheel requires",
+	CatDriverInImage:            "A driver package installed inside an image",
+	CatNotJudged:                "Something the file refers to that check could not follow",
+}
+
+// ToSARIF writes the report as a SARIF 2.1.0 log. Each finding's fix is
+// part of its message (SARIF fixes need byte regions cudb does not keep).
+func ToSARIF(r *Report, toolVersion string) *SARIF {
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "cudb", Version: toolVersion,
+		InformationURI: "https://github.com/cudb/cudb/blob/main/docs/check.md", Rules: []sarifRule{}}}, Results: []sarifResult{}}
+	index := map[string]int{}
+	for _, cat := range Categories {
+		index[cat] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: cat, ShortDescription: sarifMessage{Text: ruleText[cat]}})
+	}
+	for _, f := range r.Findings {
+		msg := f.Message
+		if f.Fix != "" {
+			msg += "\nFix: " + f.Fix
+		}
+		line := f.Line
+		if line < 1 {
+			line = 1
+		}
+		run.Results = append(run.Results, sarifResult{RuleID: f.Category, RuleIndex: index[f.Category], Level: sarifLevel(f.Severity),
+			Message:   sarifMessage{Text: msg},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri(f.File)}, Region: sarifRegion{StartLine: line}}}}})
+	}
+	return &SARIF{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
+}
+
+func uri(file string) string {
+	return strings.TrimPrefix(strings.ReplaceAll(file, "\\", "/"), "./")
+}
+
+func sarifLevel(sev string) string {
+	switch sev {
+	case verify.SevError:
+		return "error"
+	case verify.SevWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+// GitHub writes one workflow command per finding
+// (::error file=F,line=N,title=T::message), escaped as the runner's
+// toolkit escapes them, so each finding is one annotation.
+func GitHub(r *Report) string {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		level := "notice"
+		switch f.Severity {
+		case verify.SevError:
+			level = "error"
+		case verify.SevWarning:
+			level = "warning"
+		}
+		msg := f.Message
+		if f.Fix != "" {
+			msg += "\nFix: " + f.Fix
+		}
+		line := f.Line
+		if line < 1 {
+			line = 1
+		}
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", level, escapeProperty(f.File), line, escapeProperty("cudb "+f.Category), escapeData(msg))
+	}
+	return b.String()
+}
+
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// String is the finding as `file:line: category: message`.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", f.File, f.Line, f.Category, f.Message)
+}

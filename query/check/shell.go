@@ -1,0 +1,331 @@
+package check
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/cudb/cudb/internal/version"
+)
+
+// word is a shell word with the byte offset where it starts; op is set
+// for command separators (&&, ||, ;, |, &, newline).
+type word struct {
+	text string
+	off  int
+	op   bool
+}
+
+// shellWords splits a shell command line into words and separators,
+// honouring single and double quotes and backslash escapes. It is not a
+// shell: it reads enough of one to find installer commands.
+func shellWords(s string) []word {
+	var out []word
+	var b strings.Builder
+	start, in := -1, false
+	var quote byte
+	flush := func() {
+		if in {
+			out = append(out, word{text: b.String(), off: start})
+		}
+		b.Reset()
+		in, start = false, -1
+	}
+	begin := func(i int) {
+		if !in {
+			in, start = true, i
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if quote != 0 {
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			} else {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		switch c {
+		case '\'', '"':
+			begin(i)
+			quote = c
+		case '\\':
+			begin(i)
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					b.WriteByte(s[i])
+				}
+			}
+		case ' ', '\t':
+			flush()
+		case '\n', ';', '&', '|', '(', ')':
+			flush()
+			j := i
+			for j+1 < len(s) && (s[j+1] == '&' || s[j+1] == '|') && (c == '&' || c == '|') {
+				j++
+			}
+			out = append(out, word{text: s[i : j+1], off: i, op: true})
+			i = j
+		case '#':
+			if !in {
+				// A comment runs to the end of the line.
+				for i < len(s) && s[i] != '\n' {
+					i++
+				}
+				i--
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			begin(i)
+			b.WriteByte(c)
+		}
+	}
+	flush()
+	return out
+}
+
+// commands groups words into simple commands.
+func commands(ws []word) [][]word {
+	var out [][]word
+	var cur []word
+	for _, w := range ws {
+		if w.op {
+			if len(cur) > 0 {
+				out = append(out, cur)
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, w)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+var pythonExe = regexp.MustCompile(`^python(\d(\.\d+)?)?$`)
+
+// readShell finds installer commands in a RUN body and records what they
+// install in u. expand substitutes build variables in a word; lineOf maps
+// a byte offset of body to a file line; text is the instruction, kept
+// for fixes that rewrite it.
+func readShell(u *Unit, body string, expand func(string) string, lineOf func(int) int, text string) {
+	for _, cmd := range commands(shellWords(body)) {
+		args := make([]word, 0, len(cmd))
+		for _, w := range cmd {
+			args = append(args, word{text: expand(w.text), off: w.off})
+		}
+		// Drop wrappers: sudo, env assignments, time, exec, nohup.
+		for len(args) > 0 && (args[0].text == "sudo" || args[0].text == "exec" || args[0].text == "time" || args[0].text == "nohup" || args[0].text == "env" || isAssignment(args[0].text)) {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			continue
+		}
+		prog := path.Base(args[0].text)
+		rest := args[1:]
+		switch {
+		case (prog == "pip" || prog == "pip3" || strings.HasPrefix(prog, "pip3.")) && firstIs(rest, "install"):
+			readPip(u, rest[1:], lineOf, InstallerPip)
+		case pythonExe.MatchString(prog) && len(rest) >= 3 && rest[0].text == "-m" && rest[1].text == "pip" && rest[2].text == "install":
+			readPip(u, rest[3:], lineOf, InstallerPip)
+		case prog == "uv" && len(rest) >= 2 && rest[0].text == "pip" && rest[1].text == "install":
+			readPip(u, rest[2:], lineOf, InstallerUV)
+		case prog == "uv" && firstIs(rest, "add"):
+			readPip(u, rest[1:], lineOf, InstallerUV)
+		case (prog == "conda" || prog == "mamba" || prog == "micromamba") && (firstIs(rest, "install") || firstIs(rest, "create")):
+			readConda(u, rest[1:], lineOf)
+		case prog == "poetry" && (firstIs(rest, "install") || firstIs(rest, "sync")):
+			u.Syncs = append(u.Syncs, Sync{Tool: "poetry", Line: lineOf(args[0].off)})
+		case prog == "uv" && firstIs(rest, "sync"):
+			u.Syncs = append(u.Syncs, Sync{Tool: "uv", Line: lineOf(args[0].off)})
+		case (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf" || prog == "microdnf") && firstIs(rest, "install"):
+			for _, w := range rest[1:] {
+				if strings.HasPrefix(w.text, "-") || w.text == "" {
+					continue
+				}
+				u.Apt = append(u.Apt, Package{Name: w.text, Line: lineOf(w.off), Text: text})
+			}
+		}
+	}
+}
+
+func isAssignment(s string) bool {
+	k, _, ok := strings.Cut(s, "=")
+	return ok && k != "" && !strings.ContainsAny(k, "-./[")
+}
+
+func firstIs(ws []word, s string) bool { return len(ws) > 0 && ws[0].text == s }
+
+// pipValueOptions take a value (as the next word or after "=").
+var pipValueOptions = map[string]bool{
+	"-i": true, "--index-url": true, "--extra-index-url": true, "-f": true, "--find-links": true,
+	"-r": true, "--requirement": true, "-c": true, "--constraint": true, "-t": true, "--target": true,
+	"--prefix": true, "--root": true, "--python-version": true, "--platform": true, "--only-binary": true,
+	"--no-binary": true, "--trusted-host": true, "--cache-dir": true, "--src": true, "--progress-bar": true,
+	"--log": true, "--timeout": true, "--retries": true, "--proxy": true, "--implementation": true,
+	"--abi": true, "--index-strategy": true, "--python": true, "-p": true, "-e": true, "--editable": true,
+	"--upgrade-strategy": true, "--global-option": true, "--config-settings": true, "-C": true,
+	"--index": true, "--default-index": true, "--extra": true, "--group": true, "--torch-backend": true,
+	"--report": true, "--keyring-provider": true, "--resolution": true, "--prerelease": true,
+}
+
+// readPip records a pip (or uv pip) install's requirements, the index
+// they come from and the files it reads.
+func readPip(u *Unit, args []word, lineOf func(int) int, installer string) {
+	var index, backend string
+	type opt struct {
+		name, val string
+		off       int
+	}
+	var opts []opt
+	var reqs []word
+	for i := 0; i < len(args); i++ {
+		a := args[i].text
+		if strings.HasPrefix(a, "-") {
+			name, val, hasVal := strings.Cut(a, "=")
+			if !hasVal && pipValueOptions[name] && i+1 < len(args) {
+				val = args[i+1].text
+				i++
+			}
+			opts = append(opts, opt{name, val, args[i].off})
+			switch name {
+			case "-i", "--index-url", "--index", "--default-index":
+				index = val
+			case "--extra-index-url":
+				if index == "" {
+					index = val
+				}
+			case "--torch-backend":
+				backend = val
+			case "-f", "--find-links":
+				// PyTorch's wheel pages (…/whl/cu113/torch_stable.html)
+				// serve local-label builds like an index.
+				if index == "" && strings.Contains(val, "download.pytorch.org") {
+					index = val
+				}
+			}
+			continue
+		}
+		reqs = append(reqs, args[i])
+	}
+	if backend != "" && backend != "auto" && index == "" {
+		index = "https://download.pytorch.org/whl/" + backend
+	}
+	for _, o := range opts {
+		switch o.name {
+		case "-r", "--requirement", "-c", "--constraint":
+			u.Includes = append(u.Includes, Include{Path: o.val, Line: lineOf(o.off), Constraint: o.name == "-c" || o.name == "--constraint", IndexURL: index, Installer: installer})
+		}
+	}
+	for _, w := range reqs {
+		r, ok := parseReqText(w.text)
+		if !ok {
+			continue
+		}
+		r.Line, r.IndexURL, r.Installer = lineOf(w.off), index, installer
+		u.Reqs = append(u.Reqs, r)
+	}
+}
+
+// parseReqText reads one PEP 508 requirement; paths, URLs and VCS
+// references are not requirements check can judge.
+func parseReqText(s string) (Requirement, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "." || strings.ContainsAny(s[:1], "./~$") || strings.Contains(s, "://") || strings.HasSuffix(s, ".whl") || strings.HasSuffix(s, ".tar.gz") {
+		return Requirement{}, false
+	}
+	body, marker, _ := strings.Cut(s, ";")
+	if strings.Contains(body, " @ ") || strings.Contains(body, "@") && !strings.Contains(body, "==") {
+		name, _, _ := strings.Cut(body, "@")
+		r, err := version.ParseRequirement(strings.TrimSpace(name))
+		if err != nil {
+			return Requirement{}, false
+		}
+		return Requirement{Name: version.NormalizeName(r.Name), Extras: r.Extras, Marker: strings.TrimSpace(marker)}, true
+	}
+	r, err := version.ParseRequirement(strings.TrimSpace(body))
+	if err != nil {
+		return Requirement{}, false
+	}
+	return Requirement{Name: version.NormalizeName(r.Name), Spec: r.SpecText(), Extras: r.Extras, Marker: strings.TrimSpace(marker)}, true
+}
+
+// readConda records a conda install: channels (-c) and name=version
+// specs. Conda's "pytorch" is torch, its "pytorch-cuda=12.1" the CUDA
+// variant.
+func readConda(u *Unit, args []word, lineOf func(int) int) {
+	var chans []string
+	var specs []word
+	for i := 0; i < len(args); i++ {
+		a := args[i].text
+		if strings.HasPrefix(a, "-") {
+			name, val, hasVal := strings.Cut(a, "=")
+			switch name {
+			case "-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--override-channels-x":
+				if !hasVal && i+1 < len(args) {
+					val = args[i+1].text
+					i++
+				}
+				if name == "-c" || name == "--channel" {
+					chans = append(chans, val)
+				}
+				if name == "--file" {
+					u.Includes = append(u.Includes, Include{Path: val, Line: lineOf(args[i].off), Installer: InstallerConda})
+				}
+			}
+			continue
+		}
+		specs = append(specs, args[i])
+	}
+	u.Channels = append(u.Channels, chans...)
+	for _, w := range specs {
+		if r, ok := parseCondaSpec(w.text); ok {
+			r.Line = lineOf(w.off)
+			if len(chans) > 0 {
+				r.IndexURL = chans[0]
+			}
+			u.Reqs = append(u.Reqs, r)
+			u.Conda = true
+		}
+	}
+}
+
+var condaSpecRe = regexp.MustCompile(`^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(?:(==|>=|<=|>|<|!=|=)\s*([^=\s]+)(?:=\S+)?)?$`)
+
+// parseCondaSpec reads "name", "name=1.2", "name==1.2", "name>=1.2",
+// "channel::name=1.2". A conda "=1.2" means 1.2.*.
+func parseCondaSpec(s string) (Requirement, bool) {
+	s = strings.Trim(s, `"' `)
+	ch := ""
+	if c, rest, ok := strings.Cut(s, "::"); ok {
+		ch, s = c, rest
+	}
+	m := condaSpecRe.FindStringSubmatch(s)
+	if m == nil {
+		return Requirement{}, false
+	}
+	r := Requirement{Name: strings.ToLower(m[1]), Installer: InstallerConda, IndexURL: ch}
+	switch m[2] {
+	case "":
+	case "=":
+		v := m[3]
+		if strings.HasSuffix(v, "*") {
+			r.Spec = "==" + v
+		} else if strings.Count(v, ".") >= 2 {
+			r.Spec = "==" + v
+		} else {
+			r.Spec = "==" + v + ".*"
+		}
+	default:
+		r.Spec = m[2] + m[3]
+	}
+	return r, true
+}

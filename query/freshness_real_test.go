@@ -1,0 +1,106 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query/querytest"
+)
+
+// CUDA 13.4 is in NVIDIA's tables without a published minimum driver: it
+// is still a release (matrix cuda, resolve cuda==13.4), its own floor
+// blank (unknown), the 13.x minor-compatibility floor still stated.
+func TestMatrixCUDAKeepsReleasesWithoutFloor(t *testing.T) {
+	rows, err := MatrixCUDA(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *CUDARow
+	for i := range rows {
+		if rows[i].CUDA == "13.4.1" {
+			got = &rows[i]
+		}
+		if i > 0 && rows[i-1].CUDA == rows[i].CUDA {
+			t.Fatalf("CUDA %s listed twice", rows[i].CUDA)
+		}
+	}
+	if got == nil {
+		t.Fatalf("matrix cuda lacks 13.4.1 (newest rows: %+v)", rows[:3])
+	}
+	if got.LinuxMinDriver != "" || got.MinorCompatLinuxMinDriver != "580" || got.Label != "CUDA 13.4 GA" {
+		t.Errorf("13.4.1 row = %+v", *got)
+	}
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cuda==13.4"}})
+	if err != nil || len(res.Components) == 0 {
+		t.Fatalf("resolve cuda==13.4: %v", err)
+	}
+}
+
+// Variants that shipped from the release branches but never appeared on
+// the getting-started page are builds: torch 1.10.0 cu113 and 1.11.0 cu115
+// (pytorch/builder release/1.10 and release/1.11 build them).
+func TestResolveReleaseBranchVariants(t *testing.T) {
+	for _, tc := range []struct{ torch, cuda, variant, cudnn string }{
+		{"torch==1.10.0", "11.3", "cu113", "8.2.0.53"},
+		{"torch==1.11.0", "11.5", "cu115", "8.3.2.44"},
+	} {
+		res, err := resolveReal(t, ResolveRequest{Requirements: []string{tc.torch}, CUDA: tc.cuda})
+		if err != nil {
+			t.Errorf("%s --cuda %s: %v", tc.torch, tc.cuda, err)
+			continue
+		}
+		s := res.Stacks[0]
+		if s.Variant != tc.variant || s.CUDNN != tc.cudnn || !slices.Contains(s.Platforms, "linux") {
+			t.Errorf("%s --cuda %s: variant %s cudnn %s platforms %v", tc.torch, tc.cuda, s.Variant, s.CUDNN, s.Platforms)
+		}
+	}
+}
+
+// matrix cudnn: every row states something, and list fields hold versions
+// only (no "SM 3.5 and later", no "7.x", no "10.1 Update 2").
+func TestMatrixCUDNNRowsAreFacts(t *testing.T) {
+	rows, err := MatrixCUDNN(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dotted := regexp.MustCompile(`^\d+(\.\d+)*$`)
+	var v801 bool
+	for _, r := range rows {
+		if len(r.CUDAVersions) == 0 && r.CUDAMin == "" && r.LinuxMinDriver == "" && r.WindowsMinDriver == "" &&
+			len(r.ComputeCapabilities) == 0 && r.ComputeCapabilityMin == "" {
+			t.Errorf("all-blank row: cuDNN %s CUDA %s", r.CUDNN, r.CUDAMajor)
+		}
+		for _, x := range append(append([]string{}, r.CUDAVersions...), r.ComputeCapabilities...) {
+			if !dotted.MatchString(x) {
+				t.Errorf("cuDNN %s CUDA %s: list entry %q is not a version", r.CUDNN, r.CUDAMajor, x)
+			}
+		}
+		v801 = v801 || (strings.HasPrefix(r.CUDNN, "8.0.") && slices.Contains(r.CUDAVersions, "10.1"))
+	}
+	if !v801 {
+		t.Error("cuDNN 8.0.x for CUDA 10.1 (Update 2) is missing")
+	}
+}
+
+// A known release whose facts are pending (torch 2.15.0, seen on PyPI's
+// release list) is in matrix torch marked pending, and resolve answers
+// "unknown" for it: neither a stack nor "no such release".
+func TestPendingReleaseIsUnknown(t *testing.T) {
+	rows, err := MatrixTorch(context.Background(), querytest.Embedded(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || rows[0].Torch != "2.15.0" || rows[0].Status != "facts pending" || rows[0].CUDA != "" {
+		t.Fatalf("first matrix torch row = %+v", rows[0])
+	}
+	_, err = resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.15.0"}})
+	var qe *errs.Error
+	if !errors.As(err, &qe) || !strings.HasPrefix(qe.Message, "unknown:") || qe.Detail.(map[string]any)["status"] != "facts_pending" {
+		t.Fatalf("resolve torch==2.15.0: %v", err)
+	}
+}

@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
+)
+
+// explainErrors explains a report's error lines in one pass (so a
+// message spread over lines is read whole) and folds the findings in:
+// one that restates a finding already made becomes its evidence.
+func (v *verifier) explainErrors() error {
+	if len(v.f.Errors) == 0 {
+		return nil
+	}
+	x, err := ExplainAll(v.ctx, v.d, strings.Join(v.f.Errors, "\n"))
+	if err != nil {
+		if c := errs.CodeOf(err); c == errs.CodeNotFound || c == errs.CodeUsage {
+			return nil
+		}
+		return err
+	}
+	v.errExplained, v.errSkipped = x.Lines, x.Skipped
+next:
+	for _, f := range x.Findings {
+		ev := "error: " + strings.TrimPrefix(f.Evidence[0], "message: ")
+		for i := range v.out {
+			if v.out[i].Category == f.Category {
+				v.out[i].Evidence = append(v.out[i].Evidence, ev)
+				if sevRank(f.Severity) < sevRank(v.out[i].Severity) {
+					// the report shows it failing, not only predicted
+					v.out[i].Severity = f.Severity
+				}
+				continue next
+			}
+		}
+		f.Evidence[0] = ev
+		v.tuneCUDNN(&f)
+		v.add(f)
+	}
+	return nil
+}
+
+// tuneCUDNN makes a cuDNN finding of an error line name the cuDNN wheel
+// this host's framework build pins (the host's torch, not the newest
+// build in the database).
+func (v *verifier) tuneCUDNN(f *Finding) {
+	if f.Category != CatCUDNNMissing && f.Category != CatCUDNNMismatch {
+		return
+	}
+	for _, fw := range v.fws {
+		if fw.build == nil || fw.cuda == "" {
+			continue
+		}
+		pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin)
+		if !ok {
+			continue
+		}
+		pin := cudnnWheel(fw.cuda) + pr.Spec
+		f.Evidence = append(f.Evidence, fmt.Sprintf("%s: pins %s", fw.label, pin))
+		f.Fix = fmt.Sprintf("for this host's %s: pip install %q and unset LD_LIBRARY_PATH (or drop the directory of the other cuDNN copy) so it loads that copy", fw.label, pin)
+		return
+	}
+}
