@@ -48,25 +48,26 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
 
-	report := filepath.Join("..", "..", "internal", "host", "report", "testdata", "sm120_error.txt")
-	reportText, err := os.ReadFile(report)
+	reportText, err := os.ReadFile(filepath.Join("..", "..", "internal", "host", "report", "testdata", "sm120_error.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const kernelErr = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
 	for _, tc := range []struct {
-		tool string
-		args map[string]any
-		cli  []string
+		tool  string
+		args  map[string]any
+		cli   []string
+		stdin string
 	}{
-		{"resolve", map[string]any{"requirements": []string{"torch==2.1"}, "cuda": "12.1"}, []string{"resolve", "torch==2.1", "--cuda", "12.1"}},
+		{"resolve", map[string]any{"requirements": []string{"torch==2.1"}, "cuda": "12.1"}, []string{"resolve", "torch==2.1", "--cuda", "12.1"}, ""},
 		// A conflict is an answer (exit 3 from the CLI), not a tool error.
-		{"resolve", map[string]any{"requirements": []string{"torch==2.3.1", "tensorflow==2.16.1"}}, []string{"resolve", "torch==2.3.1", "tensorflow==2.16.1"}},
-		{"pin", map[string]any{"requirements": []string{"torch==2.1.0"}, "cuda": "11.8", "format": "uv"}, []string{"pin", "torch==2.1.0", "--cuda", "11.8", "--format", "uv"}},
-		{"verify_report", map[string]any{"report": string(reportText)}, []string{"verify", "--from", report}},
-		{"explain", map[string]any{"message": kernelErr}, []string{"explain", kernelErr}},
-		{"matrix", map[string]any{"table": "cuda"}, []string{"matrix", "cuda"}},
-		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel", "conda"}},
+		{"resolve", map[string]any{"requirements": []string{"torch==2.3.1", "tensorflow==2.16.1"}}, []string{"resolve", "torch==2.3.1", "tensorflow==2.16.1"}, ""},
+		{"pin", map[string]any{"requirements": []string{"torch==2.1.0"}, "cuda": "11.8", "format": "uv"}, []string{"pin", "torch==2.1.0", "--cuda", "11.8", "--format", "uv"}, ""},
+		// The pasted text is the CLI's standard input.
+		{"verify_report", map[string]any{"report": string(reportText)}, []string{"verify", "--from", "-"}, string(reportText)},
+		{"explain", map[string]any{"message": kernelErr}, []string{"explain", kernelErr}, ""},
+		{"matrix", map[string]any{"table": "cuda"}, []string{"matrix", "cuda"}, ""},
+		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel", "conda"}, ""},
 	} {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil {
@@ -76,7 +77,7 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 			t.Errorf("%s %v: tool error %v", tc.tool, tc.args, res.Content)
 			continue
 		}
-		want := cliJSON(t, bin, tc.cli...)
+		want := cliJSON(t, bin, tc.stdin, tc.cli...)
 		var got any
 		raw, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(raw, &got); err != nil {
@@ -123,9 +124,10 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 
 // cliJSON runs the binary with --json and decodes what it prints (exit 3,
 // a reported outcome, still prints the answer).
-func cliJSON(t *testing.T, bin string, args ...string) any {
+func cliJSON(t *testing.T, bin, stdin string, args ...string) any {
 	t.Helper()
 	cmd := exec.Command(bin, append(args, "--json")...)
+	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
 		t.Fatalf("cudb %s --json: %v", strings.Join(args, " "), err)

@@ -280,24 +280,42 @@ func conflictLines(ks []query.Incompatibility, all bool) []string {
 		first query.Incompatibility
 		more  []string
 	}
+	// The conflict shown for a pair: a disagreement on CUDA, cuDNN,
+	// Python or platform first, then a cuDNN pin, then the first pin.
+	rank := func(k query.Incompatibility) int {
+		switch {
+		case k.Kind != "pin":
+			return 0
+		case strings.Contains(k.Package, "cudnn"):
+			return 1
+		}
+		return 2
+	}
+	what := func(k query.Incompatibility) string {
+		if k.Package != "" {
+			return k.Package
+		}
+		return k.Kind
+	}
 	var order []string
 	groups := map[string]*group{}
 	for _, k := range ks {
 		key := strings.Join(k.Between, "\x00")
 		g, ok := groups[key]
-		if !ok {
+		switch {
+		case !ok:
 			groups[key] = &group{first: k}
 			order = append(order, key)
-			continue
+		case rank(k) < rank(g.first):
+			g.more = append(g.more, what(g.first))
+			g.first = k
+		default:
+			g.more = append(g.more, what(k))
 		}
-		what := k.Package
-		if what == "" {
-			what = k.Kind
-		}
-		g.more = append(g.more, what)
 	}
 	for _, key := range order {
 		g := groups[key]
+		sort.Strings(g.more)
 		line := fmt.Sprintf("conflict (%s): %s", g.first.Kind, g.first.Message)
 		if len(g.more) > 0 {
 			line += fmt.Sprintf(" (and %d more: %s; --explain lists each)", len(g.more), strings.Join(g.more, ", "))
