@@ -44,7 +44,7 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"explain", "matrix", "pin", "resolve", "verify_report"}; !slices.Equal(names, want) {
+	if want := []string{"check", "explain", "matrix", "pin", "resolve", "verify_report"}; !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
 
@@ -52,6 +52,7 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const dockerfile = "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nRUN pip install torch==2.5.1\n"
 	const kernelErr = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
 	for _, tc := range []struct {
 		tool  string
@@ -67,6 +68,8 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		{"verify_report", map[string]any{"report": string(reportText)}, []string{"verify", "--from", "-"}, string(reportText)},
 		{"explain", map[string]any{"message": kernelErr}, []string{"explain", kernelErr}, ""},
 		{"matrix", map[string]any{"table": "cuda"}, []string{"matrix", "cuda"}, ""},
+		// check with findings (exit 3) is an answer too.
+		{"check", map[string]any{"content": dockerfile, "driver": "470.82.01"}, []string{"check", "-", "--driver", "470.82.01"}, dockerfile},
 		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel", "conda"}, ""},
 	} {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})

@@ -22,7 +22,8 @@ func newMCPCmd(f *Factory) *cobra.Command {
 		Short: "Serve cudb's answers to AI coding agents over MCP (stdio)",
 		Long: `Runs a Model Context Protocol server on standard input and output, for AI coding
 agents and editors that set up environments. Its tools are resolve, pin,
-verify_report (the text of a pasted report), explain and matrix; each answers with
+verify_report (the text of a pasted report), explain, check (the text of a project
+file) and matrix; each answers with
 the same JSON as the command with --json. Schemas: docs/mcp.md.
 
 Register it with a client as the command "cudb mcp" (add --db FILE to serve another

@@ -1,5 +1,6 @@
 // Package mcptools is cudb's Model Context Protocol server: the tools an
-// AI coding agent calls (resolve, pin, verify_report, explain, matrix),
+// AI coding agent calls (resolve, pin, verify_report, explain, check,
+// matrix),
 // each answering with exactly the JSON the CLI prints with --json
 // (docs/json.md), because each tool runs the CLI command itself through a
 // Runner. Schemas and examples: docs/mcp.md.
@@ -85,8 +86,18 @@ type MatrixInput struct {
 	Channel string `json:"channel,omitempty" jsonschema:"torch only: pip or conda (default both)"`
 }
 
+// CheckInput is the check tool's input.
+type CheckInput struct {
+	Content  string `json:"content" jsonschema:"the text of one project file: a Dockerfile, compose file, requirements.txt, pip freeze output, pyproject.toml, uv.lock, poetry.lock or conda environment file (the kind is detected from the content)"`
+	Driver   string `json:"driver,omitempty" jsonschema:"the target host's NVIDIA driver version (535.104.05)"`
+	GPU      string `json:"gpu,omitempty" jsonschema:"the target GPU by name (RTX 4090, Tesla T4)"`
+	SM       string `json:"sm,omitempty" jsonschema:"the target GPU's compute capability (8.9)"`
+	Platform string `json:"platform,omitempty" jsonschema:"the target platform: linux (default), linux-aarch64, windows, macos"`
+	Python   string `json:"python,omitempty" jsonschema:"the Python version packages are installed for (default: the image's)"`
+}
+
 // Tools lists the tool names, in the order they are registered.
-var Tools = []string{"resolve", "pin", "verify_report", "explain", "matrix"}
+var Tools = []string{"resolve", "pin", "verify_report", "explain", "check", "matrix"}
 
 // NewServer returns the MCP server; version is cudb's version.
 func NewServer(version string, run Runner) *mcp.Server {
@@ -138,6 +149,23 @@ func NewServer(version string, run Runner) *mcp.Server {
 				return nil, nil, errors.New("message: paste the error message")
 			}
 			return answer(ctx, run, []string{"explain", "-"}, in.Message)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "check", Title: "Check a project file",
+		Description: "Judge what a project file (Dockerfile, compose, requirements, pyproject.toml, uv.lock, poetry.lock, conda environment) will install, " +
+			"against a target driver/GPU when given: findings with file line, category and the exact line to write. Same JSON as `cudb check - --json`."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, any, error) {
+			if in.Content == "" {
+				return nil, nil, errors.New("content: paste the text of a project file")
+			}
+			args := []string{"check"}
+			for _, f := range []struct{ name, value string }{
+				{"driver", in.Driver}, {"gpu", in.GPU}, {"sm", in.SM}, {"platform", in.Platform}, {"python", in.Python},
+			} {
+				if f.value != "" {
+					args = append(args, "--"+f.name+"="+f.value)
+				}
+			}
+			return answer(ctx, run, append(args, "--", "-"), in.Content)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "matrix", Title: "A compatibility table",
 		Description: "Print one compatibility table as JSON rows: a framework's releases × variants (torch, tensorflow, jax, onnxruntime) " +

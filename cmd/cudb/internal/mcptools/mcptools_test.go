@@ -51,6 +51,7 @@ func TestToolsBuildCommandLines(t *testing.T) {
 		{"verify_report", map[string]any{"report": "NVIDIA-SMI 550.54.15"}, []string{"verify", "--from=-"}, "NVIDIA-SMI 550.54.15"},
 		{"explain", map[string]any{"message": "--json"}, []string{"explain", "-"}, "--json"},
 		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel=conda"}, ""},
+		{"check", map[string]any{"content": "torch==2.1.0\n", "driver": "470.82.01", "sm": "8.6"}, []string{"check", "--driver=470.82.01", "--sm=8.6", "--", "-"}, "torch==2.1.0\n"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil || res.IsError {
@@ -76,6 +77,7 @@ func TestToolErrors(t *testing.T) {
 		{"verify_report", map[string]any{"report": ""}, "paste the text"},
 		{"explain", map[string]any{"message": ""}, "paste the error"},
 		{"matrix", map[string]any{"table": ""}, "name a table"},
+		{"check", map[string]any{"content": ""}, "paste the text"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil {
