@@ -160,6 +160,9 @@ func TestWheelInstallsInVenv(t *testing.T) {
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
 	wheel := strings.TrimSpace(out.String())
+	if fi, err := os.Stat(wheel); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("the wheel's mode is %v (%v), want 0644", fi.Mode(), err)
+	}
 	scripts := "bin"
 	if runtime.GOOS == "windows" {
 		scripts = "Scripts"
