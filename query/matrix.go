@@ -44,7 +44,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 	case "pip", "conda":
 		channels = []string{channel}
 	default:
-		return nil, errs.Usage("invalid channel %q: expected pip or conda", channel).WithHint("cudb matrix torch --channel conda")
+		return nil, errs.Usage("invalid channel %s: expected pip or conda", errs.Quote(channel)).WithHint("cudb matrix torch --channel conda")
 	}
 	builds, err := d.Builds(ctx, frameworks.Torch, nil)
 	if err != nil {

@@ -32,11 +32,11 @@ func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "r"), "R")
 	if !dottedRe().MatchString(t) {
-		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a driver version", s)}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a driver version", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
 	if major < 100 || major > 999 {
-		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("driver version %q is out of range", s)}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("driver version %s is out of range", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
 	}
 	return t, nil
 }
@@ -54,11 +54,11 @@ func ParseSM(s string) (string, error) {
 	} else if m := smRe().FindStringSubmatch(t); m != nil {
 		maj, min = m[1], m[2]
 	} else {
-		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a compute capability", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a compute capability", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	n, _ := strconv.Atoi(maj)
 	if n < 1 || n > 19 {
-		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("compute capability %q is out of range", s)}).WithHint("a compute capability such as 8.6, sm_86 or 86")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("compute capability %s is out of range", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	return strconv.Itoa(n) + "." + min, nil
 }
@@ -122,7 +122,7 @@ func FloorSources(ctx context.Context, d *db.DB, cuda, os string) []SourceRef {
 func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) {
 	c := strings.TrimSpace(cuda)
 	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
-		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q is not a CUDA version", cuda)}).WithHint("a CUDA version such as 12.1 or 12.1.1")
+		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a CUDA version", errs.Quote(cuda))}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
 	table, err := d.CUDADrivers(ctx)
 	if err != nil {
@@ -397,7 +397,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	}
 	if len(hits) > 1 {
 		names := gpuNames(hits)
-		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%q names several GPUs: %s", name, strings.Join(names, ", ")), Detail: names}).WithHint("cudb matrix gpu")
+		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s names several GPUs: %s", errs.Quote(name), strings.Join(names, ", ")), Detail: names}).WithHint("cudb matrix gpu")
 	}
 	var close []string
 	for _, g := range gs {
@@ -414,7 +414,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	if len(close) > 8 {
 		close = close[:8]
 	}
-	e := &errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("unknown GPU %q", name), Detail: close}
+	e := &errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("unknown GPU %s", errs.Quote(name)), Detail: close}
 	if len(close) > 0 {
 		e.Message += "; did you mean: " + strings.Join(close, ", ")
 	}

@@ -105,7 +105,7 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 	for _, raw := range r.Requirements {
 		req, err := version.ParseRequirement(raw)
 		if err != nil {
-			return nil, errs.Usage("invalid requirement %q: %v", raw, err).WithHint("cudb resolve 'torch==2.1' (pip syntax: ==, !=, >=, <=, >, <, ~=, ==X.*)")
+			return nil, errs.Usage("invalid requirement %s: %v", errs.Quote(raw), err).WithHint("cudb resolve 'torch==2.1' (pip syntax: ==, !=, >=, <=, >, <, ~=, ==X.*)")
 		}
 		name := req.Name
 		if component, pkg, ok := alias(name); ok {
@@ -122,7 +122,7 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 		case "cuda", "cudnn", "nccl":
 			spec, err := version.ParseDottedSpec(req.SpecText())
 			if err != nil {
-				return nil, errs.Usage("invalid %s version in %q: %v", name, raw, err).WithHint("cudb resolve torch %s==12.1", name)
+				return nil, errs.Usage("invalid %s version in %s: %v", name, errs.Quote(raw), err).WithHint("cudb resolve torch %s==12.1", name)
 			}
 			switch name {
 			case "cuda":
@@ -169,7 +169,7 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 			}
 			continue
 		}
-		return nil, errs.Usage("unknown component %q", raw).WithHint("cudb resolve torch==2.1 (components: %s)", strings.Join(Known(), ", "))
+		return nil, errs.Usage("unknown component %s", errs.Quote(raw)).WithHint("cudb resolve torch==2.1 (components: %s)", strings.Join(Known(), ", "))
 	}
 	for name, req := range pending {
 		byFamily[familyOf(name).Name].comps[name] = req
@@ -180,26 +180,26 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 		}
 		spec, err := version.ParseDottedSpec(r.CUDA)
 		if err != nil {
-			return nil, errs.Usage("invalid --cuda %q: %v", r.CUDA, err).WithHint("cudb resolve torch==2.1 --cuda 12.1")
+			return nil, errs.Usage("invalid --cuda %s: %v", errs.Quote(r.CUDA), err).WithHint("cudb resolve torch==2.1 --cuda 12.1")
 		}
 		p.cuda = &spec
 	}
 	if r.Python != "" {
 		v, err := version.ParseDotted(r.Python)
 		if err != nil || len(v.Fields()) > 3 || v.Major() < 2 || v.Major() > 3 {
-			return nil, errs.Usage("invalid --python %q: expected a Python version such as 3.11", r.Python).WithHint("cudb resolve torch==2.1 --python 3.11")
+			return nil, errs.Usage("invalid --python %s: expected a Python version such as 3.11", errs.Quote(r.Python)).WithHint("cudb resolve torch==2.1 --python 3.11")
 		}
 		p.python = &v
 	}
 	switch r.Platform {
 	case "", "linux", "windows", "macos", "linux-aarch64":
 	default:
-		return nil, errs.Usage("invalid --platform %q: expected linux, windows, macos or linux-aarch64", r.Platform).WithHint("cudb resolve torch==2.1 --platform linux")
+		return nil, errs.Usage("invalid --platform %s: expected linux, windows, macos or linux-aarch64", errs.Quote(r.Platform)).WithHint("cudb resolve torch==2.1 --platform linux")
 	}
 	switch r.Channel {
 	case "", "pip", "conda":
 	default:
-		return nil, errs.Usage("invalid --channel %q: expected pip or conda", r.Channel).WithHint("cudb resolve torch==1.13 --channel conda")
+		return nil, errs.Usage("invalid --channel %s: expected pip or conda", errs.Quote(r.Channel)).WithHint("cudb resolve torch==1.13 --channel conda")
 	}
 	if p.Channel == "pip" {
 		p.Channel = ""

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File writes b to path.
@@ -26,8 +27,16 @@ import (
 //   - A character device or a FIFO (directly or through a link) is opened
 //     for writing and written through; its write error (/dev/full: no
 //     space left on device) is returned. It is never replaced.
+//   - /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the
+//     process's own open files: written through (truncated, as a shell's
+//     > would), whatever they are.
 //   - Anything else (a folder, a socket, a block device) is refused.
 func File(path string, b []byte) error {
+	if isDescriptor(path) {
+		// /dev/stdout, /dev/fd/N: the process's own open file, whatever
+		// it is; written as a shell's > would, never renamed over.
+		return through(path, b, os.O_TRUNC)
+	}
 	st, err := os.Stat(path) // follows links: the kind of the final target
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -51,7 +60,7 @@ func File(path string, b []byte) error {
 		}
 		return replace(target, b, mode.Perm())
 	case mode&fs.ModeCharDevice != 0 || mode&fs.ModeNamedPipe != 0:
-		return through(path, b)
+		return through(path, b, 0)
 	case mode.IsDir():
 		return fmt.Errorf("%s is a folder", path)
 	default:
@@ -59,11 +68,18 @@ func File(path string, b []byte) error {
 	}
 }
 
-// through writes b into an existing device or FIFO. O_CREATE is not
-// given: if the node vanished since Stat, nothing is created in its
-// place.
-func through(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+// isDescriptor reports whether path names one of the process's open
+// files rather than a file of its own.
+func isDescriptor(path string) bool {
+	p := filepath.Clean(path)
+	return p == "/dev/stdout" || p == "/dev/stderr" || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+}
+
+// through writes b into an existing device, FIFO or open file. O_CREATE
+// is not given: if the node vanished since Stat, nothing is created in
+// its place.
+func through(path string, b []byte, flags int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|flags, 0)
 	if err != nil {
 		return err
 	}

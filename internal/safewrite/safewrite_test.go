@@ -111,6 +111,28 @@ func TestFileFIFO(t *testing.T) {
 	if st, _ := os.Lstat(p); st.Mode()&fs.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO became %v", st.Mode())
 	}
+	// Through a symbolic link (as /dev/stdout is one): the link stays.
+	link := filepath.Join(filepath.Dir(p), "link")
+	os.Symlink(p, link)
+	go func() {
+		f, err := os.Open(p)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	if err := File(link, []byte("linked\n")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "linked\n" {
+		t.Errorf("reader got %q", s)
+	}
+	if st, _ := os.Lstat(link); st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link became %v", st.Mode())
+	}
 }
 
 // Character devices are written through: /dev/null takes the bytes,

@@ -18,7 +18,7 @@ import (
 const (
 	MaxVersion  = 128   // bytes of a version or a package's version
 	MaxText     = 4096  // bytes of any other field (paths, names, lines)
-	MaxErrors   = 64    // error lines judged
+	MaxErrors   = 50    // error lines judged (verify.MaxExplainedLines); refused beyond
 	MaxPythons  = 16    // Python environments
 	MaxList     = 256   // entries of any other list (GPUs, toolkits, cuDNN copies, notes)
 	MaxPackages = 10000 // entries of a package map

@@ -44,6 +44,7 @@ func TestUsageErrorsAreNamed(t *testing.T) {
 		{"host-only JSON", []string{"verify", "--from", write("host.json", `{"origin":"host"}`)}, []string{"states no facts"}},
 		{"5,000-digit requirement", []string{"resolve", "torch==" + huge}, []string{"longer than 256 bytes", "(5007 bytes)"}},
 		{"5,000-digit --cuda", []string{"resolve", "torch", "--cuda", huge}, []string{"longer than 128 bytes"}},
+		{"5,000-digit --channel of matrix", []string{"matrix", "torch", "--channel", huge}, []string{"invalid --channel", "(5000 bytes)"}},
 		{"5,000-digit version in a pip list", []string{"verify", "--from", write("pip.txt", "Package Version\n------- -------\ntorch "+huge+"\n")},
 			[]string{"pythons[0].packages.torch is 5000 bytes long (at most 128)"}},
 		{"unknown gen subcommand", []string{"gen", "page"}, []string{`unknown command "page" for "cudb gen"`, "Try: cudb gen --help"}},
@@ -100,7 +101,7 @@ func TestVerifyErrorLineCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := run(t, false, "verify", "--from", p, "--db", querytest.Path(t))
-	if code != ExitUsage || !strings.Contains(stderr, "at most 64 are judged") {
+	if code != ExitUsage || !strings.Contains(stderr, "at most 50 are judged") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	// --json keeps stdout empty on a usage error too.

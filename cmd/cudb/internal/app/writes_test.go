@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/query/querytest"
+	"github.com/cudb/cudb/scraper"
 )
 
 // pin -o on what is not a regular file: a character device is written
@@ -167,5 +170,31 @@ func TestGenSiteTargets(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 		t.Errorf("left beside the site: %v", entries)
+	}
+}
+
+// refresh --json while another refresh holds the lock: the documented
+// shape (docs/json.md), lists as [] and not null, and exit 1.
+func TestRefreshJSONWhileLocked(t *testing.T) {
+	data := t.TempDir()
+	// This test process is alive: its pid holds the lock.
+	if err := os.WriteFile(filepath.Join(data, scraper.LockName), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := fakeRun("refresh", "--data", data, "--base-url", "http://127.0.0.1:1", "--json")
+	if code != 1 {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	for _, k := range []string{"sources", "failed", "written"} {
+		if v, ok := rep[k].([]any); !ok || v == nil {
+			t.Errorf("%s = %#v, want []", k, rep[k])
+		}
+	}
+	if e, _ := rep["error"].(string); !strings.Contains(e, "lock") && !strings.Contains(e, "refresh") {
+		t.Errorf("error = %q", e)
 	}
 }

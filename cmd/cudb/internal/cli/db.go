@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/scraper"
 	"github.com/spf13/cobra"
@@ -183,7 +184,7 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 			names := db.Tables
 			if table != "" {
 				if !slices.Contains(db.Tables, table) {
-					return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", table, strings.Join(db.Tables, ", ")))
+					return usageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(table), strings.Join(db.Tables, ", ")))
 				}
 				names = []string{table}
 			} else if !f.JSON {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/spf13/cobra"
@@ -31,7 +32,7 @@ func newMatrixCmd(f *Factory) *cobra.Command {
 				for _, sc := range c.Commands() {
 					names = append(names, sc.Name())
 				}
-				return usageError(c, fmt.Sprintf("unknown table %q (tables: %s)", args[0], strings.Join(names, ", ")))
+				return usageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(args[0]), strings.Join(names, ", ")))
 			}
 			return nil
 		},
@@ -55,7 +56,7 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if channel != "" && channel != "pip" && channel != "conda" {
-				return usageError(c, fmt.Sprintf("invalid --channel %q: expected pip or conda", channel))
+				return usageError(c, fmt.Sprintf("invalid --channel %s: expected pip or conda", errs.Quote(channel)))
 			}
 			d, err := f.DB(c.Context())
 			if err != nil {

@@ -71,7 +71,7 @@ anyway with the gap named in the header.`,
 func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if !containsString(pin.PinFormats, opts.Format) {
 		return (&errs.Error{Code: errs.CodeUsage,
-			Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(pin.PinFormats, ", "))}).
+			Message: fmt.Sprintf("unknown format %s: expected one of %s", errs.Quote(opts.Format), strings.Join(pin.PinFormats, ", "))}).
 			WithHint("cudb pin torch==2.1 --format requirements")
 	}
 	ctx := c.Context()

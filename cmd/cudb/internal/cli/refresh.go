@@ -198,7 +198,7 @@ func selectSources(all []scraper.Source, names []string) ([]scraper.Source, erro
 			for _, s := range all {
 				known = append(known, s.Name())
 			}
-			return nil, errs.Errorf(errs.CodeUsage, "unknown source %q (sources: %s)", n, strings.Join(known, ", ")).WithHint("cudb refresh --help")
+			return nil, errs.Errorf(errs.CodeUsage, "unknown source %s (sources: %s)", errs.Quote(n), strings.Join(known, ", ")).WithHint("cudb refresh --help")
 		}
 		out = append(out, found)
 	}

@@ -159,7 +159,7 @@ func usageError(c *cobra.Command, msg string) error {
 // noArgs rejects positional arguments with a usage error.
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError(c, fmt.Sprintf("unexpected argument %q", args[0]))
+		return usageError(c, fmt.Sprintf("unexpected argument %s", errs.Quote(args[0])))
 	}
 	return nil
 }

@@ -37,9 +37,17 @@ func newServeCmd(f *Factory) *cobra.Command {
 		Long: `Serve resolve, matrix, meta (and, where built in, pin, verify and explain) as JSON
 over HTTP, with the same bodies as the commands' --json output. The database is
 read-only; answers are cached in memory. One log line per request goes to standard
-error. SIGINT or SIGTERM stops the server after the requests in flight finish.`,
+error. SIGINT or SIGTERM stops the server after the requests in flight finish
+(at most --grace; the exit status is 0 either way).
+
+Every request has a work budget (5 s) and reports are judged within bounds
+(docs/http.md). GET answers are public (CORS *, with ETag and Cache-Control);
+POST /v1/verify and /v1/explain refuse a request from a web page (one with an
+Origin header) unless --allow-origin names its origin, so no page a user opens
+can make the server work. curl and scripts send no Origin and are served.`,
 		Example: `  cudb serve
   cudb serve --addr 127.0.0.1:9000 --db data/cudb.db
+  cudb serve --allow-origin http://localhost:3000
   curl 'http://127.0.0.1:8080/v1/resolve?req=torch==2.1&cuda=12.1'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runServe(c, f, opts) },

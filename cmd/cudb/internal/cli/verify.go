@@ -88,7 +88,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				opts.Format = "json"
 			}
 			if !containsString(VerifyFormats, opts.Format) {
-				return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("unknown format %q: expected one of %s", opts.Format, strings.Join(VerifyFormats, ", "))}).
+				return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("unknown format %s: expected one of %s", errs.Quote(opts.Format), strings.Join(VerifyFormats, ", "))}).
 					WithHint("cudb verify --format prometheus")
 			}
 			d, err := f.DB(c.Context())

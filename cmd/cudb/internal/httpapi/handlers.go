@@ -28,7 +28,7 @@ import (
 // a client that sends it back in If-None-Match gets 304 without the
 // answer being computed or even looked up.
 func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, compute func(d *db.DB) (*response, error)) error {
-	etag := s.etag(r.Context(), key)
+	etag := s.etag(key)
 	if etag != "" && r.Header.Get("If-None-Match") == etag {
 		h := w.Header()
 		h.Set("ETag", etag)
@@ -79,24 +79,27 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 // ETag revalidates them after that.
 const cacheControl = "public, max-age=300"
 
-// etag is the entity tag of key's answer: data tag and key hashed. Empty
-// when the data's description cannot be read (no caching headers then).
-func (s *Server) etag(ctx context.Context, key string) string {
-	s.tagOnce.Do(func() {
-		_ = s.withDB(ctx, func(d *db.DB) error {
-			info, err := query.Info(ctx, d)
-			if err != nil {
-				return err
-			}
-			b, err := json.Marshal(info)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(append(b, s.Version...))
-			s.dataTag = hex.EncodeToString(sum[:])
-			return nil
-		})
-	})
+// dataTagOf hashes the data's description (build, sources and their
+// hashes) and the server's version: the base of every ETag. Empty when
+// the description cannot be read (no caching headers then).
+func dataTagOf(d *db.DB, version string) string {
+	if d == nil {
+		return ""
+	}
+	info, err := query.Info(context.Background(), d)
+	if err != nil {
+		return ""
+	}
+	b, err := json.Marshal(info)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(append(b, version...))
+	return hex.EncodeToString(sum[:])
+}
+
+// etag is the entity tag of key's answer: data tag and key hashed.
+func (s *Server) etag(key string) string {
 	if s.dataTag == "" {
 		return ""
 	}

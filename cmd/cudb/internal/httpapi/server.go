@@ -75,7 +75,6 @@ type Server struct {
 	handler http.Handler
 	logMu   sync.Mutex
 
-	tagOnce sync.Once
 	dataTag string // hash of the data's description: the base of every ETag
 }
 
@@ -95,6 +94,8 @@ func (s *Server) init() {
 		// budget; with two handles or more one is always left to the
 		// cheap GET answers and /healthz.
 		s.heavy = make(chan struct{}, max(1, len(handles)-1))
+		// Read once, before any request can hold a handle.
+		s.dataTag = dataTagOf(s.DB, s.Version)
 		// Measured (docs/benchmarks.md, 2 shared cores, fixture data): an
 		// uncached resolve costs ~0.56 ms of CPU (two SQL reads, grouping,
 		// JSON; 1,351 allocations), so even with one handle per CPU the
