@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cudb/cudb/internal/version"
 )
 
 // BuildRow is a build as stored, with its row id and the requirements that
@@ -40,7 +42,9 @@ type cache struct {
 	builds      map[string][]*BuildRow  // component + "\x00" + version -> builds
 	cudaDrivers []CUDADriver            // nil until read
 	gpus        []GPU                   // nil until read
+	gpuNames    []GPU                   // names and aliases only; nil until read
 	branches    map[string]DriverBranch // nil until read
+	cudaFloors  map[string][]CUDADriver // CUDA major -> its rows, when the whole table was not read
 }
 
 // once returns *slot, filling it with load the first time it is asked for.
@@ -231,6 +235,97 @@ func (d *DB) CUDADrivers(ctx context.Context) ([]CUDADriver, error) {
 				return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
 			})
 	})
+}
+
+// CUDADriversOf is the part of the cuda_driver table about one CUDA
+// version: the rows whose CUDA is cuda or a release of it ("12.1" gives
+// 12.1, 12.1.0, 12.1.1; "12" gives the major's minor-version rows and
+// every 12.x), in CUDA version order. A question about one stack reads
+// its major's few rows, once per handle, through the table's key instead
+// of the whole table.
+func (d *DB) CUDADriversOf(ctx context.Context, cuda string) ([]CUDADriver, error) {
+	major, _, _ := strings.Cut(cuda, ".")
+	d.cache.mu.Lock()
+	all := d.cache.cudaDrivers
+	rows, ok := d.cache.cudaFloors[major]
+	d.cache.mu.Unlock()
+	if !ok {
+		if all != nil {
+			rows = all
+		} else {
+			var err error
+			// The range on the primary key (cuda, os, kind) finds the
+			// major and "major." followed by anything: '/' sorts just
+			// before '0'.
+			rows, err = scanAll(ctx, d.conn, `SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver
+				WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind`, []any{major, major + ".", major + "/"},
+				func(r *sql.Rows, c *CUDADriver) error {
+					return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
+				})
+			if err != nil {
+				return nil, err
+			}
+			d.cache.mu.Lock()
+			if d.cache.cudaFloors == nil {
+				d.cache.cudaFloors = map[string][]CUDADriver{}
+			}
+			d.cache.cudaFloors[major] = rows
+			d.cache.mu.Unlock()
+		}
+	}
+	out := []CUDADriver{}
+	for _, r := range rows {
+		if r.CUDA == cuda || strings.HasPrefix(r.CUDA, cuda+".") {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// NewestToolkitFor is the newest CUDA toolkit release whose floor on os
+// the driver meets ("" when none does): the search runs in SQLite over
+// the stored driver keys, so no row but the answer is read.
+func (d *DB) NewestToolkitFor(ctx context.Context, os, driver string) (string, error) {
+	var cuda string
+	err := d.conn.QueryRowContext(ctx, `SELECT cuda FROM cuda_driver WHERE kind = 'toolkit' AND os = ? AND min_driver != '' AND driver_key <= ?
+		ORDER BY cuda_key DESC LIMIT 1`, os, version.DottedKey(driver)).Scan(&cuda)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return cuda, err
+}
+
+// GPUNames is the gpu table's names and aliases only, ordered by name:
+// enough to find a GPU by any of its names without reading every row's
+// facts (GPU then reads the one that matched).
+func (d *DB) GPUNames(ctx context.Context) ([]GPU, error) {
+	return once(d, &d.cache.gpuNames, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
+		return scanAll(ctx, d.conn, "SELECT name, aliases FROM gpu ORDER BY name", nil,
+			func(r *sql.Rows, g *GPU) error {
+				var aliases string
+				if err := r.Scan(&g.Name, &aliases); err != nil {
+					return err
+				}
+				if aliases != "" {
+					g.Aliases = strings.Split(aliases, ";")
+				}
+				return nil
+			})
+	})
+}
+
+// GPU reads one GPU by its table name; ok is false when there is none.
+func (d *DB) GPU(ctx context.Context, name string) (g GPU, ok bool, err error) {
+	var aliases string
+	err = d.conn.QueryRowContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu WHERE name = ?", name).
+		Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref)
+	if errors.Is(err, sql.ErrNoRows) {
+		return GPU{}, false, nil
+	}
+	if aliases != "" {
+		g.Aliases = strings.Split(aliases, ";")
+	}
+	return g, err == nil, err
 }
 
 // GPUs is the gpu table ordered by name.

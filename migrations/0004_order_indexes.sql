@@ -1,7 +1,8 @@
 -- Indexes in the order the typed reads return the small NVIDIA tables, so
 -- that reading one walks the index instead of sorting every row in a
--- temporary b-tree first (the sort cost more than the read for resolve's
--- CUDA-to-driver table, on every cold start).
+-- temporary b-tree first. (Measured afterwards: for these tables of a few
+-- hundred rows the two cost the same; what costs is each row crossing into
+-- Go. See docs/benchmarks.md.)
 CREATE INDEX cuda_driver_order ON cuda_driver(cuda_key, os, kind);
 CREATE INDEX driver_branch_order ON driver_branch(branch_key);
 CREATE INDEX cudnn_support_order ON cudnn_support(cudnn_key, cuda_major, cuda_versions);

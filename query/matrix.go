@@ -67,7 +67,7 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 				keep = append(keep, b)
 			}
 		}
-		for _, s := range groupStacks(fr, keep) {
+		for _, s := range groupStacks(fr, keep, builds) {
 			finish(&s, false)
 			all = append(all, ranked{stack: s, row: TorchRow{
 				Torch: s.version.String(), Variant: s.Variant, Channel: ch, CUDA: s.CUDA, CUDNN: s.CUDNN, NCCL: s.NCCL,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
@@ -89,7 +90,7 @@ func MinDriver(ctx context.Context, d *db.DB, cuda, os, kind string) (string, er
 // FloorRow is the cuda_driver row behind one floor, for citing it; ok is
 // false when the data does not hold it.
 func FloorRow(ctx context.Context, d *db.DB, cuda, os, kind string) (row db.CUDADriver, ok bool, err error) {
-	rows, err := d.CUDADrivers(ctx)
+	rows, err := d.CUDADriversOf(ctx, cuda)
 	if err != nil {
 		return db.CUDADriver{}, false, err
 	}
@@ -124,7 +125,7 @@ func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) 
 	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a CUDA version", errs.Quote(cuda))}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
-	table, err := d.CUDADrivers(ctx)
+	table, err := d.CUDADriversOf(ctx, c)
 	if err != nil {
 		return "", err
 	}
@@ -190,16 +191,9 @@ func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (strin
 	if err != nil {
 		return "", err
 	}
-	table, err := d.CUDADrivers(ctx)
+	best, err := d.NewestToolkitFor(ctx, os, drv)
 	if err != nil {
 		return "", err
-	}
-	var best string
-	key := version.DottedKey(drv)
-	for _, r := range table { // cuda_key order: the last hit is the newest
-		if r.Kind == "toolkit" && r.OS == os && r.MinDriver != "" && version.DottedKey(r.MinDriver) <= key {
-			best = r.CUDA
-		}
 	}
 	if best != "" {
 		parts := strings.Split(best, ".")
@@ -272,21 +266,24 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 			return v, nil
 		}
 	}
-	floor := compat
-	if floor == "" {
-		floor = toolkit
+	// The installed CUDA release's own floor is the minimum; the
+	// minor-version floor matters only for a driver below it (a runtime
+	// newer than the driver supports), and only where it is lower.
+	floor := toolkit
+	if compat != "" && (floor == "" || version.CompareDottedText(compat, floor) < 0) {
+		floor = compat
 	}
 	v.Floor = floor
 	switch {
 	case floor == "":
 		return v, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)}).WithHint("cudb matrix cuda")
+	case toolkit != "" && version.CompareDottedText(drv, toolkit) >= 0:
+		v.OK, v.Via = true, "toolkit"
 	case version.CompareDottedText(drv, floor) < 0:
 		v.Reason = fmt.Sprintf("driver %s is below the minimum %s for CUDA %s", drv, floor, fl.CUDA)
-	case toolkit != "" && version.CompareDottedText(drv, toolkit) < 0:
+	default:
 		v.OK, v.Via = true, "minor_compat"
 		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", toolkit)
-	default:
-		v.OK, v.Via = true, "toolkit"
 	}
 	return v, nil
 }
@@ -372,6 +369,35 @@ func normGPU(s string) string {
 	return s
 }
 
+// appendNormGPU appends normGPU(s) to buf without allocating when s is
+// ASCII; ok is false otherwise. A lookup compares the wanted name with
+// every GPU and alias of the table, up to three times for an nvidia-smi
+// name, and allocating two strings for each was a seventh of a cold
+// `verify --from`.
+func appendNormGPU(buf []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return buf, false
+		case c == ' ' || c == '-' || c == '_' || c == '\t':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range brandPrefixes {
+			if len(buf) > len(p) && string(buf[:len(p)]) == p {
+				buf, changed = buf[len(p):], true
+			}
+		}
+	}
+	return buf, true
+}
+
 // LookupGPU finds a GPU by name or alias, forgiving case, spaces, dashes
 // and brand prefixes.
 func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
@@ -379,7 +405,7 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	if want == "" {
 		return GPU{}, (&errs.Error{Code: errs.CodeUsage, Message: "empty GPU name"}).WithHint("a GPU name such as \"RTX 4090\" or \"T4\"")
 	}
-	gs, err := d.GPUs(ctx)
+	gs, err := d.GPUNames(ctx)
 	if err != nil {
 		return GPU{}, err
 	}
@@ -393,7 +419,11 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 		}
 	}
 	if len(hits) == 1 {
-		return hits[0], nil
+		g, ok, err := d.GPU(ctx, hits[0].Name)
+		if err == nil && !ok {
+			err = fmt.Errorf("gpu %s vanished from the database", hits[0].Name)
+		}
+		return g, err
 	}
 	if len(hits) > 1 {
 		names := gpuNames(hits)
@@ -423,13 +453,20 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 
 func matchGPU(gs []GPU, want string) []GPU {
 	var hits []GPU
+	var buf [64]byte
+	is := func(name string) bool {
+		if b, ok := appendNormGPU(buf[:0], name); ok {
+			return string(b) == want
+		}
+		return normGPU(name) == want
+	}
 	for _, g := range gs {
-		if normGPU(g.Name) == want {
+		if is(g.Name) {
 			hits = append(hits, g)
 			continue
 		}
 		for _, a := range g.Aliases {
-			if normGPU(a) == want {
+			if is(a) {
 				hits = append(hits, g)
 				break
 			}

@@ -165,7 +165,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}
 	fr.platform = p.Platform
-	stacks := groupStacks(fr, matched)
+	stacks := groupStacks(fr, matched, builds)
 	steps := []step{
 		{"variant", func(s *Stack) bool {
 			if p.Variant != "" {

@@ -40,8 +40,9 @@ type Side struct {
 	Unknown []string
 }
 
-// SideOf describes a build (its representative row) for Share.
-func SideOf(label, name string, b *db.BuildRow, companions []string) Side {
+// SideOf describes a build (its representative row) for Share; release
+// holds the other builds of its release, to tell pins the data lacks.
+func SideOf(label, name string, b *db.BuildRow, companions []string, release []*db.BuildRow) Side {
 	s := Side{Label: label, Name: name, CUDAMajor: cudaMajorOf(b.CUDA, b.Variant), CUDA: b.CUDA}
 	for _, r := range b.Reqs {
 		if r.Kind == db.KindPin && !slices.Contains(companions, r.Needs) && !slices.Contains(nativeComponents, r.Needs) {
@@ -54,6 +55,9 @@ func SideOf(label, name string, b *db.BuildRow, companions []string) Side {
 	if s.CUDAMajor != "" && s.CUDNN == "" && b.Channel == "" {
 		s.Unknown = append(s.Unknown, name+": cuDNN not in the data")
 	}
+	if pinsMissing(b, release) {
+		s.Unknown = append(s.Unknown, name+": "+pinsGap)
+	}
 	return s
 }
 
@@ -61,16 +65,17 @@ func SideOf(label, name string, b *db.BuildRow, companions []string) Side {
 // component's requirement, or else the wheel's own pin on an
 // nvidia-cudnn-cuNN package (the version pip installs).
 func cudnnReq(b *db.BuildRow) (db.Requirement, bool) {
-	if r, ok := b.Req("cudnn", db.KindPin, db.KindBundled, db.KindTested, db.KindMinimum); ok {
+	if r, ok := b.Req("cudnn", db.KindPin); ok {
 		return r, true
 	}
+	// What pip installs comes before what a document says was tested.
 	for _, r := range b.Reqs {
 		if r.Kind == db.KindPin && strings.HasPrefix(version.NormalizeName(r.Needs), "nvidia-cudnn-cu") {
 			r.Spec = specVersion(r.Spec)
 			return r, true
 		}
 	}
-	return db.Requirement{}, false
+	return b.Req("cudnn", db.KindBundled, db.KindTested, db.KindMinimum)
 }
 
 // Judgement is the answer of Share.

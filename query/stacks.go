@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 // groupStacks folds builds of one (version, variant, package) across
 // platforms into a stack. Builds arrive newest first.
-func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
+func groupStacks(fr *frameworkReq, builds, release []*db.BuildRow) []Stack {
 	type key struct{ v, variant, pkg string }
 	idx := map[key]int{}
 	var stacks []Stack
@@ -35,7 +36,8 @@ func groupStacks(fr *frameworkReq, builds []*db.BuildRow) []Stack {
 	for i := range stacks {
 		fill(&stacks[i], fr.fam)
 	}
-	expectPins(stacks)
+	expectPins(stacks, release)
+	expectIndex(stacks)
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks
 }
@@ -60,19 +62,73 @@ func (s *Stack) gap(what string) {
 // libraries as wheels (another build of the release with the same CUDA
 // major carries nvidia-* pins) but whose own pins are not in the data:
 // pip would install pins cudb cannot show, so the stack is unknown.
-func expectPins(stacks []Stack) {
-	pinning := map[string]bool{}
+func expectPins(stacks []Stack, release []*db.BuildRow) {
 	for i := range stacks {
 		s := &stacks[i]
-		if len(s.pinReqs) > 0 && s.Representative().Platform == "linux" {
-			pinning[s.version.String()+"|"+cudaMajor(*s)] = true
+		if len(s.pinReqs) == 0 && pinsMissing(s.Representative(), release) {
+			s.gap(pinsGap)
 		}
+	}
+}
+
+const pinsGap = "the wheel's Requires-Dist pins (nvidia-* wheels) not in the data"
+
+// pinsMissing reports a Linux wheel with no pins in the data although
+// another build of its release with the same CUDA major pins nvidia-*
+// wheels: the release ships its CUDA libraries as wheels.
+func pinsMissing(b *db.BuildRow, release []*db.BuildRow) bool {
+	if b.Platform != "linux" || b.Channel != "" || cudaMajorOf(b.CUDA, b.Variant) == "" || hasNvidiaPin(b) {
+		return false
+	}
+	for _, o := range release {
+		if o.Platform == "linux" && o.Channel == "" && o.Version == b.Version &&
+			cudaMajorOf(o.CUDA, o.Variant) == cudaMajorOf(b.CUDA, b.Variant) && hasNvidiaPin(o) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasNvidiaPin(b *db.BuildRow) bool {
+	for _, r := range b.Reqs {
+		if r.Kind == db.KindPin && strings.HasPrefix(r.Needs, "nvidia-") {
+			return true
+		}
+	}
+	return false
+}
+
+// expectIndex marks CUDA wheels that plain pip may not install: the
+// release has several CUDA builds, the data names none of them as the
+// one PyPI serves, and this one has no index of its own. Writing a bare
+// `name==version` for it could install another build (onnxruntime-gpu
+// 1.18.0 from PyPI is the CUDA 11.8 build, not the CUDA 12 one).
+func expectIndex(stacks []Stack) {
+	builds, hasDefault := map[string]int{}, map[string]bool{}
+	for i := range stacks {
+		s := &stacks[i]
+		if s.Representative().Channel != "" || !isCUDAVariant(s) {
+			continue
+		}
+		k := s.version.String() + "|" + s.Representative().Package
+		builds[k]++
+		hasDefault[k] = hasDefault[k] || s.Default
 	}
 	for i := range stacks {
 		s := &stacks[i]
-		if len(s.pinReqs) == 0 && s.Representative().Platform == "linux" && cudaMajor(*s) != "" &&
-			pinning[s.version.String()+"|"+cudaMajor(*s)] {
-			s.gap("the wheel's Requires-Dist pins (nvidia-* wheels) not in the data")
+		v := s.version.String() + "|" + s.Representative().Package
+		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || hasDefault[v] {
+			continue
+		}
+		plugin := false
+		if f, ok := frameworks.Get(s.framework); ok && f.PluginPrefix != "" {
+			for name := range s.Packages {
+				plugin = plugin || strings.HasPrefix(name, f.PluginPrefix)
+			}
+		}
+		// A CUDA plugin package (jax-cuda12-plugin) names the build itself.
+		if s.Install.IndexURL == "" && s.Install.FindLinks == "" && !plugin {
+			s.gap("which of its CUDA builds PyPI serves, and the package index of this one, are not in the data")
 		}
 	}
 }
@@ -146,6 +202,16 @@ func fill(s *Stack, fam family) {
 		if r, ok := rep.Req(c, db.KindPin, db.KindPaired, db.KindTested); ok {
 			s.Packages[c] = specVersion(r.Spec)
 			s.cite(c, s.Packages[c], r.Provenance)
+		}
+	}
+	// A CUDA plugin released with the framework (jax-cuda12-plugin) is
+	// what makes it use the GPU: without it pip installs a CPU-only JAX.
+	if fam.PluginPrefix != "" {
+		for _, r := range rep.Reqs {
+			if strings.HasPrefix(r.Needs, fam.PluginPrefix) && (r.Kind == db.KindPaired || r.Kind == db.KindPin) {
+				s.Packages[r.Needs] = specVersion(r.Spec)
+				s.cite(r.Needs, s.Packages[r.Needs], r.Provenance)
+			}
 		}
 	}
 	if r, ok := cudnnReq(rep); ok {
@@ -230,10 +296,24 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 		in.Command = fmt.Sprintf("conda install %s==%s -c pytorch", condaName(name), rep.Version)
 		return in
 	}
-	pkgs := []string{name + "==" + pipVersion}
+	// The extra its CUDA wheels come with (tensorflow[and-cuda]), as the
+	// wheel's own pins say.
+	extra := ""
+	for _, r := range rep.Reqs {
+		if e := markerExtra(r.Marker); r.Kind == db.KindPin && e != "" {
+			extra = "[" + e + "]"
+			break
+		}
+	}
+	pkgs := []string{shellWord(name + extra + "==" + pipVersion)}
 	for _, c := range fam.Companions {
 		if v, ok := s.Packages[c]; ok {
 			pkgs = append(pkgs, c+"=="+v)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(s.Packages)) {
+		if fam.PluginPrefix != "" && strings.HasPrefix(c, fam.PluginPrefix) {
+			pkgs = append(pkgs, c+"=="+s.Packages[c])
 		}
 	}
 	switch {
@@ -246,10 +326,28 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	default:
 		in.IndexURL = rep.IndexURL
 		// The PyPI wheel is this variant: plain pip, no local label.
-		pkgs[0] = name + "==" + rep.Version
+		pkgs[0] = shellWord(name + extra + "==" + rep.Version)
 		in.Command = "pip install " + strings.Join(pkgs, " ")
 	}
 	return in
+}
+
+// shellWord quotes a requirement with extras, which a shell would glob.
+func shellWord(req string) string {
+	if strings.Contains(req, "[") {
+		return `"` + req + `"`
+	}
+	return req
+}
+
+// markerExtra is the extra a marker's `extra == "x"` clause names.
+func markerExtra(marker string) string {
+	for _, c := range strings.Split(marker, " and ") {
+		if e, ok := strings.CutPrefix(strings.ReplaceAll(c, " ", ""), "extra=="); ok {
+			return strings.Trim(e, `"'`)
+		}
+	}
+	return ""
 }
 
 // condaName is a pip package's name on conda channels.

@@ -124,14 +124,52 @@ type Manifest struct {
 	Sources       []db.SourceInfo `json:"sources"`
 }
 
-// Build normalizes every snapshot under dataDir and writes dataDir/cudb.db
-// and dataDir/manifest.json.
+// Build normalizes every snapshot under dataDir and replaces
+// dataDir/cudb.db and dataDir/manifest.json. It takes the refresh lock and
+// recovers a pending journal first, builds into the staging directory,
+// checks the database (PostBuildChecks), and moves the changed files into
+// place under a journal, as Refresh does: a failed build writes nothing.
 func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, error) {
+	lock, err := AcquireLock(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	if err := Recover(dataDir); err != nil {
+		return nil, fmt.Errorf("failed to recover an interrupted refresh: %w", err)
+	}
 	snaps, err := readSnapshots(dataDir, sources)
 	if err != nil {
 		return nil, err
 	}
-	return buildTo(ctx, dataDir, filepath.Join(dataDir, "overrides.yaml"), sources, snaps)
+	stage := filepath.Join(dataDir, stagingName)
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		return nil, err
+	}
+	defer dropStage(dataDir, stage)
+	m, err := buildTo(ctx, stage, filepath.Join(dataDir, "overrides.yaml"), sources, snaps)
+	if err != nil {
+		return nil, fmt.Errorf("failed to build the database (nothing was written): %w", err)
+	}
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), nil); err != nil {
+		return nil, fmt.Errorf("the new database failed its checks (nothing was written): %w", err)
+	}
+	var pending []string
+	for _, rel := range []string{"cudb.db", "manifest.json"} {
+		same, err := sameContent(filepath.Join(stage, rel), filepath.Join(dataDir, rel))
+		if err != nil {
+			return nil, err
+		}
+		if !same {
+			pending = append(pending, rel)
+		}
+	}
+	if len(pending) > 0 {
+		if err := commit(dataDir, stage, pending, func(string) {}); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // buildTo writes outDir/cudb.db and outDir/manifest.json from snaps (the

@@ -169,7 +169,8 @@ func newRefusals(facts, prev *db.Facts) []string {
 
 // PostBuildChecks run on the freshly built database before it replaces
 // the previous one; any error aborts the refresh and keeps every previous
-// file. Append golden queries here (e.g. "torch 2.1 resolves to cu121").
+// file. Golden queries a caller wants besides these go in
+// RefreshOptions.Golden.
 var PostBuildChecks = []func(ctx context.Context, d *db.DB) error{
 	checkSound,
 	checkSchemaVersion,

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -27,8 +28,11 @@ func (g Grammar) Valid(v string) bool { return g.valid == nil || g.valid(v) }
 // Pattern is a grammar matched by a whole-value regular expression (RE2
 // syntax; anchored for you).
 func Pattern(name, re string) Grammar {
-	r := regexp.MustCompile(`^(?:` + re + `)$`)
-	return Grammar{Name: name, valid: r.MatchString}
+	// Compiled on first use: the grammars are package variables, and
+	// every cudb start (a query as much as a refresh) would otherwise
+	// compile them all (TestGrammarPatternsCompile keeps them valid).
+	r := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + re + `)$`) })
+	return Grammar{Name: name, valid: func(v string) bool { return r().MatchString(v) }}
 }
 
 // OrEmpty accepts g or the empty value.
@@ -185,14 +189,14 @@ var (
 	// suffix, local label, trailing wildcard or platform suffix) joined by
 	// , ; / - "or" "to", optionally followed by a note after a space or a
 	// parenthesis. A wildcard ends its version: "13.x.1" is not one.
-	versionCell = func() *regexp.Regexp {
+	versionCell = sync.OnceValue(func() *regexp.Regexp {
 		item := `(?:(?:==|>=|<=|!=|~=|>|<|=)\s*)?v?\d+(?:\.\d+)*(?:\.[x*])?` +
 			`(?:[-_.]?(?:a|b|rc|alpha|beta|dev|post|pre)\d*)*(?:\+[0-9A-Za-z.]*)?(?:-[A-Za-z][A-Za-z0-9_]*)?`
 		variant := `(?:cpu|cuda|rocm|xpu)(?:-[a-z0-9_]+)?`
 		one := `(?:` + item + `|` + variant + `)`
 		sep := `(?:\s*[,;/]\s*|\s+-\s+|-|\s+(?:or|to)\s+)`
 		return regexp.MustCompile(`(?s)^` + one + `(?:` + sep + one + `)*(?:$|[\s(\[].*$)`)
-	}()
+	})
 )
 
 // VersionLike reports whether v could be a version field's value as an
@@ -205,7 +209,7 @@ var (
 // left to Normalize.
 func VersionLike(v string) bool {
 	v = strings.TrimSpace(v)
-	if placeholders[strings.ToLower(v)] || versionCell.MatchString(v) {
+	if placeholders[strings.ToLower(v)] || versionCell().MatchString(v) {
 		return true
 	}
 	first, _, _ := strings.Cut(strings.ToLower(v), " ")

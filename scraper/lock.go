@@ -25,12 +25,9 @@ var ErrLocked = errors.New("another refresh is running")
 type Lock struct{ path string }
 
 // AcquireLock creates dataDir/.refresh.lock exclusively, holding this
-// process's pid. A lock left by a process that no longer runs (killed) is
+// process's pid; dataDir must exist. A lock left by a process that no longer runs (killed) is
 // stale and is taken over.
 func AcquireLock(dataDir string) (*Lock, error) {
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, err
-	}
 	path := filepath.Join(dataDir, LockName)
 	for attempt := 0; attempt < 2; attempt++ {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -3,7 +3,6 @@ package scraper
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +42,10 @@ type RefreshOptions struct {
 	DryRun bool
 	// Progress, when set, hears about each source's stages.
 	Progress func(Event)
+	// Golden are checks run on the new database besides PostBuildChecks
+	// (golden queries: "torch 2.1 resolves to cu121"); any error aborts
+	// the refresh before anything is replaced.
+	Golden []func(ctx context.Context, d *db.DB) error
 	// Hook, when set, is called at each step of a refresh that writes
 	// ("scraped <source>", "built", "journal", "moved <file>",
 	// "committed"); the kill test stops the process there.
@@ -99,23 +102,14 @@ func (r *Report) FailedReasons() map[string]string {
 	return m
 }
 
-const (
-	stagingName = ".refresh-staging"
-	journalName = ".refresh-commit.json"
-)
-
-// journal lists the staged files a commit moves into the data directory.
-type journal struct {
-	Files []string `json:"files"`
-}
-
 // Refresh scrapes each source independently and checks it; the snapshot
 // of each source that passed replaces its previous file, a failed source
 // keeps its previous file. The database is rebuilt from the result and
 // checked (PostBuildChecks) before anything is replaced. Every file is
-// staged first and moved into place under a journal, so a refresh killed
-// at any point leaves the previous data, or (after Recover) the new data,
-// never a mix. The returned error names the failed sources.
+// staged first and moved into place under a journal (see commit), so a
+// refresh that fails or is killed at any point leaves the previous data
+// or, after Recover, the new data: never a mix. The data directory must
+// exist. The returned error names the failed sources.
 func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 	if len(o.All) == 0 {
 		return &Report{DryRun: o.DryRun, Sources: []SourceResult{}, Failed: []string{}, Written: []string{}, Error: "no sources given"},
@@ -147,6 +141,9 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		defer os.RemoveAll(tmp)
 		stage = tmp
 	} else {
+		if st, err := os.Stat(o.DataDir); err != nil || !st.IsDir() {
+			return fail(fmt.Errorf("data directory %s does not exist or is not a directory", o.DataDir))
+		}
 		lock, err := AcquireLock(o.DataDir)
 		if err != nil {
 			return fail(err)
@@ -159,7 +156,9 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		if err := os.MkdirAll(stage, 0o755); err != nil {
 			return fail(err)
 		}
-		defer os.RemoveAll(stage)
+		// The staged files outlive a commit that could neither finish nor
+		// roll back: its journal names them, and the next reader recovers.
+		defer dropStage(o.DataDir, stage)
 	}
 
 	snaps := map[string]*Snapshot{}
@@ -201,11 +200,19 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		}
 		snaps[src.Name()] = prev
 	}
+	if len(snaps) == 0 {
+		// Nothing to build from: write nothing, not an empty database.
+		rep.Error = "no source has data (every scrape failed and there is no previous snapshot): nothing was written"
+		if len(rep.Failed) > 0 {
+			return rep, fmt.Errorf("sources failed (their previous data was kept): %s", strings.Join(rep.Failed, ", "))
+		}
+		return rep, errors.New(rep.Error)
+	}
 	if _, err := buildTo(ctx, stage, filepath.Join(o.DataDir, "overrides.yaml"), o.All, snaps); err != nil {
 		return fail(fmt.Errorf("failed to build the database (nothing was written): %w", err))
 	}
 	hook("built")
-	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db")); err != nil {
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), o.Golden); err != nil {
 		return fail(fmt.Errorf("the new database failed its checks (nothing was written): %w", err))
 	}
 	for _, rel := range []string{"cudb.db", "manifest.json"} {
@@ -217,12 +224,13 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 			pending = append(pending, rel)
 		}
 	}
-	rep.Written = append(rep.Written, pending...)
 	if !o.DryRun && len(pending) > 0 {
 		if err := commit(o.DataDir, stage, pending, hook); err != nil {
 			return fail(err)
 		}
 	}
+	// Only now: what was written (or, with DryRun, would be).
+	rep.Written = append(rep.Written, pending...)
 	if len(rep.Failed) > 0 {
 		return rep, fmt.Errorf("sources failed (their previous data was kept): %s", strings.Join(rep.Failed, ", "))
 	}
@@ -307,13 +315,13 @@ func countFacts(f *db.Facts) int {
 		len(f.GPUs) + len(f.CUDAArches) + len(f.DriverBranches) + len(f.Attributes)
 }
 
-func runPostBuildChecks(ctx context.Context, path string) error {
+func runPostBuildChecks(ctx context.Context, path string, extra []func(context.Context, *db.DB) error) error {
 	d, err := db.OpenFile(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	for _, check := range PostBuildChecks {
+	for _, check := range append(append([]func(context.Context, *db.DB) error{}, PostBuildChecks...), extra...) {
 		if err := check(ctx, d); err != nil {
 			return err
 		}
@@ -334,87 +342,4 @@ func sameContent(a, b string) (bool, error) {
 		return false, err
 	}
 	return bytes.Equal(x, y), nil
-}
-
-// commit moves the staged files into dataDir. The journal is written
-// first: once it exists the commit is decided, and Recover finishes it
-// after a crash; before it exists the staged files are discarded.
-func commit(dataDir, stage string, files []string, hook func(string)) error {
-	b, err := json.Marshal(journal{Files: files})
-	if err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dataDir, journalName), b); err != nil {
-		return fmt.Errorf("failed to write the commit journal: %w", err)
-	}
-	hook("journal")
-	if err := finish(dataDir, stage, files, hook); err != nil {
-		return err
-	}
-	hook("committed")
-	return nil
-}
-
-// finish renames every staged file still present into place, then drops
-// the journal. Renaming is idempotent across crashes: a file already
-// moved is no longer in the staging directory.
-func finish(dataDir, stage string, files []string, hook func(string)) error {
-	for _, rel := range files {
-		from, to := filepath.Join(stage, rel), filepath.Join(dataDir, rel)
-		if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(from, to); err != nil {
-			return fmt.Errorf("failed to move %s into place: %w", rel, err)
-		}
-		syncDir(filepath.Dir(to))
-		hook("moved " + filepath.ToSlash(rel))
-	}
-	if err := os.Remove(filepath.Join(dataDir, journalName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	syncDir(dataDir)
-	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: not every OS syncs directories
-		d.Close()
-	}
-}
-
-// Recover completes or discards a refresh that was killed: with a commit
-// journal it finishes moving the staged files (the new data wins), without
-// one it drops the staging directory (the old data stays). Leftover
-// temporary files are removed. The caller holds the lock.
-func Recover(dataDir string) error {
-	stage := filepath.Join(dataDir, stagingName)
-	b, err := os.ReadFile(filepath.Join(dataDir, journalName))
-	switch {
-	case err == nil:
-		var j journal
-		if err := json.Unmarshal(b, &j); err != nil {
-			// WriteFileAtomic never leaves a partial journal, so this is
-			// damage from outside: keep the old data.
-			os.Remove(filepath.Join(dataDir, journalName))
-		} else if err := finish(dataDir, stage, j.Files, func(string) {}); err != nil {
-			return err
-		}
-	case !errors.Is(err, os.ErrNotExist):
-		return err
-	}
-	if err := os.RemoveAll(stage); err != nil {
-		return err
-	}
-	for _, pattern := range []string{".*.tmp-*", ".cudb-build-*.db*", filepath.Join("sources", ".*.tmp-*")} {
-		leftovers, _ := filepath.Glob(filepath.Join(dataDir, pattern))
-		for _, p := range leftovers {
-			os.Remove(p)
-		}
-	}
-	return nil
 }

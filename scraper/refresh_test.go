@@ -458,28 +458,28 @@ func TestRefreshCanaries(t *testing.T) {
 func TestRefreshPostBuildCheckFailureWritesNothing(t *testing.T) {
 	u := newUpstream(t)
 	data, a, b, before := seeded(t, u)
-	old := scraper.PostBuildChecks
-	t.Cleanup(func() { scraper.PostBuildChecks = old })
-	scraper.PostBuildChecks = append(append([]func(context.Context, *db.DB) error{}, old...),
-		func(ctx context.Context, d *db.DB) error {
-			rs, err := d.Releases(ctx)
-			if err != nil {
-				return err
+	golden := func(ctx context.Context, d *db.DB) error {
+		rs, err := d.Releases(ctx)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, r := range rs {
+			if r.Component == "a-releases" && r.Version == "1.0.0" {
+				n++
 			}
-			n := 0
-			for _, r := range rs {
-				if r.Component == "a-releases" && r.Version == "1.0.0" {
-					n++
-				}
-			}
-			if n != 1 {
-				return errors.New("golden: a 1.0.0 missing")
-			}
-			return nil
-		})
+		}
+		if n != 1 {
+			return errors.New("golden: a 1.0.0 missing")
+		}
+		return nil
+	}
 	r := rows(21)
 	u.page("a", fakesource.Page(r[1:]...))
-	_, err := u.refresh(data, a, b)
+	_, err := scraper.Refresh(context.Background(), scraper.RefreshOptions{
+		Input: scraper.Input{Fetcher: u.client()}, DataDir: data, All: []scraper.Source{a, b},
+		Checks: scraper.CheckOptions{Now: now}, Golden: []func(context.Context, *db.DB) error{golden},
+	})
 	if err == nil || !strings.Contains(err.Error(), "golden: a 1.0.0 missing") || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("err %v", err)
 	}

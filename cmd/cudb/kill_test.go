@@ -83,7 +83,7 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 
 	refresh := func(snaps, data string) {
 		t.Helper()
-		cmd := cudb("refresh", "--snapshots", snaps, "--data", data, "--source", "fake-a", "--source", "fake-b")
+		cmd := cudb("refresh", "--init", "--snapshots", snaps, "--data", data, "--source", "fake-a", "--source", "fake-b")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("refresh: %v\n%s", err, out)
 		}
@@ -98,7 +98,7 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 		t.Fatal("the two states do not differ; the test would prove nothing")
 	}
 
-	steps := []string{"scraped fake-a", "scraped fake-b", "built", "journal",
+	steps := []string{"scraped fake-a", "scraped fake-b", "built", "staged", "journal",
 		"moved sources/fake-a.json", "moved sources/fake-b.json", "moved cudb.db", "moved manifest.json", "committed"}
 	for _, step := range steps {
 		t.Run(strings.ReplaceAll(step, "/", "_"), func(t *testing.T) {

@@ -252,3 +252,50 @@ func TestReadmePackageMap(t *testing.T) {
 		}
 	}
 }
+
+// TestNoInit: lists are explicit (the source list, the command list), so
+// no package of the binary does work or registers itself in init.
+func TestNoInit(t *testing.T) {
+	for _, rel := range goFiles(t, false) {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root(t), rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				t.Errorf("%s has an init function: make the list it feeds explicit", rel)
+			}
+		}
+	}
+}
+
+// TestNoStartupRegexps: every command starts in a few milliseconds, so no
+// package compiles a regular expression while the binary starts; patterns
+// compile on first use (sync.OnceValue).
+func TestNoStartupRegexps(t *testing.T) {
+	for _, rel := range goFiles(t, false) {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root(t), rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			ast.Inspect(g, func(n ast.Node) bool {
+				if _, ok := n.(*ast.FuncLit); ok {
+					return false
+				}
+				if call, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "MustCompile" {
+						if id, ok := sel.X.(*ast.Ident); ok && id.Name == "regexp" {
+							t.Errorf("%s compiles a regular expression at start-up: wrap it in sync.OnceValue", rel)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}

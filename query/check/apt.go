@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
@@ -11,8 +12,12 @@ import (
 )
 
 var (
-	driverPkgRe  = regexp.MustCompile(`^(nvidia-driver-\d+|nvidia-utils-\d+|libnvidia-compute-\d+|nvidia-kernel-\S+|cuda-drivers(-\d+)?|nvidia-dkms-\d+|nvidia-headless-\S+)(?:=.*)?$`)
-	toolkitPkgRe = regexp.MustCompile(`^cuda(?:-toolkit|-runtime|-libraries|-compiler|-nvcc)?-(\d+)-(\d+)(?:=.*)?$`)
+	driverPkgRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(nvidia-driver-\d+|nvidia-utils-\d+|libnvidia-compute-\d+|nvidia-kernel-\S+|cuda-drivers(-\d+)?|nvidia-dkms-\d+|nvidia-headless-\S+)(?:=.*)?$`)
+	})
+	toolkitPkgRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^cuda(?:-toolkit|-runtime|-libraries|-compiler|-nvcc)?-(\d+)-(\d+)(?:=.*)?$`)
+	})
 )
 
 // apt judges system packages a Dockerfile installs: a driver inside an
@@ -20,14 +25,14 @@ var (
 // framework.
 func (c *checker) apt(u *Unit, groups []*fwGroup) {
 	for _, p := range u.Apt {
-		if driverPkgRe.MatchString(p.Name) {
+		if driverPkgRe().MatchString(p.Name) {
 			c.add(Finding{File: u.File, Line: p.Line, Category: CatDriverInImage, Severity: verify.SevError, Unit: u.Name,
 				Message:  fmt.Sprintf("%s installs a driver inside the image: the NVIDIA container toolkit mounts the host's driver libraries, and a second copy that does not match the host's kernel module fails with \"driver/library version mismatch\"", p.Name),
 				Evidence: []string{"RUN " + p.Text},
 				Fix:      withoutWord("RUN "+p.Text, p.Name)})
 			continue
 		}
-		m := toolkitPkgRe.FindStringSubmatch(p.Name)
+		m := toolkitPkgRe().FindStringSubmatch(p.Name)
 		if m == nil {
 			continue
 		}
@@ -54,7 +59,9 @@ func (c *checker) apt(u *Unit, groups []*fwGroup) {
 }
 
 // emptyInstall is an install command left with no package.
-var emptyInstall = regexp.MustCompile(`(?:^|\s*(?:&&|;)\s*)(?:sudo\s+)?(?:apt-get|apt|yum|dnf)\s+install(?:\s+-\S+)*\s*(?:$|(&&|;))`)
+var emptyInstall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|\s*(?:&&|;)\s*)(?:sudo\s+)?(?:apt-get|apt|yum|dnf)\s+install(?:\s+-\S+)*\s*(?:$|(&&|;))`)
+})
 
 // withoutWord removes one package word from an instruction, and the
 // install command with it when nothing else is left to install.
@@ -70,7 +77,7 @@ func withoutWord(line, w string) string {
 	if rest, ok := strings.CutPrefix(s, "RUN "); ok {
 		s, run = rest, "RUN "
 	}
-	s = emptyInstall.ReplaceAllString(s, " $1")
+	s = emptyInstall().ReplaceAllString(s, " $1")
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "&&"))
 	return run + strings.TrimSpace(strings.TrimSuffix(s, "&&"))
 }

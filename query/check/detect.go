@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // KindOfName is the kind a file's base name says, if any: what a
@@ -47,13 +48,15 @@ func sourceExt(b string) bool {
 }
 
 var (
-	fromLineRe   = regexp.MustCompile(`(?mi)^\s*FROM\s+\S+`)
-	composeRe    = regexp.MustCompile(`(?m)^services:\s*$`)
-	condaDepsRe  = regexp.MustCompile(`(?m)^(dependencies|channels):\s*$`)
-	tomlPkgRe    = regexp.MustCompile(`(?m)^\[\[package\]\]\s*$`)
-	projectRe    = regexp.MustCompile(`(?m)^\[(project|tool\.[a-z]+)\]\s*$`)
-	reqLineRe    = regexp.MustCompile(`^(-[-a-z]+.*|[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|>|<|===)\s*[^\s;]+.*)?(\s*;.*)?|[A-Za-z0-9][A-Za-z0-9._-]* @ \S+)$`)
-	uvLockHeader = regexp.MustCompile(`(?m)^(version|revision|requires-python)\s*=`)
+	fromLineRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?mi)^\s*FROM\s+\S+`) })
+	composeRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^services:\s*$`) })
+	condaDepsRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(dependencies|channels):\s*$`) })
+	tomlPkgRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\[\[package\]\]\s*$`) })
+	projectRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\[(project|tool\.[a-z]+)\]\s*$`) })
+	reqLineRe   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(-[-a-z]+.*|[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|>|<|===)\s*[^\s;]+.*)?(\s*;.*)?|[A-Za-z0-9][A-Za-z0-9._-]* @ \S+)$`)
+	})
+	uvLockHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(version|revision|requires-python)\s*=`) })
 )
 
 // Detect names a file's kind from its name, else from its content. The
@@ -66,17 +69,17 @@ func Detect(name string, content []byte) (Kind, error) {
 	}
 	text := string(content)
 	switch {
-	case composeRe.MatchString(text):
+	case composeRe().MatchString(text):
 		return KindCompose, nil
-	case fromLineRe.MatchString(text):
+	case fromLineRe().MatchString(text):
 		return KindDockerfile, nil
-	case tomlPkgRe.MatchString(text) && strings.Contains(text, "[metadata]") && strings.Contains(text, "content-hash"):
+	case tomlPkgRe().MatchString(text) && strings.Contains(text, "[metadata]") && strings.Contains(text, "content-hash"):
 		return KindPoetryLock, nil
-	case tomlPkgRe.MatchString(text) && uvLockHeader.MatchString(text):
+	case tomlPkgRe().MatchString(text) && uvLockHeader().MatchString(text):
 		return KindUVLock, nil
-	case projectRe.MatchString(text):
+	case projectRe().MatchString(text):
 		return KindPyproject, nil
-	case condaDepsRe.MatchString(text):
+	case condaDepsRe().MatchString(text):
 		return KindCondaEnv, nil
 	}
 	if looksLikeRequirements(text) {
@@ -102,7 +105,7 @@ func looksLikeRequirements(text string) bool {
 		if strings.HasPrefix(l, "--hash") {
 			continue
 		}
-		if !reqLineRe.MatchString(l) {
+		if !reqLineRe().MatchString(l) {
 			return false
 		}
 		n++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // instruction is one Dockerfile instruction after line continuations are
@@ -28,7 +29,7 @@ func (in instruction) lineAt(off int) int {
 	return l
 }
 
-var escapeDirective = regexp.MustCompile(`(?i)^#\s*escape\s*=\s*([\\` + "`" + `])\s*$`)
+var escapeDirective = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^#\s*escape\s*=\s*([\\` + "`" + `])\s*$`) })
 
 // splitInstructions reads a Dockerfile into instructions: comments and
 // blank lines dropped, continuations joined (comment lines inside a
@@ -57,7 +58,7 @@ func splitInstructions(text string) []instruction {
 		}
 		t := strings.TrimSpace(l)
 		if directives {
-			if m := escapeDirective.FindStringSubmatch(t); m != nil {
+			if m := escapeDirective().FindStringSubmatch(t); m != nil {
 				escape = m[1][0]
 				continue
 			}
@@ -105,14 +106,14 @@ func splitInstructions(text string) []instruction {
 	return out
 }
 
-var heredocRe = regexp.MustCompile(`<<-?\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?`)
+var heredocRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?`) })
 
 func heredocMarkers(in *instruction) []string {
 	if in.Cmd != "RUN" && in.Cmd != "COPY" {
 		return nil
 	}
 	var out []string
-	for _, m := range heredocRe.FindAllStringSubmatch(in.Args, -1) {
+	for _, m := range heredocRe().FindAllStringSubmatch(in.Args, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -126,7 +127,9 @@ type stage struct {
 	index int
 }
 
-var varRe = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))`)
+var varRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))`)
+})
 
 // expand substitutes $VAR, ${VAR}, ${VAR:-default} and ${VAR:+alt} as
 // the Dockerfile frontend does; unknown variables are reported once.
@@ -134,8 +137,8 @@ func expand(s string, vars map[string]string, unknown func(string)) string {
 	if !strings.Contains(s, "$") {
 		return s
 	}
-	return varRe.ReplaceAllStringFunc(s, func(m string) string {
-		g := varRe.FindStringSubmatch(m)
+	return varRe().ReplaceAllStringFunc(s, func(m string) string {
+		g := varRe().FindStringSubmatch(m)
 		name := g[1] + g[4]
 		v, ok := vars[name]
 		switch g[2] {

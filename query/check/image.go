@@ -3,6 +3,7 @@ package check
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/frameworks"
 )
@@ -29,12 +30,20 @@ var osPython = map[string]string{
 }
 
 var (
-	cudaTagRe    = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)(?:-(cudnn\d*))?-(base|runtime|devel)-([a-z]+[0-9.]+)$`)
-	torchTagRe   = regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)-(runtime|devel)$`)
-	tfTagRe      = regexp.MustCompile(`^(?:(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)-|latest-)?(gpu)(?:-py3)?(?:-jupyter)?$|^(\d+\.\d+(?:\.\d+)?)(?:-py3)?(?:-jupyter)?$`)
-	ngcTagRe     = regexp.MustCompile(`^(\d{2})\.(\d{2})-py3$`)
-	pythonTagRe  = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:\.\d+)?(?:[a-z]+\d*)?(?:-.*)?$`)
-	osImageRe    = regexp.MustCompile(`^(ubuntu|debian):(\d+\.\d+|\d+|bullseye|bookworm|jammy|focal|noble)`)
+	cudaTagRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)(?:-(cudnn\d*))?-(base|runtime|devel)-([a-z]+[0-9.]+)$`)
+	})
+	torchTagRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)-(runtime|devel)$`)
+	})
+	tfTagRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)-|latest-)?(gpu)(?:-py3)?(?:-jupyter)?$|^(\d+\.\d+(?:\.\d+)?)(?:-py3)?(?:-jupyter)?$`)
+	})
+	ngcTagRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{2})\.(\d{2})-py3$`) })
+	pythonTagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:\.\d+)?(?:[a-z]+\d*)?(?:-.*)?$`) })
+	osImageRe   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(ubuntu|debian):(\d+\.\d+|\d+|bullseye|bookworm|jammy|focal|noble)`)
+	})
 	ubuntuCodeOS = map[string]string{"jammy": "22.04", "focal": "20.04", "noble": "24.04", "bionic": "18.04"}
 )
 
@@ -58,7 +67,7 @@ func ClassifyImage(ref string) Image {
 	switch name {
 	case "nvidia/cuda", "nvcr.io/nvidia/cuda":
 		img.Family = FamilyCUDA
-		m := cudaTagRe.FindStringSubmatch(tag)
+		m := cudaTagRe().FindStringSubmatch(tag)
 		if m == nil {
 			img.Unknown = "the CUDA version of tag " + tag
 			return img
@@ -75,7 +84,7 @@ func ClassifyImage(ref string) Image {
 	case "pytorch/pytorch":
 		img.Family = FamilyPyTorch
 		img.Framework = frameworks.Torch
-		m := torchTagRe.FindStringSubmatch(tag)
+		m := torchTagRe().FindStringSubmatch(tag)
 		if m == nil {
 			img.Unknown = "the torch version of tag " + tag
 			return img
@@ -84,7 +93,7 @@ func ClassifyImage(ref string) Image {
 	case "tensorflow/tensorflow":
 		img.Family = FamilyTensorFlow
 		img.Framework = frameworks.TensorFlow
-		m := tfTagRe.FindStringSubmatch(tag)
+		m := tfTagRe().FindStringSubmatch(tag)
 		switch {
 		case m == nil:
 			img.Unknown = "the TensorFlow version of tag " + tag
@@ -100,18 +109,18 @@ func ClassifyImage(ref string) Image {
 		img.Family = FamilyNGCPyTorch
 		img.Framework = frameworks.Torch
 		img.Unknown = "the torch, CUDA, cuDNN and driver floor of NGC release " + tag + " (NGC release notes are not in the database)"
-		if ngcTagRe.FindStringSubmatch(tag) == nil {
+		if ngcTagRe().FindStringSubmatch(tag) == nil {
 			img.Unknown = "the NGC release of tag " + tag
 		}
 	case "python":
 		img.Family = FamilyPython
-		if m := pythonTagRe.FindStringSubmatch(tag); m != nil && strings.Contains(m[1], ".") {
+		if m := pythonTagRe().FindStringSubmatch(tag); m != nil && strings.Contains(m[1], ".") {
 			img.Python = m[1]
 		} else {
 			img.Unknown = "the Python minor version of tag " + tag
 		}
 	default:
-		if m := osImageRe.FindStringSubmatch(name + ":" + tag); m != nil {
+		if m := osImageRe().FindStringSubmatch(name + ":" + tag); m != nil {
 			v := m[2]
 			if u, ok := ubuntuCodeOS[v]; ok {
 				v = u

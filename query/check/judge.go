@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
@@ -69,7 +70,7 @@ func (c *checker) judgeUnit(u *Unit, k Kind) (UnitSummary, error) {
 	return sum, nil
 }
 
-var aptPythonRe = regexp.MustCompile(`^python(3\.\d+)$`)
+var aptPythonRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(3\.\d+)$`) })
 
 // python is the interpreter the unit's packages are installed for: the
 // target's, the file's own, a python3.X the image installs (deadsnakes),
@@ -77,7 +78,7 @@ var aptPythonRe = regexp.MustCompile(`^python(3\.\d+)$`)
 func (c *checker) python(u *Unit) string {
 	apt := ""
 	for _, p := range u.Apt {
-		if m := aptPythonRe.FindStringSubmatch(strings.SplitN(p.Name, "=", 2)[0]); m != nil {
+		if m := aptPythonRe().FindStringSubmatch(strings.SplitN(p.Name, "=", 2)[0]); m != nil {
 			apt = m[1]
 		}
 	}
@@ -344,12 +345,14 @@ func cuVariant(cuda string) string {
 	return "cu" + p[0] + p[1]
 }
 
-var variantRe = regexp.MustCompile(`/whl/(?:nightly/)?(cu\d+|cpu|rocm[\d.]+|xpu)(?:/torch_stable\.html)?/?$`)
+var variantRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/whl/(?:nightly/)?(cu\d+|cpu|rocm[\d.]+|xpu)(?:/torch_stable\.html)?/?$`)
+})
 
 // variantOf reads a wheel variant from an index URL
 // (download.pytorch.org/whl/cu121 → cu121).
 func variantOf(index string) string {
-	if m := variantRe.FindStringSubmatch(strings.TrimSpace(index)); m != nil {
+	if m := variantRe().FindStringSubmatch(strings.TrimSpace(index)); m != nil {
 		return m[1]
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/version"
 )
@@ -80,7 +81,7 @@ func poetryReqs(p poetryTool, text string) (reqs []Requirement, python string) {
 	return reqs, python
 }
 
-var caretRe = regexp.MustCompile(`^([~^])\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
+var caretRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([~^])\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?`) })
 
 // poetrySpec turns a Poetry constraint into a PEP 440 specifier:
 // "2.0.1+cu118" is exact, "^2.3.1" is >=2.3.1,<3.0.0, "~2.3.1" is
@@ -94,7 +95,7 @@ func poetrySpec(s string) string {
 	case s[0] >= '0' && s[0] <= '9':
 		return "==" + s
 	}
-	if m := caretRe.FindStringSubmatch(s); m != nil {
+	if m := caretRe().FindStringSubmatch(s); m != nil {
 		maj, _ := strconv.Atoi(m[2])
 		mnr, _ := strconv.Atoi(orZero(m[3]))
 		low := m[2] + "." + orZero(m[3]) + "." + orZero(m[4])
@@ -109,7 +110,7 @@ func poetrySpec(s string) string {
 		}
 		return ">=" + low + ",<" + high
 	}
-	return localRe.ReplaceAllString(s, "")
+	return localRe().ReplaceAllString(s, "")
 }
 
 func orZero(s string) string {

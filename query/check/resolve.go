@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
@@ -426,6 +427,6 @@ func extraNamed(marker string, extras []string) bool {
 	return false
 }
 
-var localRe = regexp.MustCompile(`\+[A-Za-z0-9.]+`)
+var localRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\+[A-Za-z0-9.]+`) })
 
-func stripLocal(spec string) string { return localRe.ReplaceAllString(spec, "") }
+func stripLocal(spec string) string { return localRe().ReplaceAllString(spec, "") }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/version"
 )
@@ -110,7 +111,7 @@ func commands(ws []word) [][]word {
 	return out
 }
 
-var pythonExe = regexp.MustCompile(`^python(\d(\.\d+)?)?$`)
+var pythonExe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(\d(\.\d+)?)?$`) })
 
 // readShell finds installer commands in a RUN body and records what they
 // install in u. expand substitutes build variables in a word; lineOf maps
@@ -134,7 +135,7 @@ func readShell(u *Unit, body string, expand func(string) string, lineOf func(int
 		switch {
 		case (prog == "pip" || prog == "pip3" || strings.HasPrefix(prog, "pip3.")) && firstIs(rest, "install"):
 			readPip(u, rest[1:], lineOf, InstallerPip)
-		case pythonExe.MatchString(prog) && len(rest) >= 3 && rest[0].text == "-m" && rest[1].text == "pip" && rest[2].text == "install":
+		case pythonExe().MatchString(prog) && len(rest) >= 3 && rest[0].text == "-m" && rest[1].text == "pip" && rest[2].text == "install":
 			readPip(u, rest[3:], lineOf, InstallerPip)
 		case prog == "uv" && len(rest) >= 2 && rest[0].text == "pip" && rest[1].text == "install":
 			readPip(u, rest[2:], lineOf, InstallerUV)
@@ -298,7 +299,9 @@ func readConda(u *Unit, args []word, lineOf func(int) int) {
 	}
 }
 
-var condaSpecRe = regexp.MustCompile(`^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(?:(==|>=|<=|>|<|!=|=)\s*([^=\s]+)(?:=\S+)?)?$`)
+var condaSpecRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(?:(==|>=|<=|>|<|!=|=)\s*([^=\s]+)(?:=\S+)?)?$`)
+})
 
 // parseCondaSpec reads "name", "name=1.2", "name==1.2", "name>=1.2",
 // "channel::name=1.2". A conda "=1.2" means 1.2.*.
@@ -308,7 +311,7 @@ func parseCondaSpec(s string) (Requirement, bool) {
 	if c, rest, ok := strings.Cut(s, "::"); ok {
 		ch, s = c, rest
 	}
-	m := condaSpecRe.FindStringSubmatch(s)
+	m := condaSpecRe().FindStringSubmatch(s)
 	if m == nil {
 		return Requirement{}, false
 	}

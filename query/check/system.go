@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
@@ -29,7 +30,7 @@ func (c *checker) judgeImage(u *Unit) {
 		req = im.CUDA
 	}
 	if ev, ok := u.Env["NVIDIA_REQUIRE_CUDA"]; ok {
-		if m := requireCUDARe.FindStringSubmatch(ev.Value); m != nil {
+		if m := requireCUDARe().FindStringSubmatch(ev.Value); m != nil {
 			req, line = m[1], ev.Line
 		}
 	}
@@ -43,7 +44,7 @@ func (c *checker) judgeImage(u *Unit) {
 	}
 	if ld, ok := u.Env["LD_LIBRARY_PATH"]; ok && im.CUDA != "" {
 		for _, dir := range strings.Split(ld.Value, ":") {
-			m := cudaDirRe.FindStringSubmatch(dir)
+			m := cudaDirRe().FindStringSubmatch(dir)
 			if m == nil || sameMinor(m[1], im.CUDA) {
 				continue
 			}
@@ -56,8 +57,8 @@ func (c *checker) judgeImage(u *Unit) {
 }
 
 var (
-	requireCUDARe = regexp.MustCompile(`cuda>=(\d+\.\d+)`)
-	cudaDirRe     = regexp.MustCompile(`/usr/local/cuda-(\d+\.\d+)`)
+	requireCUDARe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cuda>=(\d+\.\d+)`) })
+	cudaDirRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/usr/local/cuda-(\d+\.\d+)`) })
 )
 
 func sameMinor(a, b string) bool {
@@ -222,7 +223,7 @@ func gpuReason(c *checker, u *Unit) string {
 // libcudnn package), "" when none.
 func imageCUDNN(u *Unit) string {
 	for _, p := range u.Apt {
-		if m := cudnnPkgRe.FindStringSubmatch(p.Name); m != nil {
+		if m := cudnnPkgRe().FindStringSubmatch(p.Name); m != nil {
 			return m[1]
 		}
 	}
@@ -232,7 +233,7 @@ func imageCUDNN(u *Unit) string {
 	return ""
 }
 
-var cudnnPkgRe = regexp.MustCompile(`^libcudnn(\d+)(?:-dev)?(?:-cuda-\d+)?(?:=.*)?$`)
+var cudnnPkgRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^libcudnn(\d+)(?:-dev)?(?:-cuda-\d+)?(?:=.*)?$`) })
 
 func (c *checker) withTarget(r query.ResolveRequest) query.ResolveRequest {
 	t := c.opts.Target

@@ -83,6 +83,36 @@ func (v *verifier) cudnn(fw *framework) error {
 		}
 		return nil
 	}
+	if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok && first != nil && pip != nil && first == pip {
+		// The wheel's own specifier is the judge of the copy pip put
+		// there (jax: nvidia-cudnn-cu12>=9.0,<10.0).
+		if spec, err := version.ParseSpecifiers(pr.Spec); err == nil {
+			if have, err := version.Parse(pip.Version); err == nil && spec.Check(have, true) {
+				return nil
+			}
+		}
+	}
+	if pinned && pip == nil && v.f.Origin == host.OriginHost && r.Kind == db.KindPin && (first.Source != host.CUDNNLDLibraryPath || first.Major != want.Major()) {
+		// The probe looked in the environment and found no copy of the
+		// wheel the framework pins: what it loads is missing, and a
+		// system copy of another soname does not stand in for it.
+		v.add(Finding{Category: CatCUDNNMissing, Severity: SevError,
+			Message: fmt.Sprintf("%s pins cuDNN %s (libcudnn.so.%d from the %s wheel), and that wheel is not installed in %s; the cuDNN %s at %s is another library",
+				fw.label, r.Spec, want.Major(), cudnnWheel(fw.cuda), envName(fw.py), first.Version, first.Path),
+			Evidence: []string{fmt.Sprintf("%s: pins cuDNN %s", fw.label, r.Spec), fmt.Sprintf("cuDNN found: %s %s (%s)", first.Version, first.Path, first.Source)},
+			Fix:      v.cudnnFix(fw, r, pinned), Sources: []query.SourceRef{{Name: r.Source, URL: r.URL}}})
+		return nil
+	}
+	if (pinned || r.Kind == db.KindBundled) && first != pip && (first.Source != host.CUDNNLDLibraryPath || first.Major != want.Major()) {
+		// A wheel that brings its own cuDNN loads that copy. Another file
+		// is evidence that a cuDNN is present, not of what the framework
+		// loads (collect_env's "Probably one of the following" is a list
+		// of candidates, not a load order), and a soname is a library's
+		// identity: libcudnn.so.8 is not libcudnn.so.9. Only a copy of
+		// the same soname ahead on LD_LIBRARY_PATH can shadow it, which
+		// shadowing reports.
+		return nil
+	}
 	have, err := version.ParseDotted(first.Version)
 	if err != nil {
 		return nil

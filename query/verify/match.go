@@ -31,8 +31,15 @@ func (v *verifier) frameworks() ([]*framework, error) {
 		if j := py.JAX; j != nil {
 			for name, ver := range j.Plugins {
 				if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
-					out = append(out, &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
-						version: j.Version, cuda: m[1], py: py})
+					fw := &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
+						version: j.Version, cuda: m[1], py: py}
+					// The plugin's CUDA major names the build (cuda12).
+					bs, err := v.d.Builds(v.ctx, frameworks.JAX, func(s string) bool { return s == j.Version })
+					if err != nil {
+						return nil, err
+					}
+					fw.build = pickBuild(bs, "cuda"+m[1], false)
+					out = append(out, fw)
 					break
 				}
 			}

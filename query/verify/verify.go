@@ -51,7 +51,11 @@ var Severities = []string{SevError, SevWarning, SevInfo}
 type Finding struct {
 	Category string `json:"category"`
 	Severity string `json:"severity"`
-	Message  string `json:"message"`
+	// Status is incompatible (an error: it fails or will), unknown (a
+	// fact the judgement needs is missing; Unknown names it) or ok.
+	Status  string   `json:"status"`
+	Unknown []string `json:"unknown"`
+	Message string   `json:"message"`
 	// Evidence are the facts the finding rests on, as "what: value".
 	Evidence []string `json:"evidence"`
 	// Fix is an exact command or pin; empty only for infos that need none.
@@ -84,10 +88,31 @@ type Result struct {
 // run time: minor-version compatibility, same-major SASS and PTX JIT are
 // not failures.
 func Verify(ctx context.Context, d *db.DB, facts *host.Snapshot) (*Result, error) {
+	return VerifyWith(ctx, d, facts, Options{})
+}
+
+// GPU expectations for Options.GPU.
+const (
+	// GPUAuto: no GPU visible is an error where the NVIDIA kernel module
+	// is loaded (a node that lost its GPU), a warning elsewhere.
+	GPUAuto = ""
+	// GPUExpect (--expect-gpu): no GPU visible is always an error.
+	GPUExpect = "expect"
+	// GPUNoneOK (--no-gpu-ok): a host without a GPU is fine.
+	GPUNoneOK = "none-ok"
+)
+
+// Options tune what Verify expects of the host.
+type Options struct {
+	GPU string // GPUAuto, GPUExpect or GPUNoneOK
+}
+
+// VerifyWith is Verify with explicit expectations.
+func VerifyWith(ctx context.Context, d *db.DB, facts *host.Snapshot, opts Options) (*Result, error) {
 	if facts == nil {
 		facts = &host.Snapshot{}
 	}
-	v := &verifier{ctx: ctx, d: d, f: facts}
+	v := &verifier{ctx: ctx, d: d, f: facts, opts: opts}
 	if err := v.run(); err != nil {
 		return nil, err
 	}
@@ -135,10 +160,11 @@ func sortFindings(fs []Finding) {
 }
 
 type verifier struct {
-	ctx context.Context
-	d   *db.DB
-	f   *host.Snapshot
-	out []Finding
+	ctx  context.Context
+	d    *db.DB
+	f    *host.Snapshot
+	out  []Finding
+	opts Options
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
 	// errExplained and errSkipped count the report's error lines.
@@ -156,6 +182,19 @@ func (v *verifier) add(f Finding) {
 		return
 	}
 	v.seen[key] = true
+	if f.Unknown == nil {
+		f.Unknown = []string{}
+	}
+	if f.Status == "" {
+		switch {
+		case len(f.Unknown) > 0 || f.Category == CatUnknownVersion:
+			f.Status = query.StatusUnknown
+		case f.Severity == SevError:
+			f.Status = query.StatusIncompatible
+		default:
+			f.Status = query.StatusOK
+		}
+	}
 	if f.Evidence == nil {
 		f.Evidence = []string{}
 	}
@@ -212,6 +251,7 @@ func (v *verifier) run() error {
 		}
 	}
 	v.shadowing(fws)
+	v.shared(fws)
 	v.toolkits()
 	return v.errors()
 }
@@ -239,7 +279,11 @@ func (v *verifier) notes() {
 // --- no GPU ------------------------------------------------------------
 
 func (v *verifier) noGPU(fws []*framework) error {
-	if len(v.f.GPUs) > 0 || v.f.Origin != host.OriginHost {
+	if len(v.f.GPUs) > 0 || v.opts.GPU == GPUNoneOK {
+		return nil
+	}
+	if v.f.Origin != host.OriginHost && v.opts.GPU != GPUExpect {
+		// A report that lists no GPU may simply not have said.
 		return nil
 	}
 	var cudaFW []string
@@ -269,11 +313,23 @@ func (v *verifier) noGPU(fws []*framework) error {
 	} else {
 		ev = append(ev, "driver: not found")
 	}
-	sev := SevWarning
-	msg := why + "; nothing GPU-related is installed, so nothing fails yet"
+	// A host with the NVIDIA kernel module was meant to have a GPU: one
+	// that sees none has lost it, which is what a platform team must
+	// catch. Elsewhere (a CPU machine) it is a warning; --expect-gpu and
+	// --no-gpu-ok choose explicitly.
+	sev, msg := SevWarning, why
+	switch {
+	case v.opts.GPU == GPUExpect:
+		sev, msg = SevError, why+" on a host expected to have one (--expect-gpu)"
+	case v.f.Driver != nil:
+		sev, msg = SevError, why+"; the NVIDIA driver is installed, so this host was meant to have a GPU and has lost it"
+		fix += "; on a host meant to run without a GPU, pass --no-gpu-ok"
+	}
 	if len(cudaFW) > 0 {
 		sev = SevError
-		msg = why + ": " + strings.Join(cudaFW, ", ") + " will run on the CPU only or fail"
+		msg += ": " + strings.Join(cudaFW, ", ") + " will run on the CPU only or fail"
+	} else if sev == SevWarning {
+		msg += "; nothing GPU-related is installed, so nothing fails yet (--expect-gpu makes this an error)"
 	}
 	v.add(Finding{Category: CatNoGPUVisible, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
 	return nil

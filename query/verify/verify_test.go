@@ -129,11 +129,13 @@ func TestVerifyRules(t *testing.T) {
 				{Path: "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib", Version: "9.1.0", Major: 9, Source: host.CUDNNPip, Env: "/venv"}}
 			return f
 		}, []wantFinding{{CatCUDNNMismatch, SevWarning, []string{"9.3.0"}}, {CatMultipleCUDALibs, SevWarning, []string{"/opt/cudnn/lib"}}}},
-		{"cuDNN of another major first", func() *host.Snapshot {
+		// libcudnn.so.8 is not libcudnn.so.9: the system copy is another
+		// library; what is wrong is that the pinned wheel is absent.
+		{"cuDNN of another major, pinned wheel absent", func() *host.Snapshot {
 			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")
 			f.CUDNN = []host.CUDNN{{Path: "/usr/lib/x86_64-linux-gnu/libcudnn.so.8", Version: "8.9.7", Major: 8, Source: host.CUDNNLdconfig}}
 			return f
-		}, []wantFinding{{CatCUDNNMismatch, SevError, []string{"needs cuDNN 9", "nvidia-cudnn-cu12==9.1.0.70"}}}},
+		}, []wantFinding{{CatCUDNNMissing, SevError, []string{"libcudnn.so.9", "another library", "nvidia-cudnn-cu12==9.1.0.70"}}}},
 		{"a TF CPU build on a GPU host", func() *host.Snapshot {
 			no := false
 			f := torchHost("2.4.0+cu121", "12.1", "cu121", "3.11.9")

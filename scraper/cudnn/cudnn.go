@@ -132,7 +132,7 @@ var (
 	rangeRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+\.\d+)\s*-\s*(\d+\.\d+)$`) })
 	majorRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)(?:\.x|\.\d+)?$`) })
 	branchRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[rR](\d+(?:\.\d+)*)$`) })
-	glueNote  = regexp.MustCompile(`^(\d+\.\d+)\d$`) // "9.03": a footnote digit glued by text extraction
+	glueNote  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+\.\d+)\d$`) }) // "9.03": a footnote digit glued by text extraction
 	notSuppRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)not supported`) })
 )
 
@@ -245,7 +245,7 @@ func row(r scraper.Record) ([]db.CUDNNSupport, string) {
 	var ccs []string
 	for _, it := range strings.Split(fl["compute_capabilities"], ";") {
 		it = strings.TrimSpace(footnote().ReplaceAllString(it, ""))
-		if m := glueNote.FindStringSubmatch(it); m != nil {
+		if m := glueNote().FindStringSubmatch(it); m != nil {
 			it = m[1]
 		}
 		switch {

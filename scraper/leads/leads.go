@@ -246,14 +246,13 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	return f, nil
 }
 
-// VersionFields names the fields holding versions and dates, per table.
-func (Source) VersionFields() map[string][]string {
-	return map[string][]string{"release": {"version"}}
-}
-
-// DateFields names the date fields (a month "2026-10" or a day).
-func (Source) DateFields() map[string][]string {
-	return map[string][]string{"release": {"released"}, "driver_branch": {"released"}}
+// Fields implements scraper.Fielded: versions and release dates (a month
+// "2026-10" or a day).
+func (Source) Fields() map[string]map[string]scraper.Grammar {
+	return map[string]map[string]scraper.Grammar{
+		"release":       {"version": scraper.VersionText, "released": scraper.DateText},
+		"driver_branch": {"version": scraper.Pattern("a driver branch (615)", `\d{3}`), "released": scraper.DateText},
+	}
 }
 
 // Canaries implements scraper.Canaried: leads of the snapshot's list.

@@ -100,6 +100,14 @@ func (s Moi90) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			f.refuse(r, "empty architecture list (failed measurement)")
 			continue
 		}
+		if strings.Contains(r.Ref, "_pr3") && cmpDotted(v, "2.6.0") >= 0 {
+			// Pull request #3 measured these in pytorch/pytorch Docker
+			// images: not packages of the pytorch conda channel, which
+			// the install matrix stops listing after 2.5.x. A conda
+			// build here would send pins to a channel without them.
+			f.refuse(r, "measured in a pytorch/pytorch Docker image (moi90 pull request #3), not a package the pytorch conda channel published (its install matrix lists no conda build after 2.5.x)")
+			continue
+		}
 		p := f.prov(moi90Page, r.Ref)
 		variant := variantOfCUDA(cuda)
 		k := db.BuildKey{Component: "torch", Version: v, Variant: variant, Platform: "linux", Channel: "conda"}

@@ -66,7 +66,7 @@ func TestRefreshCLIPyTorchLive(t *testing.T) {
 			up := livetest.New(t, files)
 			sad := ptSad[name]
 			up.Set(t, sad[0], []byte(sad[1]))
-			code, _, errOut := run("refresh", "--source", name, "--data", data, "--base-url", up.URL)
+			code, _, errOut := run("refresh", "--init", "--source", name, "--data", data, "--base-url", up.URL)
 			if code != 1 {
 				t.Fatalf("sad page: exit %d, want 1\n%s", code, errOut)
 			}
@@ -78,7 +78,7 @@ func TestRefreshCLIPyTorchLive(t *testing.T) {
 			}
 
 			happy := livetest.New(t, files)
-			code, _, errOut = run("refresh", "--source", name, "--data", data, "--base-url", happy.URL)
+			code, _, errOut = run("refresh", "--init", "--source", name, "--data", data, "--base-url", happy.URL)
 			if code != 0 {
 				t.Fatalf("happy page: exit %d\n%s", code, errOut)
 			}

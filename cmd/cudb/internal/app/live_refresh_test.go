@@ -41,7 +41,7 @@ func TestLiveRefreshExitStatus(t *testing.T) {
 			up := livetest.New(t, pages)
 			dir := t.TempDir()
 			s, out, errOut := cli.TestStreams("")
-			code := Main([]string{"refresh", "--source", c.source, "--data", dir, "--base-url", up.URL, "--json"}, s)
+			code := Main([]string{"refresh", "--init", "--source", c.source, "--data", dir, "--base-url", up.URL, "--json"}, s)
 			if code != 1 {
 				t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, out, errOut)
 			}

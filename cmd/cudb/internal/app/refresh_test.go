@@ -67,7 +67,7 @@ func TestRefreshCLILiveJSON(t *testing.T) {
 	data := t.TempDir()
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
 	md := filepath.Join(t.TempDir(), "pr.md")
-	code, out, errOut := run("refresh", "--data", data, "--base-url", base, "--json", "--markdown", md)
+	code, out, errOut := run("refresh", "--init", "--data", data, "--base-url", base, "--json", "--markdown", md)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -102,7 +102,7 @@ func TestRefreshCLIFailedSourceKeepsPrevious(t *testing.T) {
 	run := fakeRun
 	data := t.TempDir()
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
-	if code, _, errOut := run("refresh", "--data", data, "--base-url", base); code != 0 {
+	if code, _, errOut := run("refresh", "--init", "--data", data, "--base-url", base); code != 0 {
 		t.Fatal(errOut)
 	}
 	before, _ := os.ReadFile(filepath.Join(data, "sources", "fake-a.json"))
@@ -138,7 +138,7 @@ func TestRefreshCLISnapshotsDryRunAndTTY(t *testing.T) {
 	}
 	write("fake-a", page(3))
 	write("fake-b", page(4))
-	if code, _, errOut := run("refresh", "--snapshots", snaps, "--data", data); code != 0 {
+	if code, _, errOut := run("refresh", "--init", "--snapshots", snaps, "--data", data); code != 0 {
 		t.Fatal(errOut)
 	}
 	write("fake-a", strings.Replace(page(3), "1.1 | 1.1", "1.1 | 1.1.0", 1))

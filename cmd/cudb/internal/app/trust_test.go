@@ -62,6 +62,10 @@ func TestIssue12Resolve(t *testing.T) {
 			[]string{"LINUX MIN", "12.4.1", "550.54.15"}, []string{"{", "\"cuda\":"}},
 		{"cudnn table on a tty", []string{"resolve", "cudnn==9.1.0"}, true, ExitOK,
 			[]string{"CUDA VERSIONS", "9.1.0"}, []string{"{", "\"cudnn\":"}},
+		{"tensorflow best installs and-cuda", []string{"resolve", "tensorflow==2.16.1"}, true, ExitOK,
+			[]string{"best: pip install \"tensorflow[and-cuda]==2.16.1\""}, nil},
+		{"jax best installs the plugin", []string{"resolve", "jax==0.4.30"}, true, ExitOK,
+			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
 		// Builds with no arch list stay, as unknown, below the known-good.
 		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
 			[]string{"best: pip install torch==2.14.1+cu126", "known-good stack(s) come first",
@@ -120,23 +124,26 @@ func TestIssue12ResolveJSONStatus(t *testing.T) {
 
 func TestIssue12Pin(t *testing.T) {
 	runTrust(t, []trustCase{
-		// The main-branch snapshot's pins are not the release's.
-		{"torch 2.7.0 cu128", []string{"pin", "torch==2.7.0", "--cuda", "12.8"}, false, ExitNoMatch,
-			[]string{"cannot vouch for", "torch 2.7.0 cu128: the wheel's Requires-Dist pins", "--allow-unknown"},
-			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
-		{"torch 2.7.1 cu128", []string{"pin", "torch==2.7.1", "--cuda", "12.8"}, false, ExitNoMatch,
-			[]string{"cannot vouch for"}, []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
-		{"allow unknown writes the gap", []string{"pin", "torch==2.7.0", "--cuda", "12.8", "--allow-unknown"}, false, ExitOK,
-			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.7.0 cu128: the wheel's Requires-Dist pins", "torch==2.7.0+cu128"},
-			[]string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"}},
-		// Every Linux-only pin keeps its marker, so pip on Windows skips it.
-		{"windows keeps markers", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
+		// torch 2.4.0's cu124 wheel pins nvidia-* wheels the data does not hold.
+		{"pins not in the data refused", []string{"pin", "torch==2.4.0", "--cuda", "12.4"}, false, ExitNoMatch,
+			[]string{"cannot vouch for", "torch 2.4.0 cu124: the wheel's Requires-Dist pins", "--allow-unknown"}, nil},
+		{"allow unknown writes the gap", []string{"pin", "torch==2.4.0", "--cuda", "12.4", "--allow-unknown"}, false, ExitOK,
+			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.4.0 cu124: the wheel's Requires-Dist pins", "torch==2.4.0+cu124"}, nil},
+		{"jax pins its CUDA plugin", []string{"pin", "jax==0.4.30"}, false, ExitOK,
+			[]string{"\njax==0.4.30\n", "\njax-cuda12-plugin==0.4.30\n", "\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0"}, nil},
+		// Every Linux-only pin keeps its marker; the Windows file carries
+		// none of them unmarked.
+		{"linux pins keep markers", []string{"pin", "torch==2.1", "--cuda", "12.1"}, false, ExitOK,
 			[]string{"nvidia-cusparse-cu12==12.1.0.106; platform_system == \"Linux\"", "nvidia-nccl-cu12==2.18.1; platform_system == \"Linux\"",
 				"nvidia-nvtx-cu12==12.1.105; platform_system == \"Linux\"", "triton==2.1.0; platform_system == \"Linux\""},
 			[]string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n"}},
+		{"windows installs no Linux-only pin", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
+			[]string{"torch==2.1.0+cu121"}, []string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n", "nvidia-cusparse-cu12==12.1.0.106\n", "nvidia-nvtx-cu12==12.1.105\n"}},
+		{"missing cudnn refused", []string{"pin", "onnxruntime-gpu==1.28.0", "--cuda", "12"}, false, ExitNoMatch,
+			[]string{"onnxruntime-gpu 1.28.0 cuda12: cuDNN not in the data", "Try: cudb pin onnxruntime-gpu==1.28.0 --cuda 12 --format requirements --allow-unknown"}, nil},
 		// (torch 2.11.0 cu128's cuDNN is now in the data, from RELEASE.md;
 		// the cu102 wheels up to 1.12 still lack theirs.)
-		{"missing cudnn refused", []string{"pin", "torch==1.12.1", "--cuda", "10.2"}, false, ExitNoMatch,
+		{"missing torch cudnn refused", []string{"pin", "torch==1.12.1", "--cuda", "10.2"}, false, ExitNoMatch,
 			[]string{"torch 1.12.1 cu102: cuDNN not in the data", "Try: cudb pin torch==1.12.1 --cuda 10.2 --format requirements --allow-unknown"}, nil},
 	})
 }
@@ -155,6 +162,70 @@ func TestIssue12DBCheckListsDevSnapshot(t *testing.T) {
 	for _, w := range []string{"9.8.0.87", "development snapshot", "2.7.0: 9.7.1.26"} {
 		if !strings.Contains(line, w) {
 			t.Errorf("db check line lacks %q: %q", w, line)
+		}
+	}
+}
+
+// A node whose driver is loaded but sees no GPU has lost it: an error,
+// unless the host is declared GPU-less.
+func TestIssue12NoGPUVisible(t *testing.T) {
+	host := useHost(t, "no-gpu")
+	code, out, stderr := run(t, false, append([]string{"verify", "--json"}, host...)...)
+	if code != ExitIncompatible {
+		t.Fatalf("exit %d, want 3: %s %s", code, out, stderr)
+	}
+	var r struct {
+		Summary  struct{ Healthy bool }
+		Findings []struct {
+			Category, Severity, Status string
+			Unknown                    []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Healthy || len(r.Findings) != 1 || r.Findings[0].Category != "no_gpu_visible" || r.Findings[0].Severity != "error" ||
+		r.Findings[0].Status != "incompatible" || r.Findings[0].Unknown == nil {
+		t.Errorf("report = %+v", r)
+	}
+	code, out, stderr = run(t, false, append([]string{"verify", "--no-gpu-ok"}, host...)...)
+	if code != ExitOK || !strings.HasPrefix(out, "healthy") {
+		t.Errorf("--no-gpu-ok: exit %d %s %s", code, out, stderr)
+	}
+	code, out, _ = run(t, false, append([]string{"verify", "--format", "prometheus"}, host...)...)
+	if code != ExitIncompatible || !strings.Contains(out, "cudb_verify_healthy 0") {
+		t.Errorf("prometheus: exit %d\n%s", code, out)
+	}
+	code, _, stderr = run(t, false, append([]string{"verify", "--expect-gpu", "--no-gpu-ok"}, host...)...)
+	if code != ExitUsage || !strings.Contains(stderr, "not both") {
+		t.Errorf("both flags: exit %d %s", code, stderr)
+	}
+}
+
+// torch 2.7.x+cu128: the main-branch snapshot's pins (cuDNN 9.8.0.87,
+// NCCL 2.25.1) are never written. Where the data holds the released
+// wheel's pins the file carries them (cuDNN 9.7.1.26); where it does not,
+// pin refuses naming the gap.
+func TestIssue12Torch27CU128(t *testing.T) {
+	for _, v := range []string{"2.7.0", "2.7.1"} {
+		code, out, stderr := run(t, false, "pin", "torch=="+v, "--cuda", "12.8")
+		all := out + stderr
+		for _, bad := range []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"} {
+			if strings.Contains(all, bad) {
+				t.Errorf("torch %s: writes the dev snapshot's %s", v, bad)
+			}
+		}
+		switch code {
+		case ExitOK:
+			if !strings.Contains(out, "nvidia-cudnn-cu12==9.7.1.26") {
+				t.Errorf("torch %s: pins lack the released wheel's cuDNN:\n%s", v, out)
+			}
+		case ExitNoMatch:
+			if !strings.Contains(stderr, "torch "+v+" cu128: the wheel's Requires-Dist pins") {
+				t.Errorf("torch %s: refusal names no gap: %s", v, stderr)
+			}
+		default:
+			t.Errorf("torch %s: exit %d: %s", v, code, all)
 		}
 	}
 }

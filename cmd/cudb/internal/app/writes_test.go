@@ -94,7 +94,7 @@ func TestPinOutputTargets(t *testing.T) {
 func TestRefreshMarkdownTargets(t *testing.T) {
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
 	dir := t.TempDir()
-	code, _, stderr := fakeRun("refresh", "--data", t.TempDir(), "--base-url", base, "--markdown", filepath.Join(dir, "missing", "pr.md"))
+	code, _, stderr := fakeRun("refresh", "--init", "--data", t.TempDir(), "--base-url", base, "--markdown", filepath.Join(dir, "missing", "pr.md"))
 	if code != 2 || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "Try: ") {
 		t.Errorf("missing folder: exit %d: %s", code, stderr)
 	}
@@ -116,7 +116,7 @@ func TestRefreshMarkdownTargets(t *testing.T) {
 		f.Close()
 		got <- string(b)
 	}()
-	code, _, stderr = fakeRun("refresh", "--data", t.TempDir(), "--base-url", base, "--markdown", fifo)
+	code, _, stderr = fakeRun("refresh", "--init", "--data", t.TempDir(), "--base-url", base, "--markdown", fifo)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -177,6 +177,10 @@ func TestGenSiteTargets(t *testing.T) {
 // shape (docs/json.md), lists as [] and not null, and exit 1.
 func TestRefreshJSONWhileLocked(t *testing.T) {
 	data := t.TempDir()
+	// A cudb data directory (refresh refuses any other folder).
+	if err := os.Mkdir(filepath.Join(data, "sources"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// This test process is alive: its pid holds the lock.
 	if err := os.WriteFile(filepath.Join(data, scraper.LockName), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
 		t.Fatal(err)

@@ -16,8 +16,6 @@ import (
 	"github.com/cudb/cudb/query/check"
 )
 
-func init() { register(newCheckCmd) }
-
 // CheckOptions are `cudb check`'s flags.
 type CheckOptions struct {
 	Files     []string

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -12,8 +14,6 @@ import (
 	"github.com/cudb/cudb/scraper"
 	"github.com/spf13/cobra"
 )
-
-func init() { register(newDBCmd) }
 
 func newDBCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -40,6 +40,13 @@ type DBInfo struct {
 	// Newest is the newest release of every line the data holds: each
 	// framework and companion, CUDA, cuDNN and the driver branch.
 	Newest []query.Newest `json:"newest"`
+}
+
+// DBCheck is `cudb db check --json`: the database's checks, and what was
+// found about a refresh journal beside a --db file.
+type DBCheck struct {
+	*db.CheckResult
+	Journal string `json:"journal,omitempty"`
 }
 
 // tables lists the fact tables in dump order.
@@ -135,11 +142,21 @@ Exits 1 when the database is damaged; conflicts alone are not a failure.`,
 			if err != nil {
 				return err
 			}
-			rep, err := d.Check(c.Context())
+			res, err := d.Check(c.Context())
 			if err != nil {
 				return err
 			}
+			rep := DBCheck{CheckResult: res}
+			switch j := f.journal; {
+			case j.Pending != nil:
+				rep.Journal = "pending: " + j.Pending.Error()
+			case j.Recovered != "":
+				rep.Journal = fmt.Sprintf("an interrupted refresh was pending in %s; recovery %s it", j.Dir, j.Recovered)
+			}
 			err = f.Out(rep, func() error {
+				if rep.Journal != "" {
+					fmt.Fprintf(f.IO.Out, "refresh journal: %s\n", rep.Journal)
+				}
 				fmt.Fprintf(f.IO.Out, "integrity: %s\n", strings.Join(rep.Integrity, "; "))
 				if len(rep.ForeignKeys) == 0 {
 					fmt.Fprintln(f.IO.Out, "foreign keys: ok")
@@ -161,6 +178,9 @@ Exits 1 when the database is damaged; conflicts alone are not a failure.`,
 			}
 			if !rep.OK() {
 				return fmt.Errorf("database check failed")
+			}
+			if f.journal.Pending != nil {
+				return fmt.Errorf("a refresh is moving files into %s right now: check again when it is done", f.journal.Dir)
 			}
 			return nil
 		},
@@ -239,11 +259,20 @@ func newDBBuildCmd(f *Factory) *cobra.Command {
 		Use:   "build",
 		Short: "Build cudb.db and manifest.json from the source snapshots in a data directory",
 		Long: `Normalizes every data/sources/<source>.json in precedence order, applies
-data/overrides.yaml, and writes a fresh data/cudb.db (atomically) and
-data/manifest.json. The same input always gives byte-identical output.`,
+data/overrides.yaml, and writes a fresh data/cudb.db and data/manifest.json.
+It takes the refresh lock (a running refresh makes it fail), first recovers a
+refresh that was interrupted while moving files, and replaces both files as
+one set: a failed build writes nothing. The same input always gives
+byte-identical output.`,
 		Example: "  cudb db build --data data",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if st, err := os.Stat(filepath.Join(dataDir, "sources")); err != nil || !st.IsDir() {
+				return errs.Errorf(errs.CodeUsage, "%s is not a cudb data directory (no sources/ folder)", dataDir).
+					WithHint("cudb db build --data DIR (the folder holding sources/ and overrides.yaml)")
+			}
+			// scraper.Build takes the refresh lock, recovers a pending
+			// journal and commits as refresh does.
 			m, err := scraper.Build(c.Context(), dataDir, f.Sources())
 			if err != nil {
 				return err

@@ -12,8 +12,6 @@ import (
 	"github.com/cudb/cudb/query/verify"
 )
 
-func init() { register(newExplainCmd) }
-
 // ExplainResult is `cudb explain --json`.
 type ExplainResult = verify.ExplainResult
 

@@ -17,8 +17,6 @@ func isRefusal(err error) bool {
 	return errors.As(err, &r)
 }
 
-func init() { register(newGenCmd) }
-
 func newGenCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "gen",

@@ -10,14 +10,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(newMatrixCmd)
-	matrixTables = append(matrixTables, nvidiaMatrixCmds, frameworkMatrixCmds)
-}
-
 // matrixTables are constructors of `cudb matrix` subcommands beyond
-// torch; other files append to it in init.
-var matrixTables []func(*Factory) []*cobra.Command
+// torch, in the order help lists them.
+var matrixTables = []func(*Factory) []*cobra.Command{nvidiaMatrixCmds, frameworkMatrixCmds}
 
 func newMatrixCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{

@@ -14,8 +14,6 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 )
 
-func init() { register(newMCPCmd) }
-
 func newMCPCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",

@@ -12,8 +12,6 @@ import (
 	"github.com/cudb/cudb/query/pin"
 )
 
-func init() { register(newPinCmd) }
-
 // PinOptions are `cudb pin`'s flags.
 type PinOptions struct {
 	query.ResolveRequest

@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newProbeCmd) }
-
 // ProbeOptions are `cudb probe`'s flags.
 type ProbeOptions struct {
 	Root    string

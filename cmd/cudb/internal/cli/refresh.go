@@ -16,8 +16,6 @@ import (
 	"github.com/cudb/cudb/scraper/fetch"
 )
 
-func init() { register(newRefreshCmd) }
-
 // RefreshOptions are `cudb refresh`'s flags.
 type RefreshOptions struct {
 	Snapshots   string
@@ -28,6 +26,7 @@ type RefreshOptions struct {
 	Markdown    string
 	BaseURL     string
 	List        bool
+	Init        bool
 }
 
 func newRefreshCmd(f *Factory) *cobra.Command {
@@ -60,6 +59,7 @@ family, URL) in precedence order and does nothing else.`,
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and print the diff, write nothing")
 	c.Flags().BoolVar(&opts.AllowShrink, "allow-shrink", false, "accept a source losing more than 10% of its rows")
 	c.Flags().StringVar(&opts.Markdown, "markdown", "", "also write the diff as markdown (a pull-request body) to this file")
+	c.Flags().BoolVar(&opts.Init, "init", false, "start a new data directory: create --data (its parent must exist) or adopt an empty one")
 	c.Flags().BoolVar(&opts.List, "list", false, "print the sources in precedence order (name, family, URL) and exit")
 	c.Flags().StringVar(&opts.BaseURL, "base-url", "", "send every live request to this scheme://host instead (a mirror or a test server)")
 	c.Flags().MarkHidden("base-url")
@@ -79,6 +79,10 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 		return listSources(f, all)
 	}
 	srcs, err := selectSources(all, opts.Sources)
+	if err != nil {
+		return err
+	}
+	created, err := openDataDir(opts.DataDir, opts.Init, opts.DryRun)
 	if err != nil {
 		return err
 	}
@@ -108,7 +112,11 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 	p := &progress{s: f.IO}
 	ro.Progress = p.event
 	rep, rerr := scraper.Refresh(c.Context(), ro)
-	if cache != nil && !opts.DryRun {
+	if created && rep.Error != "" {
+		// A new data directory whose first refresh wrote nothing goes
+		// again (Remove only removes an empty folder).
+		os.Remove(opts.DataDir)
+	} else if cache != nil && !opts.DryRun && rep.Error == "" {
 		if err := cache.Save(); err != nil {
 			fmt.Fprintf(f.IO.ErrOut, "refresh: warning: %v\n", err)
 		}
@@ -131,7 +139,7 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "refresh: dry run: would write %s\n", strings.Join(rep.Written, ", "))
 		case opts.DryRun:
 			fmt.Fprintln(f.IO.ErrOut, "refresh: dry run: nothing would change")
-		case len(rep.Written) > 0:
+		case rep.Error == "" && len(rep.Written) > 0:
 			fmt.Fprintf(f.IO.ErrOut, "refresh: wrote %s\n", strings.Join(rep.Written, ", "))
 		case rep.Error == "":
 			fmt.Fprintln(f.IO.ErrOut, "refresh: nothing changed")

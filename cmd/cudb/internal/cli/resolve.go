@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-func init() { register(newResolveCmd) }
-
 // ResolveOptions are `cudb resolve`'s flags.
 type ResolveOptions struct {
 	query.ResolveRequest

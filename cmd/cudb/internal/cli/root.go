@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,6 +53,17 @@ type Factory struct {
 
 	opened  *db.DB
 	noticed bool
+	// journal says what DB found about a refresh commit pending beside
+	// the --db file: what recovery did, or that one is in progress.
+	journal journalState
+}
+
+// journalState is what opening a --db file found about the refresh
+// journal of its directory.
+type journalState struct {
+	Dir       string
+	Recovered string // "completed", "rolled back", …; "" when none pending
+	Pending   error  // a live refresh is committing right now
 }
 
 // NewFactory returns a factory over s with the real sources.
@@ -68,6 +80,18 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		err error
 	)
 	if f.DBPath != "" {
+		// A refresh killed while moving files leaves a journal beside the
+		// database: recover it first, so the file read is the whole old or
+		// the whole new set.
+		dir := filepath.Dir(f.DBPath)
+		f.journal.Dir = dir
+		f.journal.Recovered, err = scraper.RecoverPending(dir)
+		if errors.Is(err, scraper.ErrLocked) {
+			f.journal.Pending, err = err, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to recover the interrupted refresh in %s: %w", dir, err)
+		}
 		d, err = db.OpenFile(ctx, f.DBPath)
 	} else {
 		d, err = db.OpenImage(ctx, data.DB, "embedded database")
@@ -132,6 +156,9 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
+	// mcp runs the command tree itself (each tool is a command line), so
+	// it is added here rather than listed in commands (an init cycle).
+	root.AddCommand(newMCPCmd(f))
 	root.AddCommand(newExitCodesTopic())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -145,11 +172,12 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	return root
 }
 
-// commands lists the constructors of the top-level commands; each
-// command's file registers itself in init so adding one touches one file.
-var commands []func(*Factory) *cobra.Command
-
-func register(c func(*Factory) *cobra.Command) { commands = append(commands, c) }
+// commands lists the constructors of the top-level commands: adding a
+// command is its file plus one line here.
+var commands = []func(*Factory) *cobra.Command{
+	newCheckCmd, newDBCmd, newExplainCmd, newGenCmd, newMatrixCmd, newPinCmd, newProbeCmd,
+	newRefreshCmd, newResolveCmd, newServeCmd, newVerifyCmd, newVersionCmd,
+}
 
 // usageError is a usage error whose hint is the command's help.
 func usageError(c *cobra.Command, msg string) error {

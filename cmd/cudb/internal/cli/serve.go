@@ -19,8 +19,6 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 )
 
-func init() { register(newServeCmd) }
-
 // ServeOptions are `cudb serve`'s flags.
 type ServeOptions struct {
 	Addr         string

@@ -18,8 +18,6 @@ import (
 	"github.com/cudb/cudb/query/verify"
 )
 
-func init() { register(newVerifyCmd) }
-
 // VerifyOptions are `cudb verify`'s flags.
 type VerifyOptions struct {
 	Root    string
@@ -31,6 +29,10 @@ type VerifyOptions struct {
 	// Deep and DeepTimeout are probe.Options' (--deep).
 	Deep        bool
 	DeepTimeout time.Duration
+	// ExpectGPU and NoGPUOK choose how a host with no visible GPU is
+	// judged (verify.Options.GPU).
+	ExpectGPU bool
+	NoGPUOK   bool
 }
 
 // VerifyFormats are the output formats of `cudb verify`.
@@ -79,6 +81,8 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
   cudb verify --json
   cudb verify --format prometheus > /var/lib/node_exporter/textfile/cudb.prom
   cudb verify --deep
+  cudb verify --expect-gpu         # a GPU node: no visible GPU is an error
+  cudb verify --no-gpu-ok          # a CPU node: no GPU is fine
   cudb verify --from collect_env.txt
   pbpaste | cudb verify --from -
   cudb verify --root /mnt/image --replay recorded/cmds`,
@@ -95,13 +99,23 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			if err != nil {
 				return err
 			}
+			if opts.ExpectGPU && opts.NoGPUOK {
+				return usageError(c, "give --expect-gpu or --no-gpu-ok, not both")
+			}
+			vopts := verify.Options{}
+			switch {
+			case opts.ExpectGPU:
+				vopts.GPU = verify.GPUExpect
+			case opts.NoGPUOK:
+				vopts.GPU = verify.GPUNoneOK
+			}
 			var reps []FileResult
 			if len(opts.From) == 0 {
 				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
 				if err != nil {
 					return err
 				}
-				r, err := verify.Verify(c.Context(), d, facts)
+				r, err := verify.VerifyWith(c.Context(), d, facts, vopts)
 				if err != nil {
 					return err
 				}
@@ -122,7 +136,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 					return (&errs.Error{Code: code, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
 						WithHint("cudb verify --from collect_env.txt (python -m torch.utils.collect_env > collect_env.txt)")
 				}
-				r, err := verify.Verify(c.Context(), d, facts)
+				r, err := verify.VerifyWith(c.Context(), d, facts, vopts)
 				if err != nil {
 					return err
 				}
@@ -146,6 +160,8 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 	c.Flags().StringArrayVar(&opts.From, "from", nil, "judge a report `FILE` instead of this host (- for standard input; repeatable)")
 	c.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: text, json or prometheus (node_exporter textfile)")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", probe.DefaultTimeout, "limit for each command the probe runs")
+	c.Flags().BoolVar(&opts.ExpectGPU, "expect-gpu", false, "no visible GPU is an error (no_gpu_visible), whatever else the host shows")
+	c.Flags().BoolVar(&opts.NoGPUOK, "no-gpu-ok", false, "a host without a visible GPU is fine (no no_gpu_visible finding)")
 	addDeepFlags(c, &opts.Deep, &opts.DeepTimeout)
 	return c
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/cudb/cudb/db"
 )
 
-func init() { register(newVersionCmd) }
-
 // VersionInfo is `cudb version --json`.
 type VersionInfo struct {
 	Version       string `json:"version"`

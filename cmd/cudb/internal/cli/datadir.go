@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cudb/cudb/internal/errs"
+)
+
+// IsDataDir reports whether dir looks like a cudb data directory: it
+// holds sources/ or manifest.json.
+func IsDataDir(dir string) bool {
+	if st, err := os.Stat(filepath.Join(dir, "sources")); err == nil && st.IsDir() {
+		return true
+	}
+	st, err := os.Stat(filepath.Join(dir, "manifest.json"))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// openDataDir applies refresh's --data policy: an existing cudb data
+// directory is used as it is; with init, a directory that does not exist
+// (its parent must) is created, and an existing empty one is adopted;
+// anything else is refused, so a typo never becomes a new folder nor a
+// database built without overrides.yaml. created says the directory was
+// made here (a failed refresh removes it again). A dry run creates
+// nothing.
+func openDataDir(dir string, init, dryRun bool) (created bool, err error) {
+	hint := fmt.Sprintf("cudb refresh --data %s --init (to start a new, empty data directory)", dir)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !init {
+			return false, errs.Errorf(errs.CodeUsage, "data directory %s does not exist", dir).WithHint("%s", hint)
+		}
+		parent := filepath.Dir(filepath.Clean(dir))
+		if pst, perr := os.Stat(parent); perr != nil || !pst.IsDir() {
+			return false, errs.Errorf(errs.CodeUsage, "cannot create data directory %s: %s does not exist", dir, parent).
+				WithHint("create %s first, or choose another --data", parent)
+		}
+		if dryRun {
+			return false, nil
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return false, fmt.Errorf("failed to create data directory %s: %w", dir, err)
+		}
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("failed to read data directory %s: %w", dir, err)
+	case !st.IsDir():
+		return false, errs.Errorf(errs.CodeUsage, "--data %s is not a directory", dir).WithHint("cudb refresh --data DIR")
+	case IsDataDir(dir):
+		return false, nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false, fmt.Errorf("failed to read data directory %s: %w", dir, err)
+	}
+	if len(ents) > 0 {
+		return false, errs.Errorf(errs.CodeUsage, "%s is not a cudb data directory (no sources/ or manifest.json) and is not empty", dir).
+			WithHint("cudb refresh --data DIR (the folder holding sources/, or a new one with --init)")
+	}
+	if !init {
+		return false, errs.Errorf(errs.CodeUsage, "data directory %s is empty", dir).WithHint("%s", hint)
+	}
+	return false, nil
+}
