@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
@@ -40,13 +41,15 @@ type PinOptions struct {
 // CheckProjectName reports whether name is a valid Python distribution
 // name (PEP 508), which also makes it a valid conda environment name.
 func CheckProjectName(name string) error {
-	if !projectNameRE.MatchString(name) {
+	if !projectNameRE().MatchString(name) {
 		return fmt.Errorf("invalid project name %q: letters, digits, '.', '-' and '_', starting and ending with a letter or digit", name)
 	}
 	return nil
 }
 
-var projectNameRE = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
+var projectNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
+})
 
 // PinResult is what `cudb pin` prints (with --json) or writes.
 type PinResult struct {
