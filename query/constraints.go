@@ -122,25 +122,13 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 	}
 	if c.cc != "" {
 		steps = append(steps, step{"gpu", func(s *Stack) bool {
-			arch := s.Representative().ArchList
-			if ar, below := belowToolkit(c.ctx, c.d, s.CUDA, c.cc); arch == "" && below {
-				// The toolkit the build was made with compiles nothing
-				// for this GPU: known, whatever the build's own list.
-				s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: "none",
-					Detail: fmt.Sprintf("CUDA %s compiles for %s and newer", s.CUDA, ar.SMMin)}
-				return false
+			fit, keep, gap := StackGPUFit(c.ctx, c.d, s, c.cc)
+			fit.Name = c.gpuName
+			s.GPU = &fit
+			if gap != "" {
+				s.gap(gap)
 			}
-			if arch == "" {
-				// Not known is not "no kernels": keep the build, ranked
-				// below the known-good ones, and say what is missing.
-				s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: StatusUnknown,
-					Detail: "the GPU architecture list of this build is not in the data"}
-				s.gap("GPU architecture list not in the data (cannot tell whether it carries kernels for compute capability " + c.cc + ")")
-				return true
-			}
-			support, detail := GPUSupport(c.cc, arch)
-			s.GPU = &GPUFit{Name: c.gpuName, ComputeCapability: c.cc, Support: support, Detail: detail}
-			return support != "none"
+			return keep
 		}, func(before []Stack) string {
 			var lists []string
 			for _, s := range before {
@@ -218,4 +206,27 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 		return nil, errs.Usage("name a framework (torch, tensorflow, jax, onnxruntime-gpu) or a component (cuda==12.4, cudnn==9.1.0)").WithHint("cudb resolve torch==2.1")
 	}
 	return out, nil
+}
+
+// StackGPUFit judges whether stack s carries kernels for compute
+// capability cc, as resolve's --gpu/--sm filter does: keep says whether
+// the stack stays, gap names a missing fact (the stack stays, ranked as
+// unknown). The static site's install selector precomputes it per GPU.
+func StackGPUFit(ctx context.Context, d *db.DB, s *Stack, cc string) (fit GPUFit, keep bool, gap string) {
+	arch := s.Representative().ArchList
+	if ar, below := belowToolkit(ctx, d, s.CUDA, cc); arch == "" && below {
+		// The toolkit the build was made with compiles nothing for
+		// this GPU: known, whatever the build's own list.
+		return GPUFit{ComputeCapability: cc, Support: "none",
+			Detail: fmt.Sprintf("CUDA %s compiles for %s and newer", s.CUDA, ar.SMMin)}, false, ""
+	}
+	if arch == "" {
+		// Not known is not "no kernels": keep the build, ranked below
+		// the known-good ones, and say what is missing.
+		return GPUFit{ComputeCapability: cc, Support: StatusUnknown,
+				Detail: "the GPU architecture list of this build is not in the data"}, true,
+			"GPU architecture list not in the data (cannot tell whether it carries kernels for compute capability " + cc + ")"
+	}
+	support, detail := GPUSupport(cc, arch)
+	return GPUFit{ComputeCapability: cc, Support: support, Detail: detail}, support != "none", ""
 }

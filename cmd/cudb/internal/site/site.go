@@ -106,7 +106,16 @@ func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 		return nil, err
 	}
 	w.write("meta.json", meta)
-	for _, a := range []string{"site.css", "site.js"} {
+	sel, err := BuildSelector(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("failed to build the install selector: %w", err)
+	}
+	selJSON, err := json.Marshal(sel)
+	if err != nil {
+		return nil, err
+	}
+	w.write("data/install.js", append(append([]byte("window.cudbInstall = "), selJSON...), []byte(";\n")...))
+	for _, a := range []string{"site.css", "site.js", "install.js"} {
 		b, err := fs.ReadFile(files, "assets/"+a)
 		if err != nil {
 			return nil, err
@@ -115,6 +124,8 @@ func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 	}
 	p.Title = "compatibility tables"
 	w.render("index.html", "index.html", p)
+	p.Title = "install selector"
+	w.render("install.html", "install.html", p)
 	p.Title = "GPU ↔ compute capability ↔ torch kernels"
 	w.render("gpu.html", "gpu.html", p)
 	for _, t := range p.Tables {

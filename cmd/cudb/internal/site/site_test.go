@@ -20,7 +20,16 @@ import (
 // testDB is the query fixture plus a few GPUs and a built_from stamp.
 func testDB(t testing.TB) *db.DB {
 	t.Helper()
+	return testDBWith(t, nil)
+}
+
+// testDBWith is testDB with more facts added by extra.
+func testDBWith(t testing.TB, extra func(*db.Facts)) *db.DB {
+	t.Helper()
 	f := querytest.Facts()
+	if extra != nil {
+		extra(f)
+	}
 	have := map[string]bool{}
 	for _, g := range f.GPUs {
 		have[g.Name] = true
