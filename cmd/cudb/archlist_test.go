@@ -10,13 +10,18 @@ import (
 // TestBinaryArchListsOfRecentReleases resolves, through the real binary on
 // the embedded database, the torch builds whose arch lists come from the
 // released wheels' own torch.cuda.get_arch_list() (pytorch/pytorch#182250,
-// captured in scraper/pytorch/captures), and 2.14 from RELEASE.md.
+// captured in scraper/pytorch/captures), from the RELEASE.md support
+// matrix edit of pytorch/pytorch#175253 (2.10 and 2.11, both sides of the
+// diff), and 2.14 from RELEASE.md.
 func TestBinaryArchListsOfRecentReleases(t *testing.T) {
 	bin := buildBinary(t)
 	for _, c := range []struct{ spec, cuda, torch, want string }{
+		{"torch==2.10.0", "12.6", "2.10.0+cu126", "5.0 6.0 7.0 7.5 8.0 8.6 9.0"},
 		{"torch==2.10.0", "12.8", "2.10.0+cu128", "7.0 7.5 8.0 8.6 9.0 10.0 12.0"},
+		{"torch==2.10.0", "13.0", "2.10.0+cu130", "7.5 8.0 8.6 9.0 10.0 12.0 12.0+PTX"},
 		{"torch==2.11.0", "12.6", "2.11.0+cu126", "5.0 6.0 7.0 7.5 8.0 8.6 9.0"},
 		{"torch==2.11.0", "12.8", "2.11.0+cu128", "7.5 8.0 8.6 9.0 10.0 12.0"},
+		{"torch==2.11.0", "13.0", "2.11.0+cu130", "7.5 8.0 8.6 9.0 10.0 12.0 12.0+PTX"},
 		{"torch==2.14.0", "12.6", "2.14.0+cu126", "5.0 6.0 7.0 7.5 8.0 8.6 9.0"},
 	} {
 		out, err := exec.Command(bin, "resolve", c.spec, "--cuda", c.cuda, "--json").Output()

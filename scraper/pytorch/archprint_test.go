@@ -2,6 +2,7 @@ package pytorch
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cudb/cudb/db"
@@ -87,6 +88,87 @@ func FuzzParseArchPrints(f *testing.F) {
 			}
 			if _, err := archList(r.Fields["architectures"]); err != nil {
 				t.Fatalf("parsed list not an arch list: %v", err)
+			}
+		}
+	})
+}
+
+// Both sides of the captured RELEASE.md edit are read: the old side is the
+// matrix of 2.9 and 2.10, the new side that of 2.11; rows cite the
+// capture's own lines.
+func TestSupportDiffCapture(t *testing.T) {
+	recs, err := scrapeSupportEdits(context.Background(), scraper.Input{Snapshots: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range recs {
+		got[r.Key] = r.Fields["architectures"] + " @ " + r.Ref
+	}
+	want := map[string]string{
+		"x86_64|12.8.1|2.9;2.10": "Volta(7.0), Turing(7.5), Ampere(8.0, 8.6), Hopper(9.0), Blackwell(10.0, 12.0) @ RELEASE.md-diff@pytorch-pr-175253.md:10 (PyTorch CUDA Support Matrix, before the edit)",
+		"x86_64|12.8.1|2.11":     "Turing(7.5), Ampere(8.0, 8.6), Hopper(9.0), Blackwell(10.0, 12.0) @ RELEASE.md-diff@pytorch-pr-175253.md:12 (PyTorch CUDA Support Matrix, after the edit)",
+		"x86_64|13.0.0|2.9;2.10": "Turing(7.5), Ampere(8.0, 8.6), Hopper(9.0), Blackwell(10.0, 12.0+PTX) @ RELEASE.md-diff@pytorch-pr-175253.md:11 (PyTorch CUDA Support Matrix, before the edit)",
+		"x86_64|13.0.2|2.11":     "Turing(7.5), Ampere(8.0, 8.6), Hopper(9.0), Blackwell(10.0, 12.0+PTX) @ RELEASE.md-diff@pytorch-pr-175253.md:13 (PyTorch CUDA Support Matrix, after the edit)",
+	}
+	if len(recs) != 6 {
+		t.Errorf("%d rows, want 6 (3 per side): %v", len(recs), got)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s = %q, want %q", k, got[k], w)
+		}
+	}
+	f := newFacts("pytorch-release-md")
+	for _, r := range recs {
+		archRow(f, r)
+	}
+	lists := map[string]string{}
+	for _, b := range f.result().Builds {
+		lists[b.Version+" "+b.Variant+" "+b.Platform] = b.ArchList
+		if b.Provenance.URL != "https://github.com/pytorch/pytorch/pull/175253" {
+			t.Errorf("%s cites %q", b.Key(), b.Provenance.URL)
+		}
+	}
+	for k, w := range map[string]string{
+		"2.10.* cu128 linux":   "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120",
+		"2.10.* cu130 linux":   "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120",
+		"2.10.* cu130 windows": "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120",
+		"2.11.* cu128 linux":   "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120",
+		"2.11.* cu130 linux":   "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120",
+	} {
+		if lists[k] != w {
+			t.Errorf("%s arch list %q, want %q", k, lists[k], w)
+		}
+	}
+}
+
+func TestParseSupportDiffSad(t *testing.T) {
+	for name, src := range map[string]string{
+		"no heading":        " | CUDA | architectures supported for Linux x86 and Windows builds |\n | --- | --- |\n | 12.6.3 | Volta(7.0) |\n",
+		"only the new side": "+For Release 2.11 PyTorch Supports following CUDA Architectures:\n+\n+| CUDA | architectures supported for Linux x86 and Windows builds |\n+| --- | --- |\n+| 12.6.3 | Volta(7.0) |\n",
+		"empty":             "",
+	} {
+		if recs, err := parseSupportDiff([]byte(src), "x"); err == nil {
+			t.Errorf("%s: no error, rows %+v", name, recs)
+		}
+	}
+}
+
+func FuzzParseSupportDiff(f *testing.F) {
+	b, err := captures.ReadFile("captures/" + supportEdits[0].d.capture)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, src string) {
+		recs, err := parseSupportDiff([]byte(src), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, r := range recs {
+			if r.Fields["releases"] == "" || !strings.HasPrefix(r.Ref, "fuzz:") {
+				t.Fatalf("row without releases or citation: %+v", r)
 			}
 		}
 	})
