@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 )
 
 // DataInfo describes the data behind every answer: what `GET /v1/meta`
@@ -34,4 +35,91 @@ func Info(ctx context.Context, d *db.DB) (*DataInfo, error) {
 		srcs = []db.SourceInfo{}
 	}
 	return &DataInfo{SchemaVersion: db.SchemaVersion, BuiltFrom: meta["built_from"], DataAsOf: meta["data_as_of"], Meta: meta, Sources: srcs, Tables: MatrixNames()}, nil
+}
+
+// Newest is the newest release of one version line the data holds.
+type Newest struct {
+	// Line is a component ("torch", "cuda", "cudnn") or "driver-branch".
+	Line       string `json:"line"`
+	Version    string `json:"version"`
+	ReleasedOn string `json:"released_on,omitempty"`
+	Source     string `json:"source,omitempty"`
+	URL        string `json:"url,omitempty"`
+}
+
+// NewestReleases lists the newest release of every line: each framework
+// (the newest version it has builds for) and its companions, the CUDA
+// toolkit, cuDNN and the driver branch. A line the data does not hold is
+// left out.
+func NewestReleases(ctx context.Context, d *db.DB) ([]Newest, error) {
+	rels, err := d.Releases(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read releases: %w", err)
+	}
+	// Releases are ordered by component, then version: the last of each
+	// component is its newest.
+	newestRel := map[string]db.Release{}
+	for _, r := range rels {
+		newestRel[r.Component] = r
+	}
+	out := []Newest{}
+	for _, fw := range frameworks.All {
+		for _, line := range append([]string{fw.Name}, fw.Companions...) {
+			n := Newest{Line: line}
+			if r, ok := newestRel[line]; ok {
+				n.Version, n.ReleasedOn, n.Source, n.URL = r.Version, r.ReleasedOn, r.Source, r.URL
+			}
+			versions, err := d.Versions(ctx, line)
+			if err != nil {
+				return nil, err
+			}
+			if len(versions) > 0 && versions[0] != n.Version {
+				// The builds are what answers come from: a release row
+				// without builds does not make a line newer.
+				n = Newest{Line: line, Version: versions[0]}
+				if r, ok := releaseOf(rels, line, versions[0]); ok {
+					n.ReleasedOn, n.Source, n.URL = r.ReleasedOn, r.Source, r.URL
+				}
+			}
+			if n.Version != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	drivers, err := d.CUDADrivers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read CUDA releases: %w", err)
+	}
+	for i := len(drivers) - 1; i >= 0; i-- {
+		if c := drivers[i]; c.Kind == "toolkit" {
+			out = append(out, Newest{Line: "cuda", Version: c.CUDA, ReleasedOn: c.ReleasedOn, Source: c.Source, URL: c.URL})
+			break
+		}
+	}
+	cudnn, err := d.CUDNNSupport(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read cuDNN releases: %w", err)
+	}
+	if len(cudnn) > 0 {
+		c := cudnn[0]
+		out = append(out, Newest{Line: "cudnn", Version: c.CUDNN, ReleasedOn: c.ReleasedOn, Source: c.Source, URL: c.URL})
+	}
+	branches, err := d.DriverBranches(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read driver branches: %w", err)
+	}
+	if len(branches) > 0 {
+		b := branches[0]
+		out = append(out, Newest{Line: "driver-branch", Version: b.Branch, Source: b.Source, URL: b.URL})
+	}
+	return out, nil
+}
+
+func releaseOf(rels []db.Release, component, version string) (db.Release, bool) {
+	for _, r := range rels {
+		if r.Component == component && r.Version == version {
+			return r, true
+		}
+	}
+	return db.Release{}, false
 }

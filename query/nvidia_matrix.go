@@ -131,6 +131,11 @@ type GPURow struct {
 	Aliases           []string `json:"aliases"`
 	ComputeCapability string   `json:"compute_capability"`
 	Architecture      string   `json:"architecture"`
+	// CUDA and CUDASupport are set by `matrix gpu --cuda`: the toolkit
+	// judged and supported, dropped or unsupported (absent when the GPU's
+	// capability is unknown).
+	CUDA        string `json:"cuda,omitempty"`
+	CUDASupport string `json:"cuda_support,omitempty"`
 }
 
 // MatrixGPU lists GPUs by name.
@@ -145,7 +150,7 @@ func MatrixGPU(ctx context.Context, d *db.DB) ([]GPURow, error) {
 		if a == nil {
 			a = []string{}
 		}
-		out = append(out, GPURow{g.Name, a, g.ComputeCapability, g.Architecture})
+		out = append(out, GPURow{Name: g.Name, Aliases: a, ComputeCapability: g.ComputeCapability, Architecture: g.Architecture})
 	}
 	return out, nil
 }

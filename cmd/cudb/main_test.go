@@ -56,3 +56,23 @@ func TestBinaryResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryVersionAndCompletion: the stamps `make release` links in reach
+// `cudb --version`, and the completion scripts come out of the binary.
+func TestBinaryVersionAndCompletion(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "cudb")
+	pkg := "github.com/cudb/cudb/cmd/cudb/internal/cli"
+	build := exec.Command("go", "build", "-ldflags", "-X "+pkg+".Version=9.8.7 -X "+pkg+".Commit=0123456789abcdef", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "cudb 9.8.7 (commit 0123456789ab, data as of 20") {
+		t.Errorf("--version: %v %q", err, out)
+	}
+	out, err = exec.Command(bin, "completion", "bash").Output()
+	if err != nil || !strings.Contains(string(out), "__start_cudb") {
+		t.Errorf("completion bash: %v (%d bytes)", err, len(out))
+	}
+}

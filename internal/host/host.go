@@ -135,8 +135,12 @@ type Python struct {
 	Kind   string `json:"kind"`
 	// Source says how the environment was found: "--python",
 	// "VIRTUAL_ENV", "CONDA_PREFIX", "default" or a report format.
-	Source  string `json:"source,omitempty"`
-	Version string `json:"python_version,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Interpreter is the python3 the shell runs first on PATH when it
+	// belongs to this environment ("/home/u/.pyenv/shims/python3 (pyenv
+	// 3.11.7)" for a pyenv shim followed to its version).
+	Interpreter string `json:"interpreter,omitempty"`
+	Version     string `json:"python_version,omitempty"`
 	// SitePackages are the directories read, in import order.
 	SitePackages []string `json:"site_packages,omitempty"`
 	// Packages maps PEP 503 normalized names to versions.

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
@@ -25,11 +27,29 @@ type PinOptions struct {
 	CudbVersion string
 	// Devel picks development packages and images (headers, nvcc).
 	Devel bool
+	// ProjectName and ProjectVersion name the uv project (pyproject.toml's
+	// [project] name and version) and the conda environment (name only);
+	// empty: derived from the stack ("torch-2.1.0-cu118") and "0.1.0".
+	ProjectName    string
+	ProjectVersion string
 	// AllowUnknown writes a stack cudb cannot vouch for (a fact it needs
 	// is not in the data), with each gap in the file's header; without
 	// it such a stack is refused.
 	AllowUnknown bool
 }
+
+// CheckProjectName reports whether name is a valid Python distribution
+// name (PEP 508), which also makes it a valid conda environment name.
+func CheckProjectName(name string) error {
+	if !projectNameRE().MatchString(name) {
+		return fmt.Errorf("invalid project name %q: letters, digits, '.', '-' and '_', starting and ending with a letter or digit", name)
+	}
+	return nil
+}
+
+var projectNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9._-]*[a-z0-9])?$`)
+})
 
 // PinResult is what `cudb pin` prints (with --json) or writes.
 type PinResult struct {
@@ -60,6 +80,17 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 	if !slices.Contains(PinFormats, format) {
 		return nil, errs.Usage("unknown format %q: expected one of %s", format, strings.Join(PinFormats, ", ")).
 			WithHint("cudb pin torch==2.1 --format requirements")
+	}
+	if opts.ProjectName != "" {
+		if err := CheckProjectName(opts.ProjectName); err != nil {
+			return nil, errs.Usage("%s", err.Error()).WithHint("cudb pin torch==2.1 --format uv --name my-project")
+		}
+	}
+	if opts.ProjectVersion != "" {
+		if _, err := version.Parse(opts.ProjectVersion); err != nil {
+			return nil, errs.Usage("invalid project version %q: expected a PEP 440 version", opts.ProjectVersion).
+				WithHint("cudb pin torch==2.1 --format uv --project-version 1.0.0")
+		}
 	}
 	switch {
 	case format == "conda":

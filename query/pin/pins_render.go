@@ -213,10 +213,31 @@ func indexName(framework, url string) string {
 	return framework + "-" + seg
 }
 
+// projectName is the uv project's and the conda environment's name:
+// --name, else the first framework, its version and variant
+// (torch-2.1.0-cu118).
+func (p *pinPlan) projectName() string {
+	if p.opts.ProjectName != "" {
+		return p.opts.ProjectName
+	}
+	fw := p.parts[0]
+	public, _, _ := strings.Cut(fw.packages[0].version, "+")
+	name := fw.framework + "-" + public
+	if p.stack != nil && p.stack.Variant != "" {
+		name += "-" + p.stack.Variant
+	}
+	return name
+}
+
 func renderUV(p *pinPlan) (string, error) {
 	var b strings.Builder
 	b.WriteString(p.header("#"))
-	b.WriteString("[project]\n")
+	name, ver := p.projectName(), p.opts.ProjectVersion
+	if ver == "" {
+		ver = "0.1.0"
+	}
+	// A complete [project] table: uv lock needs a name and a version.
+	fmt.Fprintf(&b, "[project]\nname = %s\nversion = %s\n", tomlString(name), tomlString(ver))
 	if rp := requiresPython(p.stack.Python); rp != "" {
 		fmt.Fprintf(&b, "requires-python = %s\n", tomlString(rp))
 	}
@@ -282,7 +303,7 @@ func renderConda(p *pinPlan) (string, error) {
 	b.WriteString(p.header("#"))
 	s := p.stack
 	fw := p.parts[0]
-	fmt.Fprintf(&b, "name: %s\n", strings.ReplaceAll(fw.framework+"-"+fw.packages[0].version+"-"+s.Variant, "+", "-"))
+	fmt.Fprintf(&b, "name: %s\n", p.projectName())
 	channels := []string{pytorchChannel}
 	var cudaDep string
 	if s.CUDA != "" {

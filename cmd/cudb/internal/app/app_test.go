@@ -71,7 +71,7 @@ func TestResolveHumanAndPiped(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"PACKAGES", "cu121*", "cu118", "8.9.2.26", "8.7.0.84", "best: pip install torch==2.1.0 torchvision==0.16.0", "fixture: cudnn row"} {
+	for _, want := range []string{"PACKAGES", "VARIANT  DEFAULT", "cu121    yes", "cu118    no", "3.8–3.11", "8.9.2.26", "8.7.0.84", "best: pip install torch==2.1.0 torchvision==0.16.0", "fixture: cudnn row"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tty output lacks %q:\n%s", want, out)
 		}
@@ -80,8 +80,13 @@ func TestResolveHumanAndPiped(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
+	// Piped: a header row, variant and default in their own columns, an
+	// ASCII range, and the best stack as a trailing comment line.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "torch==2.1.0+cu121 torchvision==0.16.0\tcu121*\t12.1\t8.9.2.26\t") {
+	if len(lines) != 4 || lines[0] != "packages\tvariant\tdefault\tcuda\tcudnn\tnccl\tpython\tplatforms\tdriver_min" ||
+		!strings.HasPrefix(lines[1], "torch==2.1.0+cu121 torchvision==0.16.0\tcu121\tyes\t12.1\t8.9.2.26\t\t3.8-3.11\t") ||
+		!strings.HasPrefix(lines[2], "torch==2.1.0+cu118 torchvision==0.16.0\tcu118\tno\t") ||
+		lines[3] != "# best: pip install torch==2.1.0 torchvision==0.16.0" || strings.Contains(out, "–") {
 		t.Errorf("piped output:\n%s", out)
 	}
 }

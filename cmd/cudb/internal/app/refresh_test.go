@@ -200,10 +200,10 @@ func TestRefreshList(t *testing.T) {
 	if byName["pytorch-lockfiles"] != "pytorch" || byName["cudnn"] != "cudnn" {
 		t.Errorf("families: %v", byName)
 	}
-	// piped: one tab-separated line per source, nothing written
+	// piped: a header row, one tab-separated line per source, nothing written
 	data := t.TempDir()
 	code, plain, _ := run("refresh", "--list", "--data", data)
-	if code != 0 || !strings.HasPrefix(plain, "1\ttensorflow\ttensorflow\thttps://") || strings.Count(plain, "\n") != len(want) {
+	if code != 0 || !strings.HasPrefix(plain, "#\tsource\tfamily\turl\n1\ttensorflow\ttensorflow\thttps://") || strings.Count(plain, "\n") != len(want)+1 {
 		t.Fatalf("exit %d:\n%s", code, plain)
 	}
 	if left, _ := os.ReadDir(data); len(left) != 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/scraper"
 	"github.com/spf13/cobra"
 )
@@ -35,9 +36,10 @@ type DBInfo struct {
 	Sources       []db.SourceInfo   `json:"sources"`
 	Tables        map[string]int    `json:"tables"`
 	// DataAsOf is the newest date any fact carries (meta data_as_of).
-	DataAsOf string `json:"data_as_of"`
-	// Newest is the newest release of every line the data holds.
-	Newest []db.LineNewest `json:"newest"`
+	DataAsOf string `json:"data_as_of,omitempty"`
+	// Newest is the newest release of every line the data holds: each
+	// framework and companion, CUDA, cuDNN and the driver branch.
+	Newest []query.Newest `json:"newest"`
 }
 
 // DBCheck is `cudb db check --json`: the database's checks, and what was
@@ -72,7 +74,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				info.Sources = []db.SourceInfo{}
 			}
 			info.DataAsOf = info.Meta["data_as_of"]
-			if info.Newest, err = d.NewestReleases(ctx); err != nil {
+			if info.Newest, err = query.NewestReleases(ctx, d); err != nil {
 				return err
 			}
 			for _, t := range db.Tables {
@@ -83,7 +85,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				info.Tables[t] = n
 			}
 			return f.Out(info, func() error {
-				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\ndata as of: %s\n\n", info.Origin, info.SchemaVersion, info.DataAsOf)
+				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\ndata as of: %s\n\n", info.Origin, info.SchemaVersion, orUnknown(info.DataAsOf))
 				t := &Table{Header: []string{"source", "rows", "fetched_at", "sha256", "url"}}
 				for _, s := range info.Sources {
 					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
@@ -108,6 +110,14 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 			})
 		},
 	}
+}
+
+// orUnknown is s, or "unknown" when the data does not say.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func shortHash(s string) string {

@@ -62,20 +62,13 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			return f.Out(rows, func() error {
-				t := &Table{Header: []string{frameworks.Torch, "variant", "channel", "cuda", "cudnn", "nccl", "python", frameworks.TorchVision, frameworks.TorchAudio, "platforms", "archs"}}
+				t := &Table{Header: []string{frameworks.Torch, "variant", "default", "channel", "cuda", "cudnn", "nccl", "python", frameworks.TorchVision, frameworks.TorchAudio, "platforms", "archs"}}
 				for _, r := range rows {
 					v := r.Variant
-					if r.Default {
-						v += "*"
-					}
 					if r.Status != "" {
 						v = "(" + r.Status + ")"
 					}
-					py := ""
-					if r.PythonMin != "" || r.PythonMax != "" {
-						py = r.PythonMin + "–" + r.PythonMax
-					}
-					t.Add(r.Torch, v, r.Channel, r.CUDA, r.CUDNN, r.NCCL, py, r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
+					t.Add(r.Torch, v, yesNo(r.Default), r.Channel, r.CUDA, r.CUDNN, r.NCCL, rangeText(f.IO, r.PythonMin, r.PythonMax), r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
 				}
 				return t.Render(f.IO)
 			})

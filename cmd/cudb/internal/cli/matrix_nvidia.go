@@ -37,14 +37,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 			rows, err := query.MatrixCUDNN(ctx, d)
 			return rows, cudnnTable(rows), err
 		}),
-		mk("gpu", "GPU models and compute capabilities", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := query.MatrixGPU(ctx, d)
-			t := &Table{Header: []string{"name", "compute capability", "architecture", "aliases"}}
-			for _, r := range rows {
-				t.Add(r.Name, r.ComputeCapability, r.Architecture, strings.Join(r.Aliases, ", "))
-			}
-			return rows, t, err
-		}),
+		newMatrixGPUCmd(f),
 		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *db.DB) (any, *Table, error) {
 			rows, err := query.MatrixArch(ctx, d)
 			t := &Table{Header: []string{"cuda", "sm min", "sm max", "dropped"}}
@@ -62,6 +55,65 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 			return rows, t, err
 		}),
 	}
+}
+
+func newMatrixGPUCmd(f *Factory) *cobra.Command {
+	var flt query.GPUFilter
+	c := &cobra.Command{
+		Use:   "gpu",
+		Short: "GPU models and compute capabilities (--cuda: what a toolkit supports and drops)",
+		Long: `Lists GPU models with their compute capability and architecture.
+
+--cuda X judges every GPU against CUDA X (a major alone means its first release, X.0):
+"supported" when the toolkit compiles for the GPU, "dropped" when the toolkit before it did
+and this one does not, "unsupported" when neither did (NVIDIA's toolkit/architecture matrix).
+--arch keeps one architecture and --name the models whose name contains the text.`,
+		Example: `  cudb matrix gpu
+  cudb matrix gpu --cuda 13            # what does CUDA 13 drop?
+  cudb matrix gpu --cuda 13 --json | jq '.[] | select(.cuda_support=="dropped") | .name'
+  cudb matrix gpu --arch Ampere
+  cudb matrix gpu --name 4090`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			d, err := f.DB(c.Context())
+			if err != nil {
+				return err
+			}
+			rows, err := query.MatrixGPUFiltered(c.Context(), d, flt)
+			if err != nil {
+				return err
+			}
+			header := []string{"name", "compute capability", "architecture", "aliases"}
+			if flt.CUDA != "" && len(rows) > 0 {
+				header = append(header, "cuda "+rows[0].CUDA)
+			}
+			t := &Table{Header: header, Status: map[int]func(string) Tone{4: cudaSupportTone}}
+			for _, r := range rows {
+				cells := []string{r.Name, r.ComputeCapability, r.Architecture, strings.Join(r.Aliases, ", ")}
+				if flt.CUDA != "" {
+					cells = append(cells, r.CUDASupport)
+				}
+				t.Add(cells...)
+			}
+			return f.Out(rows, func() error { return t.Render(f.IO) })
+		},
+	}
+	c.Flags().StringVar(&flt.CUDA, "cuda", "", "judge each GPU against this CUDA toolkit (13 or 12.8): supported, dropped or unsupported")
+	c.Flags().StringVar(&flt.Arch, "arch", "", "only this architecture (Ampere, Hopper, ...)")
+	c.Flags().StringVar(&flt.Name, "name", "", "only models whose name or alias contains this text")
+	return c
+}
+
+func cudaSupportTone(cell string) Tone {
+	switch cell {
+	case query.CUDASupported:
+		return Good
+	case query.CUDADropped:
+		return Bad
+	case query.CUDAUnsupported:
+		return Warn
+	}
+	return None
 }
 
 // cudaTable is `cudb matrix cuda`'s table, also what `resolve cuda==…` prints.

@@ -19,6 +19,8 @@ type PinOptions struct {
 	Devel        bool
 	AllowUnknown bool
 	Output       string
+	// Name and ProjectVersion name the uv project / conda environment.
+	Name, ProjectVersion string
 }
 
 func newPinCmd(f *Factory) *cobra.Command {
@@ -58,6 +60,8 @@ anyway with the gap named in the header.`,
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
 	fl.BoolVar(&opts.AllowUnknown, "allow-unknown", false, "write a stack cudb cannot vouch for (a fact it needs is not in the data), the gap named in the header")
+	fl.StringVar(&opts.Name, "name", "", "uv: the project's name; conda: the environment's name (default: framework-version-variant)")
+	fl.StringVar(&opts.ProjectVersion, "project-version", "", "uv: the project's version (default 0.1.0)")
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda (implied by --format conda)")
 	return c
 }
@@ -73,7 +77,8 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel, AllowUnknown: opts.AllowUnknown})
+	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel, AllowUnknown: opts.AllowUnknown,
+		ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
 	if err != nil {
 		if res != nil && f.JSON {
 			// The conflicts are the answer: print them, then exit 3.

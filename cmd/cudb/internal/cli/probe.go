@@ -129,6 +129,9 @@ func writeFacts(w io.Writer, f *host.Snapshot) error {
 			v = "?"
 		}
 		line("python", "%s %s (%s, %s, %d packages)", v, py.Prefix, py.Kind, py.Source, len(py.Packages))
+		if py.Interpreter != "" {
+			line("interpreter", "%s (the python3 first on PATH)", py.Interpreter)
+		}
 		if t := py.Torch; t != nil {
 			line("  torch", "%s (variant %s, CUDA %s)", t.Version, orDash(t.Variant), orDash(t.CUDA))
 		}

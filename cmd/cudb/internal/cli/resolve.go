@@ -98,8 +98,8 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		}
 	}
 	if len(res.Conflicts) > 0 {
-		for _, k := range res.Conflicts {
-			fmt.Fprintf(out, "conflict (%s): %s\n", k.Kind, k.Message)
+		for _, line := range conflictLines(res.Conflicts, explain) {
+			fmt.Fprintln(out, f.IO.Paint(Bad, line))
 		}
 		for _, s := range res.Suggestions {
 			fmt.Fprintf(out, "would agree: %s (%s)\n", strings.Join(s.Requirements, " "), s.Reason)
@@ -114,14 +114,18 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		withGPU = withGPU || s.GPU != nil
 		withStatus = withStatus || s.Status != query.StatusOK
 	}
-	header := []string{"packages", "variant", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)"}
+	header := []string{"packages", "variant", "default", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)"}
 	if withGPU {
 		header = append(header, "gpu")
 	}
+	gpuCol := len(header) - 1
 	if withStatus {
 		header = append(header, "status")
 	}
 	t := &Table{Header: header}
+	if withGPU {
+		t.Status = map[int]func(string) Tone{gpuCol: supportTone}
+	}
 	for _, s := range res.Stacks {
 		drv := ""
 		if s.Driver != nil {
@@ -130,20 +134,13 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 				drv += " (compat " + s.Driver.MinorCompatLinuxMin + ")"
 			}
 		}
-		gpu := ""
-		if s.GPU != nil {
-			gpu = s.GPU.Support
-		}
-		py := ""
-		if s.Python.Min != "" || s.Python.Max != "" {
-			py = s.Python.Min + "–" + s.Python.Max
-		}
-		variant := s.Variant
-		if s.Default {
-			variant += "*"
-		}
-		row := []string{packagesText(s.Packages), variant, s.CUDA, s.CUDNN, s.NCCL, py, strings.Join(s.Platforms, ","), drv}
+		row := []string{packagesText(s.Packages), s.Variant, yesNo(s.Default), s.CUDA, s.CUDNN, s.NCCL,
+			rangeText(f.IO, s.Python.Min, s.Python.Max), strings.Join(s.Platforms, ","), drv}
 		if withGPU {
+			gpu := ""
+			if s.GPU != nil {
+				gpu = SupportWords(s.GPU.Support)
+			}
 			row = append(row, gpu)
 		}
 		if withStatus {
@@ -154,11 +151,16 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	if err := t.Render(f.IO); err != nil {
 		return err
 	}
+	best := res.Stacks[0]
 	if !f.IO.TTY {
+		// Piped: the TSV stays one table; what follows is comment lines.
+		fmt.Fprintf(out, "# best: %s\n", best.Install.Command)
+		for _, n := range best.Notes {
+			fmt.Fprintf(out, "# note: %s\n", n)
+		}
 		return nil
 	}
-	best := res.Stacks[0]
-	fmt.Fprintf(out, "\n* = the variant plain `pip install` gets from PyPI\nbest: %s\n", best.Install.Command)
+	fmt.Fprintf(out, "\nbest: %s\n", best.Install.Command)
 	printUnknowns(out, res.Stacks)
 	for _, n := range best.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
@@ -259,4 +261,113 @@ func packageRank(name string) int {
 		return 0
 	}
 	return 1
+}
+
+// conflictLines summarises conflicts: one line per pair of builds naming
+// the first component they disagree on and how many more there are, or
+// every conflict with all.
+func conflictLines(ks []query.Incompatibility, all bool) []string {
+	var lines []string
+	if all {
+		for _, k := range ks {
+			lines = append(lines, fmt.Sprintf("conflict (%s): %s", k.Kind, k.Message))
+		}
+		return lines
+	}
+	type group struct {
+		first query.Incompatibility
+		more  []string
+	}
+	// The conflict shown for a pair: a disagreement on CUDA, cuDNN,
+	// Python or platform first, then a cuDNN pin, then the first pin.
+	rank := func(k query.Incompatibility) int {
+		switch {
+		case k.Kind != "pin":
+			return 0
+		case strings.Contains(k.Package, "cudnn"):
+			return 1
+		}
+		return 2
+	}
+	what := func(k query.Incompatibility) string {
+		if k.Package != "" {
+			return k.Package
+		}
+		return k.Kind
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, k := range ks {
+		key := strings.Join(k.Between, "\x00")
+		g, ok := groups[key]
+		switch {
+		case !ok:
+			groups[key] = &group{first: k}
+			order = append(order, key)
+		case rank(k) < rank(g.first):
+			g.more = append(g.more, what(g.first))
+			g.first = k
+		default:
+			g.more = append(g.more, what(k))
+		}
+	}
+	for _, key := range order {
+		g := groups[key]
+		sort.Strings(g.more)
+		line := fmt.Sprintf("conflict (%s): %s", g.first.Kind, g.first.Message)
+		if len(g.more) > 0 {
+			line += fmt.Sprintf(" (and %d more: %s; --explain lists each)", len(g.more), strings.Join(g.more, ", "))
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// rangeText is "min–max" on a terminal and "min-max" (ASCII) for programs.
+func rangeText(s *Streams, lo, hi string) string {
+	if lo == "" && hi == "" {
+		return ""
+	}
+	if s.TTY {
+		return lo + "–" + hi
+	}
+	return lo + "-" + hi
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// supportWords are the table words for query's GPU support tokens (JSON
+// keeps the tokens).
+var supportWords = map[string]string{
+	query.SupportSASS:           "runs natively",
+	query.SupportSASSCompatible: "binary-compatible",
+	query.SupportPTXJIT:         "PTX JIT only",
+	query.SupportNone:           "no kernels",
+}
+
+// SupportWords is how a table says a GPU support token.
+func SupportWords(token string) string {
+	if w, ok := supportWords[token]; ok {
+		return w
+	}
+	return token
+}
+
+// supportTone colours a support cell: native green, compatible or JIT
+// yellow, no kernels red.
+func supportTone(cell string) Tone {
+	switch cell {
+	case query.SupportSASS, supportWords[query.SupportSASS]:
+		return Good
+	case query.SupportSASSCompatible, query.SupportPTXJIT, supportWords[query.SupportSASSCompatible], supportWords[query.SupportPTXJIT]:
+		return Warn
+	case query.SupportNone, supportWords[query.SupportNone]:
+		return Bad
+	}
+	return None
 }

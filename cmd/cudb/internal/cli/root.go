@@ -21,8 +21,15 @@ import (
 	"github.com/cudb/cudb/scraper/all"
 )
 
-// Version is cudb's own version, set at link time (-ldflags -X).
-var Version = "dev"
+// Build stamps, set at link time by `make release` (-ldflags -X):
+// cudb's version, the commit it was built from and the data_as_of of the
+// embedded database. Unstamped builds say "dev" and read data_as_of from
+// the database.
+var (
+	Version  = "dev"
+	Commit   = ""
+	DataAsOf = ""
+)
 
 // Factory carries what commands share: streams, global flags and the
 // lazily opened database.
@@ -30,6 +37,8 @@ type Factory struct {
 	IO     *Streams
 	JSON   bool
 	DBPath string
+	// Quiet turns off notices on standard error (the data-age notice).
+	Quiet bool
 	// Sources is every source refresh and db build know, in precedence
 	// order: all.Sources in the binary; tests inject their own.
 	Sources func() []scraper.Source
@@ -42,7 +51,8 @@ type Factory struct {
 	budgetCtx    context.Context
 	cancelBudget context.CancelFunc
 
-	opened *db.DB
+	opened  *db.DB
+	noticed bool
 	// journal says what DB found about a refresh commit pending beside
 	// the --db file: what recovery did, or that one is in progress.
 	journal journalState
@@ -90,6 +100,7 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		return nil, err
 	}
 	f.opened = d
+	f.dataAgeNotice(ctx, d)
 	return d, nil
 }
 
@@ -121,15 +132,42 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	root.SetIn(f.IO.In)
 	root.PersistentFlags().BoolVar(&f.JSON, "json", false, "print JSON (documented in docs/json.md)")
 	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "read this database file instead of the embedded one")
+	root.PersistentFlags().BoolVarP(&f.Quiet, "quiet", "q", false, "no notices on standard error (the data-age notice; also CUDB_NO_DATA_AGE_NOTICE=1)")
+	var showVersion bool
+	root.Flags().BoolVar(&showVersion, "version", false, "print cudb's version, commit and data_as_of (the version command says more)")
+	root.Args = unknownSubcommand
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		if showVersion {
+			v, err := f.versionInfo(c.Context())
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(f.IO.Out, v.line())
+			return err
+		}
+		return c.Help()
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(c, err.Error())
 	})
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's completion command: cudb completion bash|zsh|fish|powershell.
+	root.CompletionOptions.HiddenDefaultCmd = false
 	root.PersistentPreRunE = f.preRun
 	for _, add := range commands {
 		root.AddCommand(add(f))
 	}
+	// mcp runs the command tree itself (each tool is a command line), so
+	// it is added here rather than listed in commands (an init cycle).
+	root.AddCommand(newMCPCmd(f))
 	root.AddCommand(newExitCodesTopic())
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = "  source <(cudb completion bash)\n  cudb completion zsh > \"${fpath[1]}/_cudb\"\n  cudb completion fish > ~/.config/fish/completions/cudb.fish\n  cudb completion powershell | Out-String | Invoke-Expression"
+			c.Args = unknownSubcommand
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
 	groupCommands(root)
 	return root
 }

@@ -3,13 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+	"time"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // Streams are the process's standard streams, injected so tests can
@@ -24,13 +25,30 @@ type Streams struct {
 	// ErrTTY is true when ErrOut is a terminal: progress redraws one line
 	// per task there, and prints plain log lines otherwise.
 	ErrTTY bool
+	// Now is the clock the data-age notice reads; nil means no clock, and
+	// no notice (tests inject one).
+	Now func() time.Time
+	// Getenv reads the environment; nil reads nothing.
+	Getenv func(string) string
+	// Width is the terminal's width in columns when Out is a terminal (0:
+	// unknown, tables are not cut).
+	Width int
+}
+
+// env returns the variable key, or "" without an environment.
+func (s *Streams) env(key string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(key)
 }
 
 // SystemStreams returns the real standard streams.
 func SystemStreams() *Streams {
 	return &Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		TTY:    isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
-		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd())}
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
+		Now:    time.Now, Getenv: os.Getenv, Width: terminalWidth()}
 }
 
 // TestStreams returns streams backed by buffers.
@@ -47,49 +65,20 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Table writes rows for people (aligned, with a header) on a terminal and
-// for programs (tab-separated, no header) otherwise.
-type Table struct {
-	Header []string
-	Rows   [][]string
+// terminalWidth is standard output's width, else $COLUMNS, else 0.
+func terminalWidth() int {
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+		return w
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
-// Add appends a row.
-func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
-
-// Render writes the table.
-func (t *Table) Render(s *Streams) error {
-	if !s.TTY {
-		for _, r := range t.Rows {
-			clean := make([]string, len(r))
-			for i, c := range r {
-				clean[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
-			}
-			if _, err := fmt.Fprintln(s.Out, strings.Join(clean, "\t")); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(upper(t.Header), "\t"))
-	for _, r := range t.Rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			if c == "" {
-				c = "-"
-			}
-			cells[i] = c
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	return tw.Flush()
-}
-
-func upper(h []string) []string {
-	out := make([]string, len(h))
-	for i, s := range h {
-		out[i] = strings.ToUpper(s)
-	}
-	return out
+// Colour reports whether output to a terminal may carry colour: Out is a
+// terminal, NO_COLOR (https://no-color.org) is unset or empty and TERM is
+// not "dumb".
+func (s *Streams) Colour() bool {
+	return s.TTY && s.env("NO_COLOR") == "" && s.env("TERM") != "dumb"
 }

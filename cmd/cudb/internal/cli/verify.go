@@ -260,14 +260,27 @@ func writeVerify(f *Factory, format string, reps []FileResult) error {
 			}
 			fmt.Fprintf(&b, "== %s (%s)\n", r.File, r.Origin)
 		}
-		writeFindings(&b, r.Result)
+		writeFindings(&b, f.IO, r.Result)
 	}
 	if len(reps) > 1 {
 		s := totalSummary(reps)
-		fmt.Fprintf(&b, "\n== summary: %d reports, %s\n", len(reps), summaryLine(s))
+		fmt.Fprintf(&b, "\n== summary: %d reports, %s\n", len(reps), f.IO.Paint(summaryTone(s), summaryLine(s)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// severityTone colours a severity's heading on a terminal.
+var severityTone = map[string]Tone{verify.SevError: Bad, verify.SevWarning: Warn}
+
+func summaryTone(s verify.Summary) Tone {
+	switch {
+	case !s.Healthy:
+		return Bad
+	case s.Warnings > 0:
+		return Warn
+	}
+	return Good
 }
 
 func summaryLine(s verify.Summary) string {
@@ -279,8 +292,8 @@ func summaryLine(s verify.Summary) string {
 }
 
 // writeFindings is the human report, grouped by severity.
-func writeFindings(b *strings.Builder, r *verify.Result) {
-	fmt.Fprintf(b, "%s\n", summaryLine(r.Summary))
+func writeFindings(b *strings.Builder, io *Streams, r *verify.Result) {
+	fmt.Fprintf(b, "%s\n", io.Paint(summaryTone(r.Summary), summaryLine(r.Summary)))
 	writeRead(b, r.Read)
 	for _, sev := range verify.Severities {
 		var fs []verify.Finding
@@ -292,7 +305,7 @@ func writeFindings(b *strings.Builder, r *verify.Result) {
 		if len(fs) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "\n%s (%d):\n", strings.ToUpper(sev[:1])+sev[1:]+"s", len(fs))
+		fmt.Fprintf(b, "\n%s\n", io.Paint(severityTone[sev], fmt.Sprintf("%s (%d):", strings.ToUpper(sev[:1])+sev[1:]+"s", len(fs))))
 		for _, x := range fs {
 			fmt.Fprintf(b, "  [%s] %s\n", x.Category, x.Message)
 			for _, e := range x.Evidence {

@@ -64,7 +64,8 @@ type Options struct {
 	// Root is prepended to every path read ("/" or "" for the real host).
 	Root string
 	// Env holds the variables the probe reads: VIRTUAL_ENV, CONDA_PREFIX,
-	// LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, PATH, HOME.
+	// LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, PATH, HOME, and pyenv's
+	// PYENV_ROOT, PYENV_VERSION with PWD (for .python-version).
 	Env map[string]string
 	// Runner runs commands; nil runs none (every command is "not found").
 	Runner Runner
@@ -81,7 +82,7 @@ type Options struct {
 }
 
 // EnvKeys are the environment variables the probe reads.
-var EnvKeys = []string{"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PATH", "HOME"}
+var EnvKeys = []string{"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PATH", "HOME", "PYENV_ROOT", "PYENV_VERSION", "PWD"}
 
 // OSEnv returns EnvKeys from the process environment.
 func OSEnv() map[string]string {

@@ -299,3 +299,36 @@ func BenchmarkProbeFakeHost(b *testing.B) {
 // maxFuzzInput bounds fuzz inputs: parsers are linear, and a multi-megabyte
 // mutant makes one execution outlast the fuzz time budget.
 const maxFuzzInput = 64 << 10
+
+// TestPathPythonOrder: python3 is found as the shell finds it, in PATH
+// order, with pyenv's shims followed to the version pyenv selects.
+func TestPathPythonOrder(t *testing.T) {
+	base := loadHost(t, "testdata/hosts/pyenv-shims")
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		interp string
+		prefix string
+	}{
+		{"a .python-version in the working directory beats the global version", nil, "/home/u/.pyenv/shims/python3 (pyenv 3.11.7)", "/home/u/.pyenv/versions/3.11.7"},
+		{"PYENV_VERSION beats both", map[string]string{"PYENV_VERSION": "3.10.13"}, "/home/u/.pyenv/shims/python3 (pyenv 3.10.13)", "/home/u/.pyenv/versions/3.10.13"},
+		{"outside the project the global version file", map[string]string{"PWD": "/tmp"}, "/home/u/.pyenv/shims/python3 (pyenv 3.10.13)", "/home/u/.pyenv/versions/3.10.13"},
+		{"pyenv's system hands over to the next python3 on PATH", map[string]string{"PYENV_VERSION": "system"}, "/usr/bin/python3", "/usr"},
+		{"a directory earlier on PATH wins", map[string]string{"PATH": "/home/u/.pyenv/versions/3.11.7/bin:/home/u/.pyenv/shims:/usr/bin", "PYENV_VERSION": "3.10.13"}, "/home/u/.pyenv/versions/3.11.7/bin/python3", "/home/u/.pyenv/versions/3.11.7"},
+		{"no python3 on PATH", map[string]string{"PATH": "/usr/local/cuda/bin"}, "", ""},
+	} {
+		opts := base
+		opts.Env = map[string]string{}
+		for k, v := range base.Env {
+			opts.Env[k] = v
+		}
+		for k, v := range tc.env {
+			opts.Env[k] = v
+		}
+		p := &prober{opts: opts, fs: fsys{root: opts.Root}}
+		interp, prefix := p.pathPython()
+		if interp != tc.interp || prefix != tc.prefix {
+			t.Errorf("%s: %q %q, want %q %q", tc.name, interp, prefix, tc.interp, tc.prefix)
+		}
+	}
+}

@@ -31,6 +31,10 @@ func (p *prober) pythons() []host.Python {
 	if v := p.opts.Env["CONDA_PREFIX"]; v != "" {
 		cands = append(cands, pyCand{path.Clean(v), "CONDA_PREFIX"})
 	}
+	interp, pathPrefix := p.pathPython()
+	if pathPrefix != "" {
+		cands = append(cands, pyCand{pathPrefix, "PATH"})
+	}
 	if h := p.opts.Env["HOME"]; h != "" {
 		cands = append(cands, pyCand{path.Join(h, ".local"), "default"})
 	}
@@ -44,10 +48,72 @@ func (p *prober) pythons() []host.Python {
 		}
 		seen[c.prefix] = true
 		if py, ok := p.python(c); ok {
+			if c.prefix == pathPrefix {
+				py.Interpreter = interp
+			}
 			out = append(out, py)
 		}
 	}
 	return out
+}
+
+// pathPython finds python3 as the shell would: the first PATH directory
+// holding one (an active venv's or conda env's bin, pyenv's shims, then
+// the system's). It returns the interpreter's path and its environment's
+// prefix; a pyenv shim is followed to the version pyenv selects
+// (PYENV_VERSION, a .python-version from the working directory up, then
+// the global version file).
+func (p *prober) pathPython() (interp, prefix string) {
+	for _, dir := range strings.Split(p.opts.Env["PATH"], ":") {
+		if dir == "" || !path.IsAbs(dir) {
+			continue
+		}
+		dir = path.Clean(dir)
+		py := path.Join(dir, "python3")
+		if !p.fs.exists(py) {
+			continue
+		}
+		if path.Base(dir) != "shims" || !p.fs.isDir(path.Join(path.Dir(dir), "versions")) {
+			return py, path.Dir(dir)
+		}
+		root := path.Dir(dir)
+		if r := p.opts.Env["PYENV_ROOT"]; r != "" {
+			root = path.Clean(r)
+		}
+		v := p.pyenvVersion(root)
+		if v == "" || v == "system" {
+			continue // pyenv hands over to the next python3 on PATH
+		}
+		return py + " (pyenv " + v + ")", path.Join(root, "versions", v)
+	}
+	return "", ""
+}
+
+// pyenvVersion is the first version pyenv would select under root.
+func (p *prober) pyenvVersion(root string) string {
+	first := func(b []byte) string {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			return f[0]
+		}
+		return ""
+	}
+	if v := first([]byte(p.opts.Env["PYENV_VERSION"])); v != "" {
+		return strings.Split(v, ":")[0]
+	}
+	if wd := p.opts.Env["PWD"]; path.IsAbs(wd) {
+		for d := path.Clean(wd); ; d = path.Dir(d) {
+			if b, err := p.fs.read(path.Join(d, ".python-version")); err == nil {
+				if v := first(b); v != "" {
+					return v
+				}
+			}
+			if d == "/" {
+				break
+			}
+		}
+	}
+	b, _ := p.fs.read(path.Join(root, "version"))
+	return first(b)
 }
 
 var pyDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(\d+\.\d+)t?$`) })

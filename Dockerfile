@@ -1,0 +1,25 @@
+# cudb serve in a container: one static binary (CGO_ENABLED=0) on an empty
+# image. `make image` cross-compiles the binary first; the build reads no
+# network. The database is embedded in the binary, so nothing else is
+# needed at run time.
+#
+#   make image && docker run --rm -p 8080:8080 cudb:0.0.0.dev0
+#   curl 'http://127.0.0.1:8080/v1/resolve?req=torch==2.1'
+
+# The fleet image (--target fleet): the same binary on busybox, for the
+# shell loop of the Kubernetes DaemonSet in docs/fleet/daemonset.yaml.
+FROM busybox:1.37-musl AS fleet
+ARG TARGETARCH=amd64
+COPY dist/cudb-linux-${TARGETARCH} /usr/local/bin/cudb
+ENTRYPOINT []
+CMD ["cudb", "verify", "--format", "prometheus"]
+
+# The serve image (the default target).
+FROM scratch AS serve
+ARG TARGETARCH=amd64
+COPY dist/cudb-linux-${TARGETARCH} /cudb
+# No account database on scratch: a numeric unprivileged user.
+USER 65534:65534
+EXPOSE 8080
+ENTRYPOINT ["/cudb"]
+CMD ["serve", "--addr", "0.0.0.0:8080"]

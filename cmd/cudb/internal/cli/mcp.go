@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/mcptools"
+	"github.com/cudb/cudb/internal/errs"
+)
+
+func newMCPCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve cudb's answers to AI coding agents over MCP (stdio)",
+		Long: `Runs a Model Context Protocol server on standard input and output, for AI coding
+agents and editors that set up environments. Its tools are resolve, pin,
+verify_report (the text of a pasted report), explain, check (the text of a project
+file) and matrix; each answers with
+the same JSON as the command with --json. Schemas: docs/mcp.md.
+
+Register it with a client as the command "cudb mcp" (add --db FILE to serve another
+database). Nothing but protocol messages is written to standard output.`,
+		Example: `  cudb mcp
+  claude mcp add cudb -- cudb mcp
+  {"mcpServers": {"cudb": {"command": "cudb", "args": ["mcp"]}}}`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			// Open (and check) the database before the first request, so a
+			// bad --db fails here and the tools share one handle.
+			if _, err := f.DB(c.Context()); err != nil {
+				return err
+			}
+			t := &mcp.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
+			err := NewMCPServer(f).Run(c.Context(), t)
+			if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {
+				return nil // the client closed the session
+			}
+			return err
+		},
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// NewMCPServer returns the MCP server over f's database: each tool runs
+// the matching command line with --json.
+func NewMCPServer(f *Factory) *mcp.Server {
+	return mcptools.NewServer(Version, f.runJSON)
+}
+
+// runJSON runs one command line with --json on f's database and returns
+// its standard output. The command's own error is returned when it wrote
+// no answer; outcomes it reports in its JSON (exit 3) are not errors.
+func (f *Factory) runJSON(ctx context.Context, args []string, stdin string) ([]byte, error) {
+	var out, errOut bytes.Buffer
+	sub := &Factory{IO: &Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut},
+		DBPath: f.DBPath, Quiet: true, opened: f.opened}
+	root := NewRootCmd(sub)
+	// --json before any "--": after it, arguments are positional.
+	full := []string{args[0], "--json"}
+	full = append(full, args[1:]...)
+	root.SetArgs(full)
+	err := root.ExecuteContext(ctx)
+	var e *errs.Error
+	if errors.As(err, &e) && e.Reported {
+		err = nil
+	}
+	if err != nil && e != nil && e.Hint != "" {
+		err = errors.New(err.Error() + "\nTry: " + e.Hint)
+	}
+	return out.Bytes(), err
+}
