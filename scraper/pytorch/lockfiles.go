@@ -21,6 +21,10 @@ import (
 // "pypi-json". The domain_pairs table exists only in snapshots: PyPI
 // states torchvision's torch pin per torchvision release, which would cost
 // a request per domain release; Normalize needs neither table to exist.
+//
+// In snapshot mode it also reads the captured printouts of released
+// wheels' torch.cuda.get_arch_list() (printed_arch_list rows, see
+// archprint.go): the released binary's own arch list.
 type Lockfiles struct{}
 
 // Accumulates: PyPI JSON adds the pins each release declares; the lock-file evidence read from snapshots is other rows of the same table, and stays (scraper.Accumulator).
@@ -50,7 +54,11 @@ func (s Lockfiles) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Reco
 		}
 		all = append(all, recs...)
 	}
-	return all, nil
+	printed, err := scrapeArchPrints(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return append(all, printed...), nil
 }
 
 // lockMarker keeps a declared PEP 508 marker and drops the compilers'
@@ -139,6 +147,8 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				audio = ""
 			}
 			paired(f, k, r.Fields["torchvision"], audio, p)
+		case "printed_arch_list":
+			printedArchList(f, r, f.prov(r.URL, r.Ref))
 		default:
 			f.refuse(r, "unknown table")
 		}

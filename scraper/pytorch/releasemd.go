@@ -59,7 +59,11 @@ func (s ReleaseMD) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Reco
 			newer = append(newer, r)
 		}
 	}
-	return newer, nil
+	edits, err := scrapeSupportEdits(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return append(newer, edits...), nil
 }
 
 var reArchFor = sync.OnceValue(func() *regexp.Regexp {
@@ -73,11 +77,21 @@ func parseReleaseMD(src []byte, ref string) ([]scraper.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	return append(recs, parseCUDASupport(src, ref)...), nil
+}
+
+// parseCUDASupport reads the "PyTorch CUDA Support Matrix" tables: the
+// architectures per CUDA of the releases the heading names.
+func parseCUDASupport(src []byte, ref string) []scraper.Record {
 	m := reArchFor().FindSubmatch(src)
 	if m == nil {
-		return recs, nil
+		return nil
 	}
+	var recs []scraper.Record
 	releases := strings.Join(regexp.MustCompile(`\d+\.\d+`).FindAllString(string(m[1]), -1), ";")
+	if releases == "" {
+		return nil // a heading that names no release says nothing about one
+	}
 	for _, t := range readTables(src) {
 		if len(t.Header) < 2 || !strings.EqualFold(t.Header[0], "CUDA") || !strings.HasPrefix(strings.ToLower(t.Header[1]), "architectures supported for") {
 			continue
@@ -95,7 +109,7 @@ func parseReleaseMD(src []byte, ref string) ([]scraper.Record, error) {
 				Fields: map[string]string{"releases": releases, "host": host, "cuda": r.Cells[0], "architectures": r.Cells[1], "row": r.Text}})
 		}
 	}
-	return recs, nil
+	return recs
 }
 
 func parseReleaseMatrix(src []byte, ref string) ([]scraper.Record, error) {
@@ -302,7 +316,11 @@ func archRow(f *facts, r scraper.Record) {
 		win, _ := archList(strings.ReplaceAll(strings.Join(ccs, ";"), "+PTX", ""))
 		plats["windows"] = win
 	}
-	p := f.prov(releaseDoc.page, r.Ref)
+	url := releaseDoc.page
+	if r.URL != "" {
+		url = r.URL // a maintainers' RELEASE.md edit quoted in its pull request
+	}
+	p := f.prov(url, r.Ref)
 	for _, minor := range strings.Split(r.Fields["releases"], ";") {
 		if !reMinor().MatchString(minor) {
 			continue

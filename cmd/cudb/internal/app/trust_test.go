@@ -69,7 +69,7 @@ func TestIssue12Resolve(t *testing.T) {
 		// Builds with no arch list stay, as unknown, below the known-good.
 		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
 			[]string{"best: pip install torch==2.14.1+cu126", "known-good stack(s) come first",
-				"unknown: torch 2.11.0 cu126: GPU architecture list not in the data", "STATUS"}, nil},
+				"unknown: torch 2.8.0 cu126: GPU architecture list not in the data", "STATUS"}, nil},
 	})
 }
 
