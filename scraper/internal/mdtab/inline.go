@@ -108,17 +108,13 @@ func inlinePieces(s string, br bool) []piece {
 			ps = append(ps, piece{text: s[i : i+n], delim: true, char: c, n: n, open: open, close: close, pair: -1})
 			i += n
 			start = i
-		case c == '!' && i+1 < len(s) && s[i+1] == '[':
-			if inner, end, ok := link(s, i+1); ok {
-				flush(i)
-				text(Inline(inner, br))
-				i = end
-				start = i
-				continue
+		case c == '[' || (c == '!' && i+1 < len(s) && s[i+1] == '['):
+			// A link and an image read alike: their text is kept.
+			at := i
+			if c == '!' {
+				at++
 			}
-			i++
-		case c == '[':
-			if inner, end, ok := link(s, i); ok {
+			if inner, end, ok := link(s, at); ok {
 				flush(i)
 				text(Inline(inner, br))
 				i = end
