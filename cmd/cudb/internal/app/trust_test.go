@@ -129,6 +129,9 @@ func TestIssue12Pin(t *testing.T) {
 			[]string{"cannot vouch for", "torch 2.4.0 cu124: the wheel's Requires-Dist pins", "--allow-unknown"}, nil},
 		{"allow unknown writes the gap", []string{"pin", "torch==2.4.0", "--cuda", "12.4", "--allow-unknown"}, false, ExitOK,
 			[]string{"# UNKNOWN (written with --allow-unknown): torch 2.4.0 cu124: the wheel's Requires-Dist pins", "torch==2.4.0+cu124"}, nil},
+		// The pytorch channel's last release is named, from the data.
+		{"conda after the pytorch channel", []string{"pin", "torch==2.6.0", "--format", "conda"}, false, ExitNoMatch,
+			[]string{"was not published to the conda channels", "torch releases with conda builds in the data go up to 2.5.1"}, nil},
 		{"jax pins its CUDA plugin", []string{"pin", "jax==0.4.30"}, false, ExitOK,
 			[]string{"\njax==0.4.30\n", "\njax-cuda12-plugin==0.4.30\n", "\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0"}, nil},
 		// Every Linux-only pin keeps its marker; the Windows file carries
