@@ -88,6 +88,27 @@ func scanAll[T any](ctx context.Context, d *DB, q string, args []any, scan func(
 	return out, rows.Err()
 }
 
+// The columns and scanners of the rows several reads return.
+const (
+	cudaDriverCols = "cuda, label, os, kind, min_driver, released_on, source, url, ref"
+	gpuCols        = "name, aliases, compute_capability, architecture, segment, source, url, ref"
+)
+
+func scanCUDADriver(r *sql.Rows, c *CUDADriver) error {
+	return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
+}
+
+func scanGPU(r *sql.Rows, g *GPU) error {
+	var aliases string
+	if err := r.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
+		return err
+	}
+	if aliases != "" {
+		g.Aliases = strings.Split(aliases, ";")
+	}
+	return nil
+}
+
 // Versions lists the distinct versions of component, newest first.
 func (d *DB) Versions(ctx context.Context, component string) ([]string, error) {
 	d.cache.mu.Lock()
@@ -235,10 +256,7 @@ func (d *DB) Attributes(ctx context.Context, component string) ([]Attribute, err
 // kind), each row with its provenance.
 func (d *DB) CUDADrivers(ctx context.Context) ([]CUDADriver, error) {
 	return once(d, &d.cache.cudaDrivers, func(v []CUDADriver) bool { return v != nil }, func() ([]CUDADriver, error) {
-		return scanAll(ctx, d, "SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver ORDER BY cuda_key, os, kind", nil,
-			func(r *sql.Rows, c *CUDADriver) error {
-				return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
-			})
+		return scanAll(ctx, d, "SELECT "+cudaDriverCols+" FROM cuda_driver ORDER BY cuda_key, os, kind", nil, scanCUDADriver)
 	})
 }
 
@@ -273,25 +291,10 @@ func (d *DB) CUDADriversOf(ctx context.Context, cuda string, releases bool) ([]C
 			// "cuda." followed by anything: '/' sorts just before '0'.
 			lo, hi = cuda+".", cuda+"/"
 		}
-		stmt, err := d.prepared(ctx, `SELECT cuda, label, os, kind, min_driver, released_on, source, url, ref FROM cuda_driver
-			WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind`)
+		var err error
+		rows, err = scanAll(ctx, d, "SELECT "+cudaDriverCols+" FROM cuda_driver WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind",
+			[]any{cuda, lo, hi}, scanCUDADriver)
 		if err != nil {
-			return nil, err
-		}
-		rs, err := stmt.QueryContext(ctx, cuda, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		defer rs.Close()
-		rows = []CUDADriver{}
-		for rs.Next() {
-			var c CUDADriver
-			if err := rs.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref); err != nil {
-				return nil, err
-			}
-			rows = append(rows, c)
-		}
-		if err := rs.Err(); err != nil {
 			return nil, err
 		}
 	}
@@ -364,32 +367,17 @@ func (d *DB) GPUNames(ctx context.Context) ([]GPU, error) {
 
 // GPU reads one GPU by its table name; ok is false when there is none.
 func (d *DB) GPU(ctx context.Context, name string) (g GPU, ok bool, err error) {
-	var aliases string
-	err = d.conn.QueryRowContext(ctx, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu WHERE name = ?", name).
-		Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref)
-	if errors.Is(err, sql.ErrNoRows) {
-		return GPU{}, false, nil
+	gs, err := scanAll(ctx, d, "SELECT "+gpuCols+" FROM gpu WHERE name = ?", []any{name}, scanGPU)
+	if err != nil || len(gs) == 0 {
+		return GPU{}, false, err
 	}
-	if aliases != "" {
-		g.Aliases = strings.Split(aliases, ";")
-	}
-	return g, err == nil, err
+	return gs[0], true, nil
 }
 
 // GPUs is the gpu table ordered by name.
 func (d *DB) GPUs(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpus, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		return scanAll(ctx, d, "SELECT name, aliases, compute_capability, architecture, segment, source, url, ref FROM gpu ORDER BY name", nil,
-			func(r *sql.Rows, g *GPU) error {
-				var aliases string
-				if err := r.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
-					return err
-				}
-				if aliases != "" {
-					g.Aliases = strings.Split(aliases, ";")
-				}
-				return nil
-			})
+		return scanAll(ctx, d, "SELECT "+gpuCols+" FROM gpu ORDER BY name", nil, scanGPU)
 	})
 }
 
