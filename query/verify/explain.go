@@ -213,8 +213,8 @@ func (e *explainCtx) noKernelImage(m []string) (Finding, error) {
 // version starts with prefix ("8.9.2").
 func (e *explainCtx) cudnnWheelPin(prefix string) string {
 	best, bestCUDA := "", ""
-	for _, comp := range query.Known() {
-		builds, err := e.d.Builds(e.ctx, comp, nil)
+	for _, fw := range frameworks.All { // only framework wheels pin nvidia-* packages
+		builds, err := e.d.Builds(e.ctx, fw.Name, nil)
 		if err != nil {
 			return ""
 		}
