@@ -117,7 +117,7 @@ func expectIndex(stacks []Stack) {
 	for i := range stacks {
 		s := &stacks[i]
 		v := s.version.String() + "|" + s.Representative().Package
-		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || hasDefault[v] {
+		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || s.Default {
 			continue
 		}
 		plugin := false
@@ -127,7 +127,14 @@ func expectIndex(stacks []Stack) {
 			}
 		}
 		// A CUDA plugin package (jax-cuda12-plugin) names the build itself.
-		if s.Install.IndexURL == "" && s.Install.FindLinks == "" && !plugin {
+		if s.Install.IndexURL != "" || s.Install.FindLinks != "" || plugin {
+			continue
+		}
+		if hasDefault[v] {
+			// PyPI serves another of its builds (onnxruntime-gpu 1.19.0's
+			// CUDA 12 one): a bare pin would install that one instead.
+			s.gap("PyPI serves another of its CUDA builds, and the package index of this one is not in the data")
+		} else {
 			s.gap("which of its CUDA builds PyPI serves, and the package index of this one, are not in the data")
 		}
 	}
@@ -323,6 +330,11 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	case rep.IndexURL != "" && !s.Default:
 		in.IndexURL = rep.IndexURL
 		in.Command = "pip install " + strings.Join(pkgs, " ") + " --index-url " + rep.IndexURL
+		if f, ok := frameworks.Get(s.framework); ok && f.FeedLacksDeps {
+			// The feed first, so that its wheel wins over PyPI's build of
+			// the same version; PyPI after it for the dependencies.
+			in.Command += " --extra-index-url " + PyPISimple
+		}
 	default:
 		in.IndexURL = rep.IndexURL
 		// The PyPI wheel is this variant: plain pip, no local label.
@@ -460,3 +472,7 @@ func distinctMany(stacks []Stack, f func(Stack) []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// PyPISimple is PyPI's package index, named where a pin reads a
+// framework's own feed first and PyPI after it.
+const PyPISimple = "https://pypi.org/simple"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -197,8 +198,11 @@ type pinPart struct {
 	framework string
 	packages  []pinPackage
 	index     string // variant index; "" = PyPI
-	findLinks string
-	pins      []string // runtime wheels the framework pins, markers cleaned
+	// feedLacksDeps: index holds the framework's wheel only; its
+	// dependencies come from PyPI (frameworks.Framework.FeedLacksDeps).
+	feedLacksDeps bool
+	findLinks     string
+	pins          []string // runtime wheels the framework pins, markers cleaned
 	// systemCUDNN and systemCUDA mean the framework loads these from the
 	// system: no wheel brings them.
 	systemCUDNN, systemCUDA bool
@@ -274,6 +278,9 @@ func newPinPart(s *query.Stack, platform string) pinPart {
 		pt.findLinks = rep.IndexURL
 	case !pypi:
 		pt.index = rep.IndexURL
+		if f, ok := frameworks.Get(s.Framework()); ok {
+			pt.feedLacksDeps = f.FeedLacksDeps
+		}
 	}
 	ver := s.Packages[name]
 	if pypi && pt.findLinks == "" {
@@ -404,12 +411,26 @@ func (p *pinPlan) needsPyPI() bool {
 
 func (p *pinPlan) variantIndexes() []string {
 	var out []string
-	for _, pt := range p.parts {
-		if pt.index != "" && !slices.Contains(out, pt.index) {
-			out = append(out, pt.index)
+	// Feeds lacking dependencies first (see indexArgs).
+	for _, first := range []bool{true, false} {
+		for _, pt := range p.parts {
+			if pt.index != "" && pt.feedLacksDeps == first && !slices.Contains(out, pt.index) {
+				out = append(out, pt.index)
+			}
 		}
 	}
 	return out
+}
+
+// feedLacksDeps reports whether some framework comes from a feed that
+// holds its wheel but not its dependencies.
+func (p *pinPlan) feedLacksDeps() bool {
+	for _, pt := range p.parts {
+		if pt.index != "" && pt.feedLacksDeps {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *pinPlan) findLinks() []string {
@@ -424,14 +445,23 @@ func (p *pinPlan) findLinks() []string {
 
 // indexArgs are pip's index options: one variant index replaces PyPI
 // unless some framework needs PyPI, then every variant index is extra.
+//
+// A feed that holds a framework's wheel but not its dependencies
+// (ONNX Runtime's CUDA 12 feed) is read before PyPI: pip keeps the first
+// index's file when two indexes hold the same version, and PyPI's
+// onnxruntime-gpu 1.18.0 is the CUDA 11.8 build.
 func (p *pinPlan) indexArgs() []string {
 	var out []string
+	feedFirst := p.feedLacksDeps()
 	for i, u := range p.variantIndexes() {
-		if i == 0 && !p.needsPyPI() {
+		if i == 0 && (!p.needsPyPI() || feedFirst) {
 			out = append(out, "--index-url "+u)
 		} else {
 			out = append(out, "--extra-index-url "+u)
 		}
+	}
+	if feedFirst {
+		out = append(out, "--extra-index-url "+query.PyPISimple)
 	}
 	for _, u := range p.findLinks() {
 		out = append(out, "-f "+u)

@@ -232,3 +232,50 @@ func TestIssue12Torch27CU128(t *testing.T) {
 		}
 	}
 }
+
+const ortFeed12 = "https://aiinfra.pkgs.visualstudio.com/PublicPackages/_packaging/onnxruntime-cuda-12/pypi/simple/"
+
+// ONNX Runtime 1.17–1.18.x: PyPI serves the CUDA 11.8 build; the CUDA 12
+// build comes from ONNX Runtime's own feed, read before PyPI so that its
+// wheel wins over PyPI's same-numbered CUDA 11.8 one. From 1.19 PyPI
+// serves CUDA 12, and a CUDA 11.8 build without a known index is refused.
+func TestIssue12ONNXRuntimeFeed(t *testing.T) {
+	runTrust(t, []trustCase{
+		{"pin 1.18.0 cuda 12 from the feed", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitOK,
+			[]string{"# variant cuda12; CUDA 12; cuDNN 8 (tested)", "\n--index-url " + ortFeed12 + "\n--extra-index-url https://pypi.org/simple\nonnxruntime-gpu==1.18.0\n"},
+			[]string{"UNKNOWN"}},
+		{"pip command", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12", "--format", "pip"}, false, ExitOK,
+			[]string{"pip install onnxruntime-gpu==1.18.0 --index-url " + ortFeed12 + " --extra-index-url https://pypi.org/simple\n"}, nil},
+		{"uv maps the package to the feed", []string{"pin", "onnxruntime-gpu==1.18.1", "--cuda", "12", "--format", "uv"}, false, ExitOK,
+			[]string{"[[tool.uv.index]]\nname = \"onnxruntime-gpu-onnxruntime-cuda-12\"\nurl = \"" + ortFeed12 + "\"\nexplicit = true",
+				"[tool.uv.sources]\nonnxruntime-gpu = { index = \"onnxruntime-gpu-onnxruntime-cuda-12\" }"}, nil},
+		{"docker installs from the feed", []string{"pin", "onnxruntime-gpu==1.17.0", "--cuda", "12", "--format", "docker"}, false, ExitOK,
+			[]string{"pip install --no-cache-dir onnxruntime-gpu==1.17.0 --index-url " + ortFeed12 + " --extra-index-url https://pypi.org/simple"}, nil},
+		{"plain pin is PyPI's CUDA 11.8 build", []string{"pin", "onnxruntime-gpu==1.18.0"}, false, ExitOK,
+			[]string{"# variant cuda11; CUDA 11.8", "\nonnxruntime-gpu==1.18.0\n"}, []string{"index-url"}},
+		{"resolve marks the PyPI default", []string{"resolve", "onnxruntime-gpu==1.18.0"}, false, ExitOK,
+			[]string{"onnxruntime-gpu==1.18.0\tcuda11\tyes\t11.8", "onnxruntime-gpu==1.18.0\tcuda12\tno\t12", "# best: pip install onnxruntime-gpu==1.18.0\n"},
+			[]string{"unknown"}},
+		{"best on cuda 12 uses the feed", []string{"resolve", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitOK,
+			[]string{"# best: pip install onnxruntime-gpu==1.18.0 --index-url " + ortFeed12 + " --extra-index-url https://pypi.org/simple"}, nil},
+		{"1.19 default is CUDA 12", []string{"resolve", "onnxruntime-gpu==1.19.0"}, false, ExitOK,
+			[]string{"onnxruntime-gpu==1.19.0\tcuda12\tyes\t12", "# best: pip install onnxruntime-gpu==1.19.0\n"}, nil},
+		{"1.19 cuda 11.8 has no known index", []string{"pin", "onnxruntime-gpu==1.19.0", "--cuda", "11"}, false, ExitNoMatch,
+			[]string{"onnxruntime-gpu 1.19.0 cuda11: PyPI serves another of its CUDA builds, and the package index of this one is not in the data"}, nil},
+	})
+}
+
+// Every framework marks the build plain pip installs where the data says
+// which it is: resolve's default column.
+func TestIssue12PyPIDefaultMarked(t *testing.T) {
+	for _, c := range []struct{ req, row string }{
+		{"torch==2.5.0", "torch==2.5.0+cu124 torchaudio==2.5.0 torchvision==0.20.0\tcu124\tyes"},
+		{"onnxruntime-gpu==1.17.0", "onnxruntime-gpu==1.17.0\tcuda11\tyes"},
+		{"onnxruntime-gpu==1.20.0", "onnxruntime-gpu==1.20.0\tcuda12\tyes"},
+	} {
+		code, out, stderr := run(t, false, "resolve", c.req)
+		if code != ExitOK || !strings.Contains(out, c.row) {
+			t.Errorf("resolve %s: exit %d, lacks %q:\n%s%s", c.req, code, c.row, out, stderr)
+		}
+	}
+}
