@@ -315,12 +315,12 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	pkgs := []string{shellWord(name + extra + "==" + pipVersion)}
 	for _, c := range fam.Companions {
 		if v, ok := s.Packages[c]; ok {
-			pkgs = append(pkgs, c+"=="+v)
+			pkgs = append(pkgs, shellWord(Requirement(c, v)))
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(s.Packages)) {
 		if fam.PluginPrefix != "" && strings.HasPrefix(c, fam.PluginPrefix) {
-			pkgs = append(pkgs, c+"=="+s.Packages[c])
+			pkgs = append(pkgs, shellWord(Requirement(c, s.Packages[c])))
 		}
 	}
 	switch {
@@ -344,9 +344,10 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	return in
 }
 
-// shellWord quotes a requirement with extras, which a shell would glob.
+// shellWord quotes a requirement with extras (a shell would glob them) or
+// a range (a shell would read < and > as redirections).
 func shellWord(req string) string {
-	if strings.Contains(req, "[") {
+	if strings.ContainsAny(req, "[<>") {
 		return `"` + req + `"`
 	}
 	return req
@@ -476,3 +477,13 @@ func distinctMany(stacks []Stack, f func(Stack) []string) []string {
 // PyPISimple is PyPI's package index, named where a pin reads a
 // framework's own feed first and PyPI after it.
 const PyPISimple = "https://pypi.org/simple"
+
+// Requirement is the pip requirement for a stack's package: name==version,
+// or name and its specifier where the evidence gives a range (jax 0.4.37's
+// jax[cuda12] asks for jax-cuda12-plugin>=0.4.36,<=0.4.37).
+func Requirement(name, v string) string {
+	if strings.ContainsAny(v[:min(1, len(v))], "<>=!~") {
+		return name + v
+	}
+	return name + "==" + v
+}

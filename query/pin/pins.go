@@ -189,7 +189,7 @@ func (p pinPackage) requirement(withExtras bool) string {
 	if withExtras && len(p.extras) > 0 {
 		n += "[" + strings.Join(p.extras, ",") + "]"
 	}
-	return n + "==" + p.version
+	return query.Requirement(n, p.version)
 }
 
 // pinPart is one framework's share of the environment.

@@ -279,3 +279,95 @@ func TestIssue12PyPIDefaultMarked(t *testing.T) {
 		}
 	}
 }
+
+// Every JAX release × CUDA variant in the data: the pin installs it one
+// way only — the monolithic CUDA jaxlib from JAX's find-links page (up to
+// 0.4.29, jax[cudaNN_pip]) or the CUDA plugin beside PyPI's jaxlib (from
+// 0.4.30, jax[cudaNN]) — and resolve's best: line names the same packages.
+func TestIssue12JAXEveryReleasePins(t *testing.T) {
+	code, out, stderr := run(t, false, "matrix", "jax", "--json")
+	if code != ExitOK {
+		t.Fatalf("matrix jax: exit %d %s", code, stderr)
+	}
+	var rows []struct{ JAX string }
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	checked, plugins, monolithic := 0, 0, 0
+	for _, r := range rows {
+		if seen[r.JAX] {
+			continue
+		}
+		seen[r.JAX] = true
+		code, out, stderr := run(t, false, "resolve", "jax=="+r.JAX, "--json")
+		if code != ExitOK {
+			t.Errorf("resolve jax==%s: exit %d %s", r.JAX, code, stderr)
+			continue
+		}
+		var res struct {
+			Stacks []struct {
+				Status   string
+				Variant  string
+				Packages map[string]string
+				Install  struct{ Command string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res.Stacks {
+			major := strings.TrimPrefix(s.Variant, "cuda")
+			code, pin, stderr := run(t, false, "pin", "jax=="+r.JAX, "--cuda", major)
+			name := "jax " + r.JAX + " " + s.Variant
+			if s.Status != "ok" {
+				if code != ExitNoMatch || !strings.Contains(stderr, "cannot vouch for") {
+					t.Errorf("%s is %s, but pin exits %d: %s", name, s.Status, code, stderr)
+				}
+				continue
+			}
+			if code != ExitOK {
+				t.Errorf("%s: pin exit %d: %s", name, code, stderr)
+				continue
+			}
+			checked++
+			var pkgs []string
+			findLinks := false
+			for _, l := range strings.Split(pin, "\n") {
+				switch {
+				case strings.HasPrefix(l, "-f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"):
+					findLinks = true
+				case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "nvidia-"):
+				default:
+					pkgs = append(pkgs, l)
+				}
+			}
+			local := s.Packages["jaxlib"] != "" && strings.Contains(s.Packages["jaxlib"], "+cuda")
+			plugin := ""
+			for p := range s.Packages {
+				if strings.HasPrefix(p, "jax-cuda") {
+					plugin = p
+				}
+			}
+			switch {
+			case local && plugin == "" && findLinks:
+				monolithic++
+			case !local && plugin == "jax-cuda"+major+"-plugin" && !findLinks && strings.Contains(s.Packages[plugin], r.JAX):
+				plugins++
+			default:
+				t.Errorf("%s: mixes install methods (local jaxlib %v, plugin %q, find-links %v):\n%s", name, local, plugin, findLinks, pin)
+			}
+			if len(pkgs) != len(s.Packages) || !strings.Contains(pin, "\njax=="+r.JAX+"\n") {
+				t.Errorf("%s: pin packages %v, stack %v", name, pkgs, s.Packages)
+			}
+			for _, p := range pkgs {
+				if !strings.Contains(" "+strings.ReplaceAll(s.Install.Command, `"`, "")+" ", " "+p+" ") {
+					t.Errorf("%s: best: %q lacks the pin's %s", name, s.Install.Command, p)
+				}
+			}
+		}
+	}
+	if checked < 60 || plugins < 30 || monolithic < 20 {
+		t.Errorf("checked %d stacks (%d plugin, %d monolithic): the data holds more", checked, plugins, monolithic)
+	}
+}
