@@ -224,6 +224,9 @@ func (t *colTable) is(c, r int, s string) bool {
 
 // int is a cell as an integer (0 for NULL or text that is not one).
 func (t *colTable) int(c, r int) int64 {
+	if v := t.cell(c, r); v&3 == cellSmall {
+		return int64(v >> 2)
+	}
 	switch x := t.value(c, r).(type) {
 	case int64:
 		return x
