@@ -371,3 +371,49 @@ func TestIssue12JAXEveryReleasePins(t *testing.T) {
 		t.Errorf("checked %d stacks (%d plugin, %d monolithic): the data holds more", checked, plugins, monolithic)
 	}
 }
+
+// no_gpu_visible follows what the probe reads of the NVIDIA kernel
+// driver: its device nodes (or module) make a GPU-less host an error; a
+// host with neither (a container started without the GPU, with only the
+// driver's libraries inside) gets a warning. The fake hosts' roots are the
+// probe's file-system root.
+func TestIssue12NoGPUVisibleKernel(t *testing.T) {
+	type report struct {
+		Summary  struct{ Healthy bool }
+		Findings []struct {
+			Category, Severity string
+			Evidence           []string
+		}
+	}
+	verify := func(host string, extra ...string) (int, report) {
+		t.Helper()
+		args := append(append([]string{"verify", "--json"}, extra...), useHost(t, host)...)
+		code, out, stderr := run(t, false, args...)
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%s: %v\n%s%s", host, err, out, stderr)
+		}
+		return code, r
+	}
+	code, r := verify("no-gpu-devnodes")
+	if code != ExitIncompatible || len(r.Findings) != 1 || r.Findings[0].Category != "no_gpu_visible" || r.Findings[0].Severity != "error" ||
+		!strings.Contains(strings.Join(r.Findings[0].Evidence, "\n"), "NVIDIA device nodes: /dev/nvidia0, /dev/nvidiactl") {
+		t.Errorf("device nodes, no GPU: exit %d %+v", code, r)
+	}
+	code, r = verify("no-gpu-container")
+	ev := ""
+	if len(r.Findings) == 1 {
+		ev = strings.Join(r.Findings[0].Evidence, "\n")
+	}
+	if code != ExitOK || !r.Summary.Healthy || len(r.Findings) != 1 || r.Findings[0].Severity != "warning" ||
+		!strings.Contains(ev, "NVIDIA kernel module: none") || !strings.Contains(ev, "NVIDIA device nodes: none") {
+		t.Errorf("no kernel driver, no GPU: exit %d %+v", code, r)
+	}
+	if code, r = verify("no-gpu-container", "--expect-gpu"); code != ExitIncompatible || r.Findings[0].Severity != "error" {
+		t.Errorf("--expect-gpu: exit %d %+v", code, r)
+	}
+	code, out, _ := run(t, false, append([]string{"probe", "--json"}, useHost(t, "no-gpu")...)...)
+	if code != ExitOK || !strings.Contains(out, `"module": [`) || !strings.Contains(out, `"/proc/driver/nvidia/version"`) {
+		t.Errorf("probe --json lacks the kernel module: exit %d\n%s", code, out)
+	}
+}
