@@ -45,6 +45,12 @@ func TestInstallSelectorInChromium(t *testing.T) {
 			f.CUDADrivers = append(f.CUDADrivers, db.CUDADriver{CUDA: r[0], OS: "linux", Kind: r[1], MinDriver: r[2], Provenance: p},
 				db.CUDADriver{CUDA: r[0], OS: "windows", Kind: r[1], MinDriver: r[3], Provenance: p})
 		}
+		// A release whose cuDNN the data lacks: its answer is "unknown".
+		q := db.Provenance{Source: "fixture", URL: "https://example.test/ort", Ref: "ort row"}
+		k := db.BuildKey{Component: "onnxruntime-gpu", Version: "1.99.0", Variant: "cuda12", Platform: "linux"}
+		f.Releases = append(f.Releases, db.Release{Component: k.Component, Version: k.Version, Provenance: q})
+		f.Builds = append(f.Builds, db.Build{Component: k.Component, Version: k.Version, Variant: k.Variant, Platform: k.Platform, CUDA: "12.4", Provenance: q})
+		f.Requirements = append(f.Requirements, db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: "12.4", Provenance: q})
 	})
 	out := t.TempDir()
 	if _, err := Generate(ctx, d, out); err != nil {
@@ -85,6 +91,7 @@ func TestInstallSelectorInChromium(t *testing.T) {
 		t.Fatalf("only %d selections to try; the fixture should give at least 5", len(cases))
 	}
 	var answered, refused, dropped int
+	statuses := map[string]int{}
 	for _, c := range cases {
 		dom, log := runChromium(t, bin, "--dump-dom", c.url(srv.URL))
 		if errs := consoleErrors(log); len(errs) > 0 {
@@ -121,6 +128,16 @@ func TestInstallSelectorInChromium(t *testing.T) {
 				t.Errorf("%+v: page %s = %q, resolve's best stack has %q", c, k, got, want)
 			}
 		}
+		// The three-valued verdict is shown, not only carried in data-*.
+		if got := doc.Find("#ans-status").Text(); got != "status: "+best.Status {
+			t.Errorf("%+v: shown %q, resolve's best stack is %q", c, got, best.Status)
+		}
+		statuses[best.Status]++
+		for _, u := range best.Unknown {
+			if doc.Find("#ans-reasons li").FilterFunction(func(_ int, li *goquery.Selection) bool { return li.Text() == "unknown: "+u }).Length() == 0 {
+				t.Errorf("%+v: the page does not name the gap %q", c, u)
+			}
+		}
 		if got := doc.Find("#ans-command").Text(); got != best.Install.Command {
 			t.Errorf("%+v: shown command %q, want %q", c, got, best.Install.Command)
 		}
@@ -131,7 +148,10 @@ func TestInstallSelectorInChromium(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d selections: %d answered, %d refused, %d with builds ruled out", len(cases), answered, refused, dropped)
+	t.Logf("%d selections: %d answered, %d refused, %d with builds ruled out; statuses %v", len(cases), answered, refused, dropped, statuses)
+	if statuses["ok"] == 0 || statuses["unknown"] == 0 {
+		t.Errorf("statuses shown %v: the check needs an ok and an unknown answer", statuses)
+	}
 	if dropped == 0 || refused == 0 {
 		t.Errorf("no selection ruled a build out (%d) or was refused (%d): the reasons went unchecked", dropped, refused)
 	}
