@@ -272,6 +272,8 @@ func TestIssue12PyPIDefaultMarked(t *testing.T) {
 		{"torch==2.5.0", "torch==2.5.0+cu124 torchaudio==2.5.0 torchvision==0.20.0\tcu124\tyes"},
 		{"onnxruntime-gpu==1.17.0", "onnxruntime-gpu==1.17.0\tcuda11\tyes"},
 		{"onnxruntime-gpu==1.20.0", "onnxruntime-gpu==1.20.0\tcuda12\tyes"},
+		{"tensorflow==2.15.0", "tensorflow==2.15.0\tcuda12\tyes"},
+		{"tensorflow==2.10.0", "tensorflow_gpu==2.10.0\tcuda11\tyes"},
 	} {
 		code, out, stderr := run(t, false, "resolve", c.req)
 		if code != ExitOK || !strings.Contains(out, c.row) {
