@@ -26,7 +26,17 @@ type Floors struct {
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
-var dottedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,4}(\.\d{1,6}){0,3}$`) })
+// DriverPattern is the form of a driver version ParseDriver accepts
+// (after an optional leading "r"), with a major between DriverMajorMin
+// and DriverMajorMax. The site's install selector checks typed drivers
+// against these same values.
+const (
+	DriverPattern  = `^\d{1,4}(\.\d{1,6}){0,3}$`
+	DriverMajorMin = 100
+	DriverMajorMax = 999
+)
+
+var dottedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(DriverPattern) })
 
 // ParseDriver validates a driver version ("535.104.05", "470").
 func ParseDriver(s string) (string, error) {
@@ -36,7 +46,7 @@ func ParseDriver(s string) (string, error) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a driver version", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
-	if major < 100 || major > 999 {
+	if major < DriverMajorMin || major > DriverMajorMax {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("driver version %s is out of range", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
 	}
 	return t, nil

@@ -119,12 +119,11 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 		}
 		return nil, err
 	}
-	meta, err := d.Meta(ctx)
+	data, err := pinData(ctx, d)
 	if err != nil {
-		return nil, fmt.Errorf("failed to read the database's build: %w", err)
+		return nil, err
 	}
-	out := &PinResult{Format: format, Query: res.Query, Notes: []string{},
-		Data: PinData{BuiltFrom: meta["built_from"], DataAsOf: meta["data_as_of"], SchemaVersion: meta["schema_version"]}}
+	out := &PinResult{Format: format, Query: res.Query, Notes: []string{}, Data: data}
 	if len(res.Conflicts) > 0 {
 		out.Conflicts, out.Suggestions = res.Conflicts, res.Suggestions
 		var msgs []string
@@ -154,18 +153,13 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 		return nil, e.WithHint("%s to write it anyway (the gap goes into the file's header), or cudb resolve %s for the known-good stacks",
 			pinCommand(r, format, allow), strings.Join(r.Requirements, " "))
 	}
-	plan, err := newPinPlan(ctx, d, r, format, opts, &best, out.Data)
-	if err != nil {
-		return nil, err
-	}
-	render := renderers[format]
-	content, err := render(plan)
+	content, notes, err := renderStack(ctx, d, r, format, opts, &best, out.Data)
 	if err != nil {
 		return nil, err
 	}
 	out.Content = content
 	out.Stack = &best
-	out.Notes = append(out.Notes, plan.notes...)
+	out.Notes = append(out.Notes, notes...)
 	return out, nil
 }
 
