@@ -28,7 +28,7 @@ func TestInstallSelectorScreenshots(t *testing.T) {
 	}
 	bin := chromium(t)
 	ctx := context.Background()
-	d, err := db.OpenImage(ctx, data.DB, "embedded")
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestInstallSelectorScreenshots(t *testing.T) {
 // looks up is query.CheckDriverOS's for every CUDA version it holds.
 func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 	ctx := context.Background()
-	d, err := db.OpenImage(ctx, data.DB, "embedded")
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}
