@@ -24,16 +24,6 @@ type Floors struct {
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
-// DriverPattern is the form of a driver version ParseDriver accepts
-// (after an optional leading "r"), as a regular expression: the shape
-// isDottedNumber checks. With DriverMajorMin and DriverMajorMax it is
-// what the site's install selector checks typed drivers against.
-const (
-	DriverPattern  = `^\d{1,4}(\.\d{1,6}){0,3}$`
-	DriverMajorMin = 100
-	DriverMajorMax = 999
-)
-
 // isDottedNumber reports whether s is 1 to 4 dot-separated runs of ASCII
 // digits, the first at most 4 long and the others at most 6: the shape of
 // a driver or CUDA version.
