@@ -276,7 +276,10 @@ func TestInstallSelectorInChromium(t *testing.T) {
 		for _, v := range f.Versions {
 			cases = append(cases, selectorCase{fw: f.Name, v: v, os: "linux", pm: "pip"})
 		}
-		cases = append(cases, selectorCase{fw: f.Name, v: f.Versions[0], os: "windows", pm: "uv"})
+		cases = append(cases, selectorCase{fw: f.Name, v: f.Versions[0], os: "windows", pm: "uv"},
+			// A GPU where the build's kernel list is not in the data: the
+			// stack becomes unknown, and pin refuses it.
+			selectorCase{fw: f.Name, v: f.Versions[0], os: "linux", pm: "uv", gpu: "Tesla T4"})
 	}
 	for _, v := range []string{"2.4.0", "2.1.0"} {
 		cases = append(cases, selectorCase{fw: "torch", v: v, os: "linux", pm: "pip", gpu: "Tesla K80"},
@@ -380,8 +383,9 @@ func TestInstallSelectorInChromium(t *testing.T) {
 	}
 	t.Logf("%d selections: %d answered (%d pin files, %d pin refusals), %d refused, %d with builds ruled out",
 		len(cases), answered, pinned, pinRefused, refused, dropped)
-	if dropped == 0 || refused == 0 || pinned < 5 {
-		t.Errorf("no selection ruled a build out (%d), was refused (%d), or too few pin files were compared (%d)", dropped, refused, pinned)
+	if dropped == 0 || refused == 0 || pinned < 5 || pinRefused == 0 {
+		t.Errorf("no selection ruled a build out (%d), was refused (%d) or had its pin refused (%d), or too few pin files were compared (%d)",
+			dropped, refused, pinRefused, pinned)
 	}
 	if answered < 5 {
 		t.Errorf("only %d selections gave a stack; the check needs at least 5", answered)
