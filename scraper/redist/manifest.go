@@ -22,13 +22,15 @@ import (
 
 var (
 	labelRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
-	hrefRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`href="(?:\./)?redistrib_(\d+\.\d+\.\d+)\.json"`) })
+	hrefRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`href=["'](?:\./)?redistrib_(\d+\.\d+\.\d+)\.json["']`) })
 	dateRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 	variantRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cuda(\d+)(?:\.\d+)?$`) })
 )
 
 // ParseListing returns the versions of the redistrib_<version>.json links
-// of a directory listing, oldest first, each once.
+// of a directory listing (href in single or double quotes), oldest first,
+// each once; other links (component directories, signatures, other
+// schema versions) are not manifests of this format.
 func ParseListing(page []byte) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string

@@ -85,6 +85,11 @@ func TestParseListing(t *testing.T) {
 	if err != nil || strings.Join(v, " ") != "13.1.1 13.4.2" {
 		t.Errorf("listing = %v, %v", v, err)
 	}
+	v, err = ParseListing([]byte(`<a href='cuda_nvcc/'>x</a> <a href='redistrib_13.4.2.json'>x</a> <a href="redistrib_13.1.1.json">x</a>` +
+		`<a href='redistrib_13.5.0.json.asc'>sig</a> <a href='redistrib_v2_13.5.0.json'>v2</a> <a href="./redistrib_13.4.2.json">dup</a>`))
+	if err != nil || strings.Join(v, " ") != "13.1.1 13.4.2" {
+		t.Errorf("quotes, signatures and other schemas: %v, %v", v, err)
+	}
 	if _, err := ParseListing([]byte("<html><body>nothing</body></html>")); err == nil {
 		t.Error("a listing with no manifest link was read")
 	}
