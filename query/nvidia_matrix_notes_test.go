@@ -71,3 +71,29 @@ func TestMatrixDriverR615R620(t *testing.T) {
 		t.Errorf("R610 = %+v", r)
 	}
 }
+
+// NVIDIA prints N/A for every CUDA 13.x Windows floor: a Windows driver is
+// then neither enough nor too old for a CUDA 13 build. resolve keeps the
+// build, unknown, with the reason; the CUDA 12 build a known floor admits
+// stays ok; a Linux driver below the 13.x minor-compatibility floor is
+// still refused.
+func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.14.1"}, Platform: "windows", Driver: "616.92"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Stack{}
+	for _, s := range res.Stacks {
+		got[s.Variant] = s
+	}
+	if s, ok := got["cu130"]; !ok || s.Status != StatusUnknown || !strings.Contains(strings.Join(s.Unknown, "\n"), "no Windows driver floor known for CUDA 13.0.0: N/A in NVIDIA's table") {
+		t.Errorf("cu130 on Windows driver 616.92 = %+v, want kept as unknown with NVIDIA's N/A", s)
+	}
+	if s := got["cu126"]; s.Status != StatusOK {
+		t.Errorf("cu126 on Windows driver 616.92 = %+v, want ok", s)
+	}
+	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
+	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, ">= 580") {
+		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
+	}
+}

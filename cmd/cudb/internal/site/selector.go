@@ -218,6 +218,10 @@ func selectorDrivers(ctx context.Context, d *db.DB, sel *Selector, cudas map[str
 					m[c] = DriverPick{Reason: err.Error()}
 					continue
 				}
+				if v.Unknown != "" {
+					m[c] = DriverPick{Reason: "unknown: " + v.Unknown}
+					continue
+				}
 				m[c] = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
 			}
 			sel.Verdicts[os][drv] = m
