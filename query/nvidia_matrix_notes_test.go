@@ -97,3 +97,20 @@ func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
 		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
 	}
 }
+
+// db info's NVIDIA lines: a known release newer than every floor or
+// support row is the newest of its line (CUDA 13.5 and cuDNN 9.28.0 are
+// leads; CUDA 13.4.x has no floor; cuDNN 9.27.0 only its manifest).
+func TestNewestNVIDIALinesCountKnownReleases(t *testing.T) {
+	got, err := NewestReleases(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]string{}
+	for _, n := range got {
+		by[n.Line] = n.Version
+	}
+	if by["cuda"] != "13.5" || by["cudnn"] != "9.28.0" || by["driver-branch"] != "620" {
+		t.Errorf("newest NVIDIA lines = %v", by)
+	}
+}
