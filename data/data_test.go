@@ -51,14 +51,17 @@ func TestDataIsFresh(t *testing.T) {
 	if b, _ := os.ReadFile("cudb.db"); !bytes.Equal(b, data.DB) {
 		t.Error("the embedded database differs from data/cudb.db")
 	}
+	if b, _ := os.ReadFile("cudb.cols"); !bytes.Equal(b, data.Columns) {
+		t.Error("the embedded column image differs from data/cudb.cols")
+	}
 }
 
-// listFiles returns the generated files under dir: cudb.db,
-// manifest.json and sources/*.json.
+// listFiles returns the generated files under dir: BuiltFiles
+// and sources/*.json.
 func listFiles(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, n := range []string{"cudb.db", "manifest.json"} {
+	for _, n := range scraper.BuiltFiles {
 		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 			out[n] = true
 		}
@@ -79,7 +82,7 @@ func listFiles(t *testing.T, dir string) map[string]bool {
 // binary reads and that it is sound.
 func TestEmbeddedDatabaseOpens(t *testing.T) {
 	ctx := context.Background()
-	d, err := db.OpenImage(ctx, data.DB, "embedded")
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,11 @@ func (r *CheckResult) OK() bool {
 // recorded conflicts between sources.
 func (d *DB) Check(ctx context.Context) (*CheckResult, error) {
 	rep := &CheckResult{ForeignKeys: []string{}, Conflicts: []Conflict{}}
-	rows, err := d.conn.QueryContext(ctx, "PRAGMA integrity_check")
+	conn, err := d.sqlHandle()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +39,7 @@ func (d *DB) Check(ctx context.Context) (*CheckResult, error) {
 		rep.Integrity = append(rep.Integrity, s)
 	}
 	rows.Close()
-	rows, err = d.conn.QueryContext(ctx, "PRAGMA foreign_key_check")
+	rows, err = conn.QueryContext(ctx, "PRAGMA foreign_key_check")
 	if err != nil {
 		return nil, err
 	}
@@ -49,17 +53,8 @@ func (d *DB) Check(ctx context.Context) (*CheckResult, error) {
 		rep.ForeignKeys = append(rep.ForeignKeys, fmt.Sprintf("%s row %v references a missing %s", table, rowid, parent))
 	}
 	rows.Close()
-	rows, err = d.conn.QueryContext(ctx, "SELECT subject, field, kept, kept_source, other, other_source, note FROM conflict ORDER BY id")
-	if err != nil {
+	if rep.Conflicts, err = d.Conflicts(ctx); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var c Conflict
-		if err := rows.Scan(&c.Subject, &c.Field, &c.Kept, &c.KeptSource, &c.Other, &c.OtherSource, &c.Note); err != nil {
-			return nil, err
-		}
-		rep.Conflicts = append(rep.Conflicts, c)
-	}
-	return rep, rows.Err()
+	return rep, nil
 }

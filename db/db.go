@@ -12,26 +12,52 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/migrations"
 	"modernc.org/sqlite"
 )
 
-// DB is an open cudb database.
+// DB is an open cudb database. Its typed reads answer from the
+// database's column image (columns.go); SQLite itself is reached only
+// for what needs the file (Check's integrity checks), and for the
+// embedded database it is opened on that first need.
 type DB struct {
-	conn *sql.DB
 	// Origin says where the database came from: a file path or "embedded".
 	Origin string
 
+	cols  *colImage
 	cache cache
-	// closeFS releases what the handle reads through (the image's VFS),
-	// after the connection is closed; nil for a file.
+
+	sqlOnce sync.Once
+	conn    *sql.DB
+	connErr error
+	// openSQL opens the SQLite handle; closeFS releases what it reads
+	// through (the image's VFS), after the connection is closed.
+	openSQL func() (*sql.DB, func() error, error)
 	closeFS func() error
+}
+
+// sqlHandle returns the SQLite handle, opening it on first use.
+func (d *DB) sqlHandle() (*sql.DB, error) {
+	d.sqlOnce.Do(func() {
+		if d.conn == nil && d.openSQL != nil {
+			d.conn, d.closeFS, d.connErr = d.openSQL()
+		}
+		if d.conn == nil && d.connErr == nil {
+			d.connErr = errors.New("this database has no SQLite handle")
+		}
+	})
+	return d.conn, d.connErr
 }
 
 // Close releases the database.
 func (d *DB) Close() error {
-	err := d.conn.Close()
+	d.sqlOnce.Do(func() {}) // no handle is opened after Close
+	var err error
+	if d.conn != nil {
+		err = d.conn.Close()
+	}
 	if d.closeFS != nil {
 		err = errors.Join(err, d.closeFS())
 	}
@@ -115,7 +141,8 @@ func migrate(ctx context.Context, conn *sql.DB) error {
 	return nil
 }
 
-// OpenFile opens a database file read-only and checks its schema version.
+// OpenFile opens a database file read-only, checks its schema version
+// and reads it into a column image.
 func OpenFile(ctx context.Context, path string) (*DB, error) {
 	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=query_only(1)")
 	if err != nil {
@@ -123,14 +150,16 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	}
 	conn.SetMaxOpenConns(1)
 	d := &DB{conn: conn, Origin: path}
-	if err := d.checkSchema(ctx); err != nil {
+	if err := d.fromSQL(ctx); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return d, nil
 }
 
-func (d *DB) checkSchema(ctx context.Context) error {
+// fromSQL checks the schema version of d's SQLite handle and builds the
+// column image the reads answer from.
+func (d *DB) fromSQL(ctx context.Context) error {
 	var v int
 	if err := d.conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		var se *sqlite.Error
@@ -140,43 +169,18 @@ func (d *DB) checkSchema(ctx context.Context) error {
 		return fmt.Errorf("failed to read the schema version of %s: %w", d.Origin, err)
 	}
 	if v != SchemaVersion {
-		return fmt.Errorf("%w: %s has schema version %d, this cudb reads schema version %d; rebuild it with `cudb db build` (or `make data`), or use a cudb release that matches it", ErrSchema, d.Origin, v, SchemaVersion)
+		return schemaError(d.Origin, v)
 	}
-	return nil
+	b, err := encodeColumns(ctx, d.conn)
+	if err != nil {
+		return fmt.Errorf("failed to read %s: %w", d.Origin, err)
+	}
+	if d.cols, err = openColumns(b); err != nil {
+		return err
+	}
+	return d.cols.check()
 }
 
-// Meta returns the meta table as a map.
-func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
-	rows, err := d.conn.QueryContext(ctx, "SELECT key, value FROM meta")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, rows.Err()
-}
-
-// Sources lists the sources the database was built from.
-func (d *DB) Sources(ctx context.Context) ([]SourceInfo, error) {
-	rows, err := d.conn.QueryContext(ctx, "SELECT name, url, fetched_at, sha256, rows FROM source ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []SourceInfo
-	for rows.Next() {
-		var s SourceInfo
-		if err := rows.Scan(&s.Name, &s.URL, &s.FetchedAt, &s.SHA256, &s.Rows); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+func schemaError(origin string, v int) error {
+	return fmt.Errorf("%w: %s has schema version %d, this cudb reads schema version %d; rebuild it with `cudb db build` (or `make data`), or use a cudb release that matches it", ErrSchema, origin, v, SchemaVersion)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ func sampleFacts() *Facts {
 	}
 }
 
-func write(t *testing.T, f *Facts) string {
+func write(t testing.TB, f *Facts) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cudb.db")
 	if err := Write(context.Background(), path, f, []SourceInfo{{Name: "a", URL: "https://a.test", SHA256: "s", Rows: 1}}, map[string]string{"built_from": "x"}); err != nil {
@@ -47,25 +48,41 @@ func TestWriteOpenFileAndImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fromFile.Close()
-	fromImage, err := OpenImage(ctx, img, "embedded")
+	fromImage, err := OpenImage(ctx, img, nil, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fromImage.Close()
-	for _, d := range []*DB{fromFile, fromImage} {
-		var spec string
-		if err := d.conn.QueryRow("SELECT r.spec FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.version = '2.1.0'").Scan(&spec); err != nil {
-			t.Fatal(err)
+	cols, err := EncodeColumns(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCols, err := OpenImage(ctx, img, cols, "embedded with columns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer withCols.Close()
+	if withCols.conn != nil {
+		t.Error("opening an image with its column image started SQLite")
+	}
+	for _, d := range []*DB{fromFile, fromImage, withCols} {
+		builds, err := d.Builds(ctx, "torch", nil)
+		if err != nil || len(builds) != 1 {
+			t.Fatalf("%s: builds %v %v", d.Origin, builds, err)
 		}
-		if spec != "8.9.2.26" {
-			t.Errorf("%s: spec %q", d.Origin, spec)
+		if r, ok := builds[0].Req("cudnn", KindBundled); !ok || r.Spec != "8.9.2.26" || r.Build != builds[0].Key() {
+			t.Errorf("%s: requirement %+v", d.Origin, r)
 		}
 		rep, err := d.Check(ctx)
 		if err != nil || !rep.OK() {
 			t.Errorf("%s: check %+v %v", d.Origin, rep, err)
 		}
 		// Read-only: a query cannot change the facts.
-		if _, err := d.conn.Exec("DELETE FROM build"); err == nil {
+		conn, err := d.sqlHandle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec("DELETE FROM build"); err == nil {
 			t.Errorf("%s: write succeeded on a read-only database", d.Origin)
 		}
 	}
@@ -112,11 +129,21 @@ func TestOpenRejectsOtherSchema(t *testing.T) {
 			t.Errorf("%q lacks %q", err, want)
 		}
 	}
-	if _, err := OpenImage(ctx, []byte("not a database at all, just text"), "junk"); err == nil {
+	if _, err := OpenImage(ctx, []byte("not a database at all, just text"), nil, "junk"); err == nil {
 		t.Error("junk image opened")
 	}
-	if _, err := OpenImage(ctx, nil, "empty"); err == nil || !strings.Contains(err.Error(), "make data") {
+	if _, err := OpenImage(ctx, nil, nil, "empty"); err == nil || !strings.Contains(err.Error(), "make data") {
 		t.Errorf("empty image: %v", err)
+	}
+	// A column image of another schema is refused like a file of one.
+	img, _ := os.ReadFile(write(t, sampleFacts()))
+	cols, err := EncodeColumns(ctx, write(t, sampleFacts()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(cols[8:], 99)
+	if _, err := OpenImage(ctx, img, cols, "other"); !errors.Is(err, ErrSchema) {
+		t.Errorf("column image of schema 99: %v", err)
 	}
 }
 

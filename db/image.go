@@ -15,36 +15,60 @@ import (
 // imageName is the name the image goes by inside its file system.
 const imageName = "cudb.db"
 
-// OpenImage opens a database from its file image in memory (the embedded
-// database), in place: SQLite reads it through a read-only VFS over the
-// bytes (modernc.org/sqlite/vfs), so only the pages a query touches are
-// read, and nothing is copied up front, written to disk or fetched. The
-// image is immutable (SQLite takes no locks and keeps its page cache), and
-// image must not change while the handle is open.
-func OpenImage(ctx context.Context, image []byte, origin string) (*DB, error) {
+// OpenImage opens the database whose SQLite file image is image and
+// whose column image is cols (the embedded database: data/cudb.db and
+// data/cudb.cols). Reads answer from the column image in place: opening
+// it reads its directory only, and nothing is copied, parsed or written.
+// SQLite opens the file image only when something needs it (Check),
+// through a read-only VFS over the bytes (modernc.org/sqlite/vfs). With
+// no column image, it is built from the file image at open. Neither
+// slice may change while the handle is open.
+func OpenImage(ctx context.Context, image, cols []byte, origin string) (*DB, error) {
 	if len(image) == 0 {
 		return nil, errors.New("the database image is empty: run `make data` to build data/cudb.db")
 	}
+	d := &DB{Origin: origin, openSQL: func() (*sql.DB, func() error, error) { return openSQLImage(image) }}
+	if cols == nil {
+		conn, closeFS, err := openSQLImage(image)
+		if err != nil {
+			return nil, err
+		}
+		d.conn, d.closeFS = conn, closeFS
+		if err := d.fromSQL(ctx); err != nil {
+			d.Close()
+			return nil, err
+		}
+		return d, nil
+	}
+	var err error
+	if d.cols, err = openColumns(cols); err != nil {
+		return nil, fmt.Errorf("%s: %w", origin, err)
+	}
+	if d.cols.version != SchemaVersion {
+		return nil, schemaError(origin, d.cols.version)
+	}
+	if err := d.cols.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", origin, err)
+	}
+	return d, nil
+}
+
+// openSQLImage opens a SQLite file image in place, read-only. The image
+// is immutable (SQLite takes no locks and keeps its page cache).
+func openSQLImage(image []byte) (*sql.DB, func() error, error) {
 	name, fsys, err := vfs.New(imageFS{image})
 	if err != nil {
-		return nil, fmt.Errorf("failed to open the database image: %w", err)
+		return nil, nil, fmt.Errorf("failed to open the database image: %w", err)
 	}
 	conn, err := sql.Open("sqlite", "file:"+imageName+"?vfs="+name+"&mode=ro&immutable=1")
 	if err != nil {
 		fsys.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	// One connection: a handle is one reader (the server opens one
-	// handle per CPU), and each connection keeps its own page cache.
 	conn.SetMaxOpenConns(1)
 	conn.SetMaxIdleConns(1)
 	conn.SetConnMaxLifetime(0)
-	d := &DB{conn: conn, Origin: origin, closeFS: fsys.Close}
-	if err := d.checkSchema(ctx); err != nil {
-		d.Close()
-		return nil, err
-	}
-	return d, nil
+	return conn, fsys.Close, nil
 }
 
 // imageFS is a file system holding one file, the database image.

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -33,9 +31,9 @@ func (b *BuildRow) Req(needs string, kinds ...string) (Requirement, bool) {
 	return Requirement{}, false
 }
 
-// cache keeps what typed reads load, for the life of a handle: a cudb
-// database is read-only, so a table read into memory never goes stale.
-// Errors are not remembered.
+// cache keeps what typed reads build, for the life of a handle: a cudb
+// database is read-only, so nothing kept goes stale. Errors are not
+// remembered.
 type cache struct {
 	mu          sync.Mutex
 	versions    map[string][]string     // component -> versions, newest first
@@ -45,7 +43,7 @@ type cache struct {
 	gpuNames    []GPU                   // names and aliases only; nil until read
 	branches    map[string]DriverBranch // nil until read
 	cudaFloors  map[string][]CUDADriver // CUDA version ("12.1", or "12.1.*" with its releases) -> its rows
-	stmts       map[string]*sql.Stmt    // prepared statements by SQL text
+	attrRows    map[string][]int        // component -> its rows of the attribute table
 }
 
 // once returns *slot, filling it with load the first time it is asked for.
@@ -66,47 +64,40 @@ func once[T any](d *DB, slot *T, isSet func(T) bool, load func() (T, error)) (T,
 	return v, nil
 }
 
-// scanAll runs q and scans each row with scan.
-func scanAll[T any](ctx context.Context, d *DB, q string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
-	st, err := d.prepared(ctx, q)
-	if err != nil {
-		return nil, err
+// table is the named table of the handle's column image (every table
+// in Tables is there: Open checks it).
+func (d *DB) table(name string) *colTable { return d.cols.tables[name] }
+
+// rowsOf turns rows of t into values with scan, in the order given.
+func rowsOf[T any](t *colTable, rows []int, scan func(t *colTable, r int, v *T)) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		scan(t, r, &out[i])
 	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		var v T
-		if err := scan(rows, &v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out
 }
 
-// The columns and scanners of the rows several reads return.
-const (
-	cudaDriverCols = "cuda, label, os, kind, min_driver, released_on, source, url, ref"
-	gpuCols        = "name, aliases, compute_capability, architecture, segment, source, url, ref"
-)
-
-func scanCUDADriver(r *sql.Rows, c *CUDADriver) error {
-	return r.Scan(&c.CUDA, &c.Label, &c.OS, &c.Kind, &c.MinDriver, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
+// provenance reads a row's source, url and ref columns.
+func provenance(t *colTable, r int) Provenance {
+	return Provenance{Source: t.str(t.col("source"), r), URL: t.str(t.col("url"), r), Ref: t.str(t.col("ref"), r)}
 }
 
-func scanGPU(r *sql.Rows, g *GPU) error {
-	var aliases string
-	if err := r.Scan(&g.Name, &aliases, &g.ComputeCapability, &g.Architecture, &g.Segment, &g.Source, &g.URL, &g.Ref); err != nil {
-		return err
+func scanCUDADriver(t *colTable, r int, c *CUDADriver) {
+	*c = CUDADriver{CUDA: t.str(t.col("cuda"), r), Label: t.str(t.col("label"), r), OS: t.str(t.col("os"), r), Kind: t.str(t.col("kind"), r),
+		MinDriver: t.str(t.col("min_driver"), r), ReleasedOn: t.str(t.col("released_on"), r), Provenance: provenance(t, r)}
+}
+
+func scanGPU(t *colTable, r int, g *GPU) {
+	*g = GPU{Name: t.str(t.col("name"), r), Aliases: splitList(t.str(t.col("aliases"), r)), ComputeCapability: t.str(t.col("compute_capability"), r),
+		Architecture: t.str(t.col("architecture"), r), Segment: t.str(t.col("segment"), r), Provenance: provenance(t, r)}
+}
+
+// splitList reads a ';'-separated list column (nil when empty).
+func splitList(s string) []string {
+	if s == "" {
+		return nil
 	}
-	if aliases != "" {
-		g.Aliases = strings.Split(aliases, ";")
-	}
-	return nil
+	return strings.Split(s, ";")
 }
 
 // Versions lists the distinct versions of component, newest first.
@@ -119,11 +110,11 @@ func (d *DB) Versions(ctx context.Context, component string) ([]string, error) {
 	}
 	// build_version holds one row per version (the database build fills
 	// it), so this reads tens of rows, not every build.
-	v, err := scanAll(ctx, d, "SELECT version FROM build_version WHERE component = ? ORDER BY version_key DESC", []any{component},
-		func(r *sql.Rows, s *string) error { return r.Scan(s) })
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %s versions: %w", component, err)
-	}
+	t := d.table("build_version")
+	comp := t.col("component")
+	rows := t.where(func(r int) bool { return t.is(comp, r, component) })
+	t.orderBy(rows, orderKey{t.col("version_key"), true})
+	v = rowsOf(t, rows, func(t *colTable, r int, s *string) { *s = t.str(t.col("version"), r) })
 	d.cache.mu.Lock()
 	if d.cache.versions == nil {
 		d.cache.versions = map[string][]string{}
@@ -181,52 +172,39 @@ func (d *DB) Builds(ctx context.Context, component string, keep func(version str
 }
 
 // readBuilds reads the builds of the given versions with their
-// requirements.
+// requirements, in id order.
 func (d *DB) readBuilds(ctx context.Context, component string, versions []string) ([]*BuildRow, error) {
-	args := []any{component}
-	marks := make([]string, len(versions))
-	for i, v := range versions {
-		marks[i] = "?"
-		args = append(args, v)
+	want := make(map[string]bool, len(versions))
+	for _, v := range versions {
+		want[v] = true
 	}
-	in := " IN (" + strings.Join(marks, ",") + ")"
-	out, err := scanAll(ctx, d, `SELECT id, component, version, variant, platform, package, pip_version, cuda,
-		python_min, python_max, index_url, arch_list, is_default, channel, source, url, ref
-		FROM build WHERE component = ? AND version`+in+` ORDER BY id`, args,
-		func(r *sql.Rows, b **BuildRow) error {
-			*b = &BuildRow{}
-			x := *b
-			return r.Scan(&x.ID, &x.Component, &x.Version, &x.Variant, &x.Platform, &x.Package, &x.PipVersion, &x.CUDA,
-				&x.PythonMin, &x.PythonMax, &x.IndexURL, &x.ArchList, &x.IsDefault, &x.Channel, &x.Source, &x.URL, &x.Ref)
-		})
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %s builds: %w", component, err)
-	}
-	if len(out) == 0 {
+	t := d.table("build")
+	comp, ver := t.col("component"), t.col("version")
+	rows := t.where(func(r int) bool { return t.is(comp, r, component) && want[t.str(ver, r)] })
+	if len(rows) == 0 {
 		return nil, nil
 	}
+	t.orderBy(rows, orderKey{t.col("id"), false})
+	out := rowsOf(t, rows, func(t *colTable, r int, b **BuildRow) {
+		*b = &BuildRow{ID: t.int(t.col("id"), r), Build: Build{
+			Component: t.str(comp, r), Version: t.str(ver, r), Variant: t.str(t.col("variant"), r), Platform: t.str(t.col("platform"), r),
+			Package: t.str(t.col("package"), r), PipVersion: t.str(t.col("pip_version"), r), CUDA: t.str(t.col("cuda"), r),
+			PythonMin: t.str(t.col("python_min"), r), PythonMax: t.str(t.col("python_max"), r), IndexURL: t.str(t.col("index_url"), r),
+			ArchList: t.str(t.col("arch_list"), r), IsDefault: t.int(t.col("is_default"), r) != 0, Channel: t.str(t.col("channel"), r),
+			Provenance: provenance(t, r)}}
+	})
 	byID := make(map[int64]*BuildRow, len(out))
 	for _, b := range out {
 		byID[b.ID] = b
 	}
-	type req struct {
-		id int64
-		Requirement
-	}
-	reqs, err := scanAll(ctx, d, `SELECT r.build_id, r.needs, r.spec, r.kind, r.marker, r.source, r.url, r.ref
-		FROM requirement r JOIN build b ON b.id = r.build_id WHERE b.component = ? AND b.version`+in+
-		` ORDER BY r.build_id, r.needs, r.kind`, args,
-		func(r *sql.Rows, q *req) error {
-			return r.Scan(&q.id, &q.Needs, &q.Spec, &q.Kind, &q.Marker, &q.Source, &q.URL, &q.Ref)
-		})
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %s requirements: %w", component, err)
-	}
-	for _, q := range reqs {
-		if b := byID[q.id]; b != nil {
-			q.Build = b.Key()
-			b.Reqs = append(b.Reqs, q.Requirement)
-		}
+	rq := d.table("requirement")
+	bid := rq.col("build_id")
+	reqRows := rq.where(func(r int) bool { return byID[rq.int(bid, r)] != nil })
+	rq.orderBy(reqRows, orderKey{bid, false}, orderKey{rq.col("needs"), false}, orderKey{rq.col("kind"), false})
+	for _, r := range reqRows {
+		b := byID[rq.int(bid, r)]
+		b.Reqs = append(b.Reqs, Requirement{Build: b.Key(), Needs: rq.str(rq.col("needs"), r), Spec: rq.str(rq.col("spec"), r),
+			Kind: rq.str(rq.col("kind"), r), Marker: rq.str(rq.col("marker"), r), Provenance: provenance(rq, r)})
 	}
 	return out, nil
 }
@@ -234,70 +212,85 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 // Attribute returns the value of a component attribute ("" when absent)
 // and the provenance of the row that holds it.
 func (d *DB) Attribute(ctx context.Context, component, version, key string) (string, Provenance, error) {
-	var v string
-	var p Provenance
-	err := d.conn.QueryRowContext(ctx, "SELECT value, source, url, ref FROM attribute WHERE component = ? AND version = ? AND key = ?",
-		component, version, key).Scan(&v, &p.Source, &p.URL, &p.Ref)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", p, nil
+	t := d.table("attribute")
+	ver, k := t.col("version"), t.col("key")
+	for _, r := range d.attributeRows(component) {
+		if t.is(ver, r, version) && t.is(k, r, key) {
+			return t.str(t.col("value"), r), provenance(t, r), nil
+		}
 	}
-	return v, p, err
+	return "", Provenance{}, nil
+}
+
+// attributeRows lists component's rows of the attribute table, found
+// once per handle.
+func (d *DB) attributeRows(component string) []int {
+	d.cache.mu.Lock()
+	rows, ok := d.cache.attrRows[component]
+	d.cache.mu.Unlock()
+	if ok {
+		return rows
+	}
+	t := d.table("attribute")
+	comp := t.col("component")
+	rows = t.where(func(r int) bool { return t.is(comp, r, component) })
+	d.cache.mu.Lock()
+	if d.cache.attrRows == nil {
+		d.cache.attrRows = map[string][]int{}
+	}
+	d.cache.attrRows[component] = rows
+	d.cache.mu.Unlock()
+	return rows
 }
 
 // Attributes lists every attribute of component, ordered by version and key.
 func (d *DB) Attributes(ctx context.Context, component string) ([]Attribute, error) {
-	return scanAll(ctx, d, "SELECT component, version, key, value, source, url, ref FROM attribute WHERE component = ? ORDER BY version, key",
-		[]any{component}, func(r *sql.Rows, a *Attribute) error {
-			return r.Scan(&a.Component, &a.Version, &a.Key, &a.Value, &a.Source, &a.URL, &a.Ref)
-		})
+	t := d.table("attribute")
+	rows := append([]int(nil), d.attributeRows(component)...)
+	t.orderBy(rows, orderKey{t.col("version"), false}, orderKey{t.col("key"), false})
+	return rowsOf(t, rows, func(t *colTable, r int, a *Attribute) {
+		*a = Attribute{Component: t.str(t.col("component"), r), Version: t.str(t.col("version"), r), Key: t.str(t.col("key"), r),
+			Value: t.str(t.col("value"), r), Provenance: provenance(t, r)}
+	}), nil
+}
+
+// cudaDriverRows lists the rows of the cuda_driver table keep accepts in
+// CUDA version order (then OS and kind).
+func (d *DB) cudaDriverRows(keep func(t *colTable, r int) bool) []CUDADriver {
+	t := d.table("cuda_driver")
+	rows := t.where(func(r int) bool { return keep == nil || keep(t, r) })
+	t.orderBy(rows, orderKey{t.col("cuda_key"), false}, orderKey{t.col("os"), false}, orderKey{t.col("kind"), false})
+	return rowsOf(t, rows, scanCUDADriver)
 }
 
 // CUDADrivers is the cuda_driver table in CUDA version order (then OS and
 // kind), each row with its provenance.
 func (d *DB) CUDADrivers(ctx context.Context) ([]CUDADriver, error) {
 	return once(d, &d.cache.cudaDrivers, func(v []CUDADriver) bool { return v != nil }, func() ([]CUDADriver, error) {
-		return scanAll(ctx, d, "SELECT "+cudaDriverCols+" FROM cuda_driver ORDER BY cuda_key, os, kind", nil, scanCUDADriver)
+		return d.cudaDriverRows(nil), nil
 	})
 }
 
 // CUDADriversOf is the part of the cuda_driver table about one CUDA
 // version: the rows whose CUDA is cuda exactly or, with releases, a
 // release of it ("12.1" gives 12.1.0 and 12.1.1 too), in CUDA version
-// order. A question about one stack reads these few rows through the
-// table's key, once per handle, instead of the whole table.
+// order. A question about one stack builds these few rows, once per
+// handle, instead of the whole table.
 func (d *DB) CUDADriversOf(ctx context.Context, cuda string, releases bool) ([]CUDADriver, error) {
 	key := cuda
 	if releases {
 		key += ".*"
 	}
 	d.cache.mu.Lock()
-	all := d.cache.cudaDrivers
 	rows, ok := d.cache.cudaFloors[key]
 	d.cache.mu.Unlock()
 	if ok {
 		return rows, nil
 	}
-	if all != nil {
-		rows = []CUDADriver{}
-		for _, r := range all {
-			if r.CUDA == cuda || (releases && strings.HasPrefix(r.CUDA, cuda+".")) {
-				rows = append(rows, r)
-			}
-		}
-	} else {
-		hi, lo := cuda, cuda
-		if releases {
-			// The range on the primary key (cuda, os, kind) finds
-			// "cuda." followed by anything: '/' sorts just before '0'.
-			lo, hi = cuda+".", cuda+"/"
-		}
-		var err error
-		rows, err = scanAll(ctx, d, "SELECT "+cudaDriverCols+" FROM cuda_driver WHERE cuda = ? OR (cuda > ? AND cuda < ?) ORDER BY cuda_key, os, kind",
-			[]any{cuda, lo, hi}, scanCUDADriver)
-		if err != nil {
-			return nil, err
-		}
-	}
+	rows = d.cudaDriverRows(func(t *colTable, r int) bool {
+		c := t.str(t.col("cuda"), r)
+		return c == cuda || (releases && strings.HasPrefix(c, cuda+"."))
+	})
 	d.cache.mu.Lock()
 	if d.cache.cudaFloors == nil {
 		d.cache.cudaFloors = map[string][]CUDADriver{}
@@ -307,86 +300,76 @@ func (d *DB) CUDADriversOf(ctx context.Context, cuda string, releases bool) ([]C
 	return rows, nil
 }
 
-// prepared returns the handle's prepared statement for q, preparing it on
-// first use: parsing SQL costs more than running these small queries.
-func (d *DB) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
-	d.cache.mu.Lock()
-	st, ok := d.cache.stmts[q]
-	d.cache.mu.Unlock()
-	if ok {
-		return st, nil
-	}
-	st, err := d.conn.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	d.cache.mu.Lock()
-	defer d.cache.mu.Unlock()
-	if prev, ok := d.cache.stmts[q]; ok {
-		st.Close()
-		return prev, nil
-	}
-	if d.cache.stmts == nil {
-		d.cache.stmts = map[string]*sql.Stmt{}
-	}
-	d.cache.stmts[q] = st
-	return st, nil
-}
-
 // NewestToolkitFor is the newest CUDA toolkit release whose floor on os
-// the driver meets ("" when none does): the search runs in SQLite over
-// the stored driver keys, so no row but the answer is read.
+// the driver meets ("" when none does), compared by the stored driver
+// keys.
 func (d *DB) NewestToolkitFor(ctx context.Context, os, driver string) (string, error) {
-	var cuda string
-	err := d.conn.QueryRowContext(ctx, `SELECT cuda FROM cuda_driver WHERE kind = 'toolkit' AND os = ? AND min_driver != '' AND driver_key <= ?
-		ORDER BY cuda_key DESC LIMIT 1`, os, version.DottedKey(driver)).Scan(&cuda)
-	if errors.Is(err, sql.ErrNoRows) {
+	t := d.table("cuda_driver")
+	kind, o, floor, dkey, ckey := t.col("kind"), t.col("os"), t.col("min_driver"), t.col("driver_key"), t.col("cuda_key")
+	have := version.DottedKey(driver)
+	best := -1
+	for r := 0; r < t.rows; r++ {
+		if !t.is(kind, r, "toolkit") || !t.is(o, r, os) || t.is(floor, r, "") || t.str(dkey, r) > have {
+			continue
+		}
+		// The newest CUDA wins; among equal keys the first row, as
+		// the table's order gives it.
+		if best < 0 || t.compare(ckey, r, best) > 0 {
+			best = r
+		}
+	}
+	if best < 0 {
 		return "", nil
 	}
-	return cuda, err
+	return t.str(t.col("cuda"), best), nil
 }
 
 // GPUNames is the gpu table's names and aliases only, ordered by name:
-// enough to find a GPU by any of its names without reading every row's
+// enough to find a GPU by any of its names without building every row's
 // facts (GPU then reads the one that matched).
 func (d *DB) GPUNames(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpuNames, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		return scanAll(ctx, d, "SELECT name, aliases FROM gpu ORDER BY name", nil,
-			func(r *sql.Rows, g *GPU) error {
-				var aliases string
-				if err := r.Scan(&g.Name, &aliases); err != nil {
-					return err
-				}
-				if aliases != "" {
-					g.Aliases = strings.Split(aliases, ";")
-				}
-				return nil
-			})
+		t := d.table("gpu")
+		rows := t.where(nil)
+		t.orderBy(rows, orderKey{t.col("name"), false})
+		return rowsOf(t, rows, func(t *colTable, r int, g *GPU) {
+			*g = GPU{Name: t.str(t.col("name"), r), Aliases: splitList(t.str(t.col("aliases"), r))}
+		}), nil
 	})
 }
 
 // GPU reads one GPU by its table name; ok is false when there is none.
 func (d *DB) GPU(ctx context.Context, name string) (g GPU, ok bool, err error) {
-	gs, err := scanAll(ctx, d, "SELECT "+gpuCols+" FROM gpu WHERE name = ?", []any{name}, scanGPU)
-	if err != nil || len(gs) == 0 {
-		return GPU{}, false, err
+	t := d.table("gpu")
+	n := t.col("name")
+	for r := 0; r < t.rows; r++ {
+		if t.is(n, r, name) {
+			scanGPU(t, r, &g)
+			return g, true, nil
+		}
 	}
-	return gs[0], true, nil
+	return GPU{}, false, nil
 }
 
 // GPUs is the gpu table ordered by name.
 func (d *DB) GPUs(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpus, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		return scanAll(ctx, d, "SELECT "+gpuCols+" FROM gpu ORDER BY name", nil, scanGPU)
+		t := d.table("gpu")
+		rows := t.where(nil)
+		t.orderBy(rows, orderKey{t.col("name"), false})
+		return rowsOf(t, rows, scanGPU), nil
 	})
 }
 
 // DriverBranches is the driver_branch table, newest branch first.
 func (d *DB) DriverBranches(ctx context.Context) ([]DriverBranch, error) {
-	return scanAll(ctx, d, "SELECT branch, max_cuda, branch_type, end_of_life, source, url, ref FROM driver_branch ORDER BY branch_key DESC", nil,
-		func(r *sql.Rows, b *DriverBranch) error {
-			return r.Scan(&b.Branch, &b.MaxCUDA, &b.BranchType, &b.EndOfLife, &b.Source, &b.URL, &b.Ref)
-		})
+	t := d.table("driver_branch")
+	rows := t.where(nil)
+	t.orderBy(rows, orderKey{t.col("branch_key"), true})
+	return rowsOf(t, rows, func(t *colTable, r int, b *DriverBranch) {
+		*b = DriverBranch{Branch: t.str(t.col("branch"), r), MaxCUDA: t.str(t.col("max_cuda"), r), BranchType: t.str(t.col("branch_type"), r),
+			EndOfLife: t.str(t.col("end_of_life"), r), Provenance: provenance(t, r)}
+	}), nil
 }
 
 // DriverBranch returns one driver branch ("535"); ok is false when the
@@ -409,29 +392,72 @@ func (d *DB) DriverBranch(ctx context.Context, branch string) (b DriverBranch, o
 
 // CUDNNSupport is the cudnn_support table, newest cuDNN first.
 func (d *DB) CUDNNSupport(ctx context.Context) ([]CUDNNSupport, error) {
-	return scanAll(ctx, d, `SELECT cudnn, cuda_major, cuda_versions, cuda_min, cuda_max, min_driver_linux, min_driver_windows, cc_list, cc_min,
-		released_on, source, url, ref FROM cudnn_support ORDER BY cudnn_key DESC, cuda_major DESC, cuda_versions DESC`, nil,
-		func(r *sql.Rows, c *CUDNNSupport) error {
-			return r.Scan(&c.CUDNN, &c.CUDAMajor, &c.CUDAVersions, &c.CUDAMin, &c.CUDAMax, &c.MinDriverLinux, &c.MinDriverWindows,
-				&c.CCList, &c.CCMin, &c.ReleasedOn, &c.Source, &c.URL, &c.Ref)
-		})
+	t := d.table("cudnn_support")
+	rows := t.where(nil)
+	t.orderBy(rows, orderKey{t.col("cudnn_key"), true}, orderKey{t.col("cuda_major"), true}, orderKey{t.col("cuda_versions"), true})
+	return rowsOf(t, rows, func(t *colTable, r int, c *CUDNNSupport) {
+		*c = CUDNNSupport{CUDNN: t.str(t.col("cudnn"), r), CUDAMajor: t.str(t.col("cuda_major"), r), CUDAVersions: t.str(t.col("cuda_versions"), r),
+			CUDAMin: t.str(t.col("cuda_min"), r), CUDAMax: t.str(t.col("cuda_max"), r), MinDriverLinux: t.str(t.col("min_driver_linux"), r),
+			MinDriverWindows: t.str(t.col("min_driver_windows"), r), CCList: t.str(t.col("cc_list"), r), CCMin: t.str(t.col("cc_min"), r),
+			ReleasedOn: t.str(t.col("released_on"), r), Provenance: provenance(t, r)}
+	}), nil
 }
 
 // CUDAArchs is the cuda_arch table, newest CUDA first.
 func (d *DB) CUDAArchs(ctx context.Context) ([]CUDAArch, error) {
-	return scanAll(ctx, d, "SELECT cuda, sm_min, sm_max, added, deprecated, dropped, source, url, ref FROM cuda_arch ORDER BY cuda_key DESC", nil,
-		func(r *sql.Rows, a *CUDAArch) error {
-			return r.Scan(&a.CUDA, &a.SMMin, &a.SMMax, &a.Added, &a.Deprecated, &a.Dropped, &a.Source, &a.URL, &a.Ref)
-		})
+	t := d.table("cuda_arch")
+	rows := t.where(nil)
+	t.orderBy(rows, orderKey{t.col("cuda_key"), true})
+	return rowsOf(t, rows, func(t *colTable, r int, a *CUDAArch) {
+		*a = CUDAArch{CUDA: t.str(t.col("cuda"), r), SMMin: t.str(t.col("sm_min"), r), SMMax: t.str(t.col("sm_max"), r), Added: t.str(t.col("added"), r),
+			Deprecated: t.str(t.col("deprecated"), r), Dropped: t.str(t.col("dropped"), r), Provenance: provenance(t, r)}
+	}), nil
 }
 
 // Releases lists the releases of every component, ordered by component and
 // version.
 func (d *DB) Releases(ctx context.Context) ([]Release, error) {
-	return scanAll(ctx, d, "SELECT component, version, released_on, source, url, ref FROM release ORDER BY component, version_key", nil,
-		func(r *sql.Rows, x *Release) error {
-			return r.Scan(&x.Component, &x.Version, &x.ReleasedOn, &x.Source, &x.URL, &x.Ref)
-		})
+	t := d.table("release")
+	rows := t.where(nil)
+	t.orderBy(rows, orderKey{t.col("component"), false}, orderKey{t.col("version_key"), false})
+	return rowsOf(t, rows, func(t *colTable, r int, x *Release) {
+		*x = Release{Component: t.str(t.col("component"), r), Version: t.str(t.col("version"), r), ReleasedOn: t.str(t.col("released_on"), r),
+			Provenance: provenance(t, r)}
+	}), nil
+}
+
+// Meta returns the meta table as a map.
+func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
+	t := d.table("meta")
+	m := make(map[string]string, t.rows)
+	for r := 0; r < t.rows; r++ {
+		m[t.str(t.col("key"), r)] = t.str(t.col("value"), r)
+	}
+	return m, nil
+}
+
+// Sources lists the sources the database was built from.
+func (d *DB) Sources(ctx context.Context) ([]SourceInfo, error) {
+	t := d.table("source")
+	rows := t.where(nil)
+	t.orderBy(rows, orderKey{t.col("name"), false})
+	return rowsOf(t, rows, func(t *colTable, r int, s *SourceInfo) {
+		*s = SourceInfo{Name: t.str(t.col("name"), r), URL: t.str(t.col("url"), r), FetchedAt: t.str(t.col("fetched_at"), r),
+			SHA256: t.str(t.col("sha256"), r), Rows: int(t.int(t.col("rows"), r))}
+	}), nil
+}
+
+// Conflicts lists the recorded disagreements between sources, in the
+// order they were recorded.
+func (d *DB) Conflicts(ctx context.Context) ([]Conflict, error) {
+	t := d.table("conflict")
+	rows := t.where(nil)
+	t.orderBy(rows, orderKey{t.col("id"), false})
+	return rowsOf(t, rows, func(t *colTable, r int, c *Conflict) {
+		*c = Conflict{Subject: t.str(t.col("subject"), r), Field: t.str(t.col("field"), r), Kept: t.str(t.col("kept"), r),
+			KeptSource: t.str(t.col("kept_source"), r), Other: t.str(t.col("other"), r), OtherSource: t.str(t.col("other_source"), r),
+			Note: t.str(t.col("note"), r)}
+	}), nil
 }
 
 // Tables lists the fact tables, in the order `db info` shows them.
@@ -451,41 +477,29 @@ func (d *DB) Count(ctx context.Context, table string) (int, error) {
 	if err := knownTable(table); err != nil {
 		return 0, err
 	}
-	var n int
-	err := d.conn.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
-	return n, err
+	return d.table(table).rows, nil
 }
 
 // Dump returns every row of a table named in Tables, in row order, with
-// its column names; values keep SQLite's types.
+// its column names; values keep SQLite's types (int64, float64, string
+// or nil).
 func (d *DB) Dump(ctx context.Context, table string) (cols []string, rows [][]any, err error) {
 	if err := knownTable(table); err != nil {
 		return nil, nil, err
 	}
-	rs, err := d.conn.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY rowid")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rs.Close()
-	if cols, err = rs.Columns(); err != nil {
-		return nil, nil, err
-	}
-	for rs.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
+	t := d.table(table)
+	for r := 0; r < t.rows; r++ {
+		row := make([]any, len(t.cols))
+		for c := range t.cols {
+			row[c] = t.value(c, r)
 		}
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		rows = append(rows, vals)
+		rows = append(rows, row)
 	}
-	return cols, rows, rs.Err()
+	return append([]string(nil), t.cols...), rows, nil
 }
 
-// Ping checks that the database answers a query.
+// Ping checks that the database answers: that its column image holds
+// every table.
 func (d *DB) Ping(ctx context.Context) error {
-	var one int
-	return d.conn.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	return d.cols.check()
 }

@@ -10,7 +10,7 @@ import (
 
 func embedded(b *testing.B) *db.DB {
 	b.Helper()
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func embedded(b *testing.B) *db.DB {
 func BenchmarkOpenEmbedded(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
-		d, err := db.OpenImage(ctx, data.DB, "embedded")
+		d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func BenchmarkOpenResolveTorch21(b *testing.B) {
 	req := ResolveRequest{Requirements: []string{"torch==2.1"}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		d, err := db.OpenImage(ctx, data.DB, "embedded")
+		d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -155,7 +155,7 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 		return nil, fmt.Errorf("the new database failed its checks (nothing was written): %w", err)
 	}
 	var pending []string
-	for _, rel := range []string{"cudb.db", "manifest.json"} {
+	for _, rel := range BuiltFiles {
 		same, err := sameContent(filepath.Join(stage, rel), filepath.Join(dataDir, rel))
 		if err != nil {
 			return nil, err
@@ -172,8 +172,13 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 	return m, nil
 }
 
-// buildTo writes outDir/cudb.db and outDir/manifest.json from snaps (the
-// sources without a snapshot are left out).
+// BuiltFiles are the files a build writes into a data directory: the
+// database, its column image (what the binary's queries read) and the
+// manifest.
+var BuiltFiles = []string{"cudb.db", "cudb.cols", "manifest.json"}
+
+// buildTo writes outDir's BuiltFiles from snaps (the sources without a
+// snapshot are left out).
 func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source, snaps map[string]*Snapshot) (*Manifest, error) {
 	facts, infos, err := factsFrom(overridesPath, sources, snaps)
 	if err != nil {
@@ -189,6 +194,13 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 	}
 	dbPath := filepath.Join(outDir, "cudb.db")
 	if err := db.Write(ctx, dbPath, facts, infos, meta); err != nil {
+		return nil, err
+	}
+	cols, err := db.EncodeColumns(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(filepath.Join(outDir, "cudb.cols"), cols); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(dbPath)

@@ -215,7 +215,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), o.Golden); err != nil {
 		return fail(fmt.Errorf("the new database failed its checks (nothing was written): %w", err))
 	}
-	for _, rel := range []string{"cudb.db", "manifest.json"} {
+	for _, rel := range BuiltFiles {
 		same, err := sameContent(filepath.Join(stage, rel), filepath.Join(o.DataDir, rel))
 		if err != nil {
 			return fail(err)

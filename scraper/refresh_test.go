@@ -140,13 +140,13 @@ func seeded(t *testing.T, u *upstream) (string, scraper.Source, scraper.Source, 
 func TestRefreshHappy(t *testing.T) {
 	u := newUpstream(t)
 	data, _, _, files := seeded(t, u)
-	for _, f := range []string{"sources/a.json", "sources/b.json", "cudb.db", "manifest.json"} {
+	for _, f := range []string{"sources/a.json", "sources/b.json", "cudb.db", "cudb.cols", "manifest.json"} {
 		if files[f] == "" {
 			t.Errorf("%s not written", f)
 		}
 	}
-	if len(files) != 4 {
-		t.Errorf("want exactly 4 files (no lock, staging or temp left), got %v", keys(files))
+	if len(files) != 5 {
+		t.Errorf("want exactly 5 files (no lock, staging or temp left), got %v", keys(files))
 	}
 	d, err := db.OpenFile(context.Background(), filepath.Join(data, "cudb.db"))
 	if err != nil {
@@ -427,7 +427,7 @@ func TestRefreshDryRunWritesNothing(t *testing.T) {
 	if len(rep.Sources[0].Diff.Added) != 1 {
 		t.Fatalf("dry run diff %+v", rep.Sources[0].Diff)
 	}
-	if strings.Join(rep.Written, ",") != "sources/a.json,cudb.db,manifest.json" {
+	if strings.Join(rep.Written, ",") != "sources/a.json,cudb.db,cudb.cols,manifest.json" {
 		t.Fatalf("would write %v", rep.Written)
 	}
 }

@@ -196,7 +196,7 @@ func writePage(t *testing.T, dir, name string, n int, firstDate string) {
 	}
 }
 
-var dataNames = []string{"sources/fake-a.json", "sources/fake-b.json", "cudb.db", "manifest.json"}
+var dataNames = []string{"sources/fake-a.json", "sources/fake-b.json", "cudb.db", "cudb.cols", "manifest.json"}
 
 func dataFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()

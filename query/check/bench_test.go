@@ -13,7 +13,7 @@ import (
 // in process on the peer suite's busiest file (two frameworks, apt
 // packages, unpinned lines), the database opened once.
 func BenchmarkCheckDockerfile(b *testing.B) {
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func FuzzCheck(f *testing.F) {
 	seeds(f, "peer/Dockerfile.pinned_version_mismatch")
 	f.Add("FROM pytorch/pytorch:1.13.1-cuda11.6-cudnn8-runtime\nRUN pip install torchvision==0.15.2 nvidia-cudnn-cu12==1\n")
 	f.Add("FROM nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04\nENV LD_LIBRARY_PATH=/usr/local/cuda-11.8/lib64\nRUN conda install pytorch=2.1 pytorch-cuda=12.1 cpuonly\n")
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func Open(t testing.TB) *db.DB {
 // test ends.
 func Embedded(t testing.TB) *db.DB {
 	t.Helper()
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestDataIsCurrentWithSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // notice and the version lines are judged against.
 func embeddedAsOf(t *testing.T) time.Time {
 	t.Helper()
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}

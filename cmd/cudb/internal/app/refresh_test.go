@@ -83,7 +83,7 @@ func TestRefreshCLILiveJSON(t *testing.T) {
 	if !strings.Contains(errOut, "refresh: fake-a: 3 rows (was 0), 0 warnings, updated") {
 		t.Fatalf("progress lines missing from stderr:\n%s", errOut)
 	}
-	for _, f := range []string{"sources/fake-a.json", "sources/fake-b.json", "cudb.db", "manifest.json", ".fetch-cache.json"} {
+	for _, f := range []string{"sources/fake-a.json", "sources/fake-b.json", "cudb.db", "cudb.cols", "manifest.json", ".fetch-cache.json"} {
 		if _, err := os.Stat(filepath.Join(data, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}

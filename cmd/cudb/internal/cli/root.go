@@ -94,7 +94,7 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		}
 		d, err = db.OpenFile(ctx, f.DBPath)
 	} else {
-		d, err = db.OpenImage(ctx, data.DB, "embedded database")
+		d, err = db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 	}
 	if err != nil {
 		return nil, err

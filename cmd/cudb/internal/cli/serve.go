@@ -111,5 +111,5 @@ func (f *Factory) openReplica(ctx context.Context) (*db.DB, error) {
 	if f.DBPath != "" {
 		return db.OpenFile(ctx, f.DBPath)
 	}
-	return db.OpenImage(ctx, data.DB, "embedded database")
+	return db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 }

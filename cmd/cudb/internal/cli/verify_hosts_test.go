@@ -26,7 +26,7 @@ const hostsDir = "../probe/testdata/hosts"
 
 func embeddedDB(t testing.TB) *db.DB {
 	t.Helper()
-	d, err := db.OpenImage(context.Background(), data.DB, "embedded")
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestSoak(t *testing.T) {
 	handles := runtime.GOMAXPROCS(0)
 	srv := &httpapi.Server{}
 	for i := 0; i < handles; i++ {
-		d, err := db.OpenImage(ctx, data.DB, "embedded database")
+		d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 
 func main() {
 	ctx := context.Background()
-	d, err := db.OpenImage(ctx, data.DB, "embedded database")
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
