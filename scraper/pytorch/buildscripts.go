@@ -216,6 +216,9 @@ func parseInstallCUDA(src []byte, ref string) ([]scraper.Record, error) {
 	for i, line := range strings.Split(string(src), "\n") {
 		if m := reICFunc().FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			variant = "cu" + m[1]
+			if cudaOfVariant(variant) == "" {
+				variant = "" // install_0 names no CUDA version
+			}
 			continue
 		}
 		m := reICCUDNN().FindStringSubmatch(line)
