@@ -13,9 +13,11 @@ import (
 // Build scripts read at the commit that built a release. PyTorch's wheel
 // build scripts state, per CUDA version, what a release's wheels were built
 // with: .ci/manywheel/build_cuda.sh sets TORCH_CUDA_ARCH_LIST (the GPU
-// architectures compiled in), and pytorch/builder's common/install_cuda.sh
+// architectures compiled in), pytorch/builder's common/install_cuda.sh
 // installs the cuDNN that the Linux build image (and, up to 1.12, every
-// Linux wheel that bundles its libraries) carries. Each copy is a trimmed,
+// Linux wheel that bundles its libraries) carries, and its
+// windows/internal/cuda_install.bat the cuDNN of the Windows build (which
+// the Windows wheel ships). Each copy is a trimmed,
 // verbatim capture (captures/CAPTURES.md); its rows take the shape of the
 // derived tables (arch_list, toolchain) so BuildMatrix.Normalize reads both
 // the same way.
@@ -31,7 +33,7 @@ import (
 // refresh does not read them.
 type buildScript struct {
 	capture string // file under captures/
-	kind    string // "build_cuda" or "install_cuda"
+	kind    string // "build_cuda", "install_cuda" or "cuda_install_bat"
 	repo    string
 	path    string
 	commit  string // full hash
@@ -46,9 +48,9 @@ func (b buildScript) url() string {
 	return "https://github.com/" + b.repo + "/blob/" + b.commit + "/" + b.path
 }
 
-// buildScripts are the copies read. Why each is tied to its release is in
-// captures/CAPTURES.md.
-var buildScripts = []buildScript{
+// archScripts are the build_cuda.sh copies read. Why each copy is tied to
+// its release is in captures/CAPTURES.md.
+var archScripts = []buildScript{
 	// The 2.8 release's TORCH_CUDA_ARCH_LIST: the script's CUDA arms are
 	// 2.8's variant set (12.6, 12.8, 12.9; 13.0 arrived for 2.9), and the
 	// 12.8 arm matches the 2.8 support matrix the maintainers announced
@@ -57,46 +59,59 @@ var buildScripts = []buildScript{
 	// release/2.8). The commit itself is not shown to be on release/2.8.
 	{capture: "build_cuda.sh@00c7a380.sh", kind: "build_cuda", repo: "pytorch/pytorch", path: ".ci/manywheel/build_cuda.sh",
 		commit: "00c7a380b8369d08e02dd400aa76dc6c0738b589", torch: "2.8"},
+}
 
-	// pytorch/builder release branches: the cuDNN of the Linux build image.
-	{capture: "install_cuda.sh@7e44027e.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "7e44027ebad0045165d929fb05a811098e04fbcd", torch: "1.8.2", branch: "lts/release/1.8"},
-	{capture: "install_cuda.sh@0877fd10.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "0877fd10dd14817c0f84d35bee3840ada86ae34b", torch: "1.9", branch: "release/1.9"},
-	{capture: "install_cuda.sh@f0f41b25.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "f0f41b25781aeb12a59937da169d87aece5a90c5", torch: "1.10", branch: "release/1.10"},
-	{capture: "install_cuda.sh@e77e5d07.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "e77e5d077c1870283a7b391bf58e4857c58fb7f4", torch: "1.11", branch: "release/1.11"},
-	{capture: "install_cuda.sh@049415d4.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "049415d44cf345cc531962e15160d910b2f9d620", torch: "1.12", branch: "release/1.12"},
-
+// builderCommits are the pytorch/builder commits read: each gives the
+// Linux image's cuDNN (common/install_cuda.sh) and the Windows build's
+// (windows/internal/cuda_install.bat).
+var builderCommits = []struct {
+	commit, torch, branch  string
+	skipLinux, skipWindows map[string]string
+}{
+	{commit: "7e44027ebad0045165d929fb05a811098e04fbcd", torch: "1.8.2", branch: "lts/release/1.8"},
+	{commit: "0877fd10dd14817c0f84d35bee3840ada86ae34b", torch: "1.9", branch: "release/1.9"},
+	{commit: "f0f41b25781aeb12a59937da169d87aece5a90c5", torch: "1.10", branch: "release/1.10"},
+	{commit: "e77e5d077c1870283a7b391bf58e4857c58fb7f4", torch: "1.11", branch: "release/1.11"},
+	{commit: "049415d44cf345cc531962e15160d910b2f9d620", torch: "1.12", branch: "release/1.12"},
 	// Before builder had release branches (up to 1.8.1), its main built
 	// the wheels: the copy in force on each release's day.
-	{capture: "install_cuda.sh@30850f42.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "30850f425c45cb3050570a77e9bfdd321b237083", torch: "1.5.0"},
-	{capture: "install_cuda.sh@40a20b28.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "40a20b28f302a8c60eceecb29c3b1ce9b3c4b98b", torch: "1.5.1"},
-	{capture: "install_cuda.sh@8d064bfc.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "8d064bfcfe2e73d89a067dd5f9311828c1792f90", torch: "1.6.0"},
-	{capture: "install_cuda.sh@c286aade.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "c286aade3d1d8f9448d8d6a30d0da1eb1281f4fa", torch: "1.7.0",
-		skip: map[string]string{"cu110": "builder moved CUDA 11.0 from cuDNN 8.0.3.33 to 8.0.4.30 on 2020-10-13 (3c86295b), two weeks before 1.7.0: which one built the wheel is not known"}},
-	{capture: "install_cuda.sh@24274a90.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "24274a90b59258ec16c264615b30ae2f4597f49c", torch: "1.7.1"},
-	{capture: "install_cuda.sh@d3bf8530.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "d3bf8530f7712870626f8a3ce609a82cff356a97", torch: "1.8.0"},
-	{capture: "install_cuda.sh@a17d71fa.sh", kind: "install_cuda", repo: "pytorch/builder", path: "common/install_cuda.sh",
-		commit: "a17d71fa32fc34240ed074f9a73ad5db7853ff25", torch: "1.8.1"},
+	{commit: "30850f425c45cb3050570a77e9bfdd321b237083", torch: "1.5.0"},
+	{commit: "40a20b28f302a8c60eceecb29c3b1ce9b3c4b98b", torch: "1.5.1"},
+	{commit: "8d064bfcfe2e73d89a067dd5f9311828c1792f90", torch: "1.6.0"},
+	{commit: "c286aade3d1d8f9448d8d6a30d0da1eb1281f4fa", torch: "1.7.0",
+		skipLinux:   map[string]string{"cu110": "builder moved CUDA 11.0 on Linux from cuDNN 8.0.3.33 to 8.0.4.30 on 2020-10-13 (3c86295b), two weeks before 1.7.0: which one built the wheel is not known"},
+		skipWindows: map[string]string{"cu110": "builder moved CUDA 11.0 on Windows to cuDNN 8.0.4.30 on 2020-10-20 (a865203b), a week before 1.7.0: which one built the wheel is not known"}},
+	{commit: "24274a90b59258ec16c264615b30ae2f4597f49c", torch: "1.7.1"},
+	{commit: "d3bf8530f7712870626f8a3ce609a82cff356a97", torch: "1.8.0"},
+	{commit: "a17d71fa32fc34240ed074f9a73ad5db7853ff25", torch: "1.8.1"},
+}
+
+// buildScripts lists every copy read: the build_cuda.sh copies, then two
+// files per builder commit.
+func buildScripts() []buildScript {
+	all := append([]buildScript(nil), archScripts...)
+	for _, c := range builderCommits {
+		short := c.commit[:8]
+		all = append(all,
+			buildScript{capture: "install_cuda.sh@" + short + ".sh", kind: "install_cuda", repo: "pytorch/builder",
+				path: "common/install_cuda.sh", commit: c.commit, torch: c.torch, branch: c.branch, skip: c.skipLinux},
+			buildScript{capture: "cuda_install.bat@" + short + ".bat", kind: "cuda_install_bat", repo: "pytorch/builder",
+				path: "windows/internal/cuda_install.bat", commit: c.commit, torch: c.torch, branch: c.branch, skip: c.skipWindows})
+	}
+	return all
 }
 
 // scrapeBuildScripts reads the captured build scripts (snapshot mode).
 func scrapeBuildScripts(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
 	var all []scraper.Record
-	for _, s := range buildScripts {
+	for _, s := range buildScripts() {
 		parse := parseInstallCUDA
 		what := "the cuDNN per CUDA version"
-		if s.kind == "build_cuda" {
+		switch s.kind {
+		case "build_cuda":
 			parse, what = parseBuildCUDA, "TORCH_CUDA_ARCH_LIST per CUDA version"
+		case "cuda_install_bat":
+			parse, what = parseCUDAInstallBat, "the Windows cuDNN per CUDA version"
 		}
 		recs, err := doc{capture: s.capture}.scrape(ctx, in, what, parse)
 		if err != nil {
@@ -240,6 +255,50 @@ func parseInstallCUDA(src []byte, ref string) ([]scraper.Record, error) {
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no install_<cuda> function downloads a cuDNN")
+	}
+	return recs, nil
+}
+
+var (
+	reBatLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^:([A-Za-z0-9_]+)\s*$`) })
+	reBatCUDNN = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`cudnn-\d+\.\d+-windows\d*-x64-v(\d+\.\d+\.\d+\.\d+)\.zip|cudnn-windows-x86_64-(\d+\.\d+\.\d+\.\d+)_cuda`)
+	})
+)
+
+// parseCUDAInstallBat reads the cuDNN each `:cuda<nnn>` section of
+// builder's windows/internal/cuda_install.bat downloads (any other label
+// ends the section). A section naming two cuDNN versions is an error.
+func parseCUDAInstallBat(src []byte, ref string) ([]scraper.Record, error) {
+	var recs []scraper.Record
+	variant, found := "", map[string]int{}
+	for i, line := range strings.Split(string(src), "\n") {
+		if m := reBatLabel().FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			variant = ""
+			if n, ok := strings.CutPrefix(m[1], "cuda"); ok && cudaOfVariant("cu"+n) != "" {
+				variant = "cu" + n
+			}
+			continue
+		}
+		m := reBatCUDNN().FindStringSubmatch(line)
+		if m == nil || variant == "" {
+			continue
+		}
+		ver := m[1] + m[2]
+		if j, ok := found[variant]; ok {
+			if recs[j].Fields["cudnn"] != ver {
+				return nil, fmt.Errorf("line %d: :%s downloads cuDNN %s and %s", i+1, "cuda"+strings.TrimPrefix(variant, "cu"),
+					recs[j].Fields["cudnn"], ver)
+			}
+			continue
+		}
+		found[variant] = len(recs)
+		recs = append(recs, scraper.Record{Table: "toolchain", Ref: fmt.Sprintf("%s:%d (:cuda%s)", ref, i+1, strings.TrimPrefix(variant, "cu")),
+			Fields: map[string]string{"cuda_variant": variant, "platform": "windows build", "cudnn": ver,
+				"row": strings.TrimSpace(line)}})
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("no :cuda<nnn> section downloads a cuDNN")
 	}
 	return recs, nil
 }

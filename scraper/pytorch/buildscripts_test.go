@@ -190,3 +190,63 @@ func FuzzParseInstallCUDA(f *testing.F) {
 		}
 	})
 }
+
+// Windows: the cuDNN of each :cuda<nnn> section, in both of the file's
+// forms (a versioned zip before 11.x, a CUDNN_FOLDER name after); a
+// section of another name ends the CUDA section.
+func TestParseCUDAInstallBatCapture(t *testing.T) {
+	recs, err := parseCUDAInstallBat(readCapture(t, "cuda_install.bat@049415d4.bat"), "cuda_install.bat@049415d4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range recs {
+		got[r.Fields["cuda_variant"]] = r.Fields["cudnn"]
+		if r.Fields["platform"] != "windows build" {
+			t.Errorf("record %+v", r)
+		}
+	}
+	want := map[string]string{"cu102": "7.6.5.32", "cu113": "8.3.2.44", "cu115": "8.3.2.44", "cu116": "8.3.2.44"}
+	if len(got) != len(want) {
+		t.Errorf("got %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	recs, err = parseCUDAInstallBat(readCapture(t, "cuda_install.bat@24274a90.bat"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Fields["cuda_variant"] == "cu101" && r.Fields["cudnn"] != "7.6.4.38" {
+			t.Errorf("Windows cu101 = %+v (Linux has 7.6.3.30; Windows 7.6.4.38)", r)
+		}
+	}
+	for name, src := range map[string]string{
+		"after another label": ":cuda_common\ncurl https://x/cudnn-10.2-windows10-x64-v7.6.5.32.zip\n",
+		"two versions":        ":cuda102\ncudnn-10.2-windows10-x64-v7.6.5.32.zip\ncudnn-10.2-windows10-x64-v7.6.4.38.zip\n",
+		"no CUDA label":       ":cuda0\ncudnn-10.2-windows10-x64-v7.6.5.32.zip\n",
+	} {
+		if recs, err := parseCUDAInstallBat([]byte(src), "x"); err == nil {
+			t.Errorf("%s: no error, records %+v", name, recs)
+		}
+	}
+}
+
+func FuzzParseCUDAInstallBat(f *testing.F) {
+	f.Add(string(readCapture(f, "cuda_install.bat@049415d4.bat")))
+	f.Add(string(readCapture(f, "cuda_install.bat@24274a90.bat")))
+	f.Fuzz(func(t *testing.T, src string) {
+		recs, err := parseCUDAInstallBat([]byte(src), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, r := range recs {
+			if !reDotted().MatchString(r.Fields["cudnn"]) || cudaOfVariant(r.Fields["cuda_variant"]) == "" {
+				t.Fatalf("record %+v", r)
+			}
+		}
+	})
+}

@@ -94,6 +94,10 @@ func TestSnapshots(t *testing.T) {
 		{"2.4.0", "cu124", "linux", "", "nccl", "tested", "2.20.5"},
 		{"2.2.0", "cu118", "linux", "", "nccl", "tested", "2.19.3"},
 		{"2.4.0", "cu124", "linux", "", "cudnn", "tested", ""}, // the image's cuDNN is not what a pinned wheel ships
+		// Windows wheels: builder's windows/internal/cuda_install.bat (cu101 differs from Linux)
+		{"1.7.1", "cu101", "windows", "", "cudnn", "bundled", "7.6.4.38"},
+		{"1.12.1", "cu102", "windows", "", "cudnn", "bundled", "7.6.5.32"},
+		{"1.7.0", "cu110", "windows", "", "cudnn", "bundled", ""},
 		// pairings are the release's: every pip build gets them
 		{"2.7.1", "cu118", "linux", "", "torchvision", "paired", "0.22.1"},
 		{"2.7.1", "cu118", "windows", "", "torchaudio", "paired", "2.7.1"},
