@@ -224,6 +224,9 @@ func (t *colTable) is(c, r int, s string) bool {
 
 // int is a cell as an integer (0 for NULL or text that is not one).
 func (t *colTable) int(c, r int) int64 {
+	if v := t.cell(c, r); v&3 == cellSmall {
+		return int64(v >> 2)
+	}
 	switch x := t.value(c, r).(type) {
 	case int64:
 		return x
@@ -332,9 +335,14 @@ func EncodeColumns(ctx context.Context, path string) ([]byte, error) {
 	return encodeColumns(ctx, conn)
 }
 
-// withoutRowid names the tables declared WITHOUT ROWID, with their
-// primary key: their rows are kept in key order.
-var withoutRowid = map[string]string{"build_version": "component, version_key, version"}
+// keyOrder names the tables whose rows the column image keeps in primary
+// key order rather than rowid order: build_version has no rowid, and a
+// build's requirements then lie together, in the order reads want them,
+// found by a binary search on build_id (findRequirements).
+var keyOrder = map[string]string{
+	"build_version": "component, version_key, version",
+	"requirement":   "build_id, needs, kind",
+}
 
 // encodeColumns reads every table in Tables, in rowid (or key) order,
 // into a column image. The same database always gives the same bytes.
@@ -353,7 +361,7 @@ func encodeColumns(ctx context.Context, conn *sql.DB) ([]byte, error) {
 	var tables []table
 	for _, name := range Tables {
 		order := "rowid"
-		if key, ok := withoutRowid[name]; ok {
+		if key, ok := keyOrder[name]; ok {
 			order = key
 		}
 		rs, err := conn.QueryContext(ctx, "SELECT * FROM "+name+" ORDER BY "+order)

@@ -258,7 +258,7 @@ func TestColumnDumpEqualsSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		order := "rowid"
-		if k, ok := withoutRowid[name]; ok {
+		if k, ok := keyOrder[name]; ok {
 			order = k
 		}
 		rs, err := conn.Query("SELECT * FROM " + name + " ORDER BY " + order)

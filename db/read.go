@@ -193,20 +193,31 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 			ArchList: t.str(t.col("arch_list"), r), IsDefault: t.int(t.col("is_default"), r) != 0, Channel: t.str(t.col("channel"), r),
 			Provenance: provenance(t, r)}}
 	})
-	byID := make(map[int64]*BuildRow, len(out))
-	for _, b := range out {
-		byID[b.ID] = b
-	}
 	rq := d.table("requirement")
-	bid := rq.col("build_id")
-	reqRows := rq.where(func(r int) bool { return byID[rq.int(bid, r)] != nil })
-	rq.orderBy(reqRows, orderKey{bid, false}, orderKey{rq.col("needs"), false}, orderKey{rq.col("kind"), false})
-	for _, r := range reqRows {
-		b := byID[rq.int(bid, r)]
-		b.Reqs = append(b.Reqs, Requirement{Build: b.Key(), Needs: rq.str(rq.col("needs"), r), Spec: rq.str(rq.col("spec"), r),
-			Kind: rq.str(rq.col("kind"), r), Marker: rq.str(rq.col("marker"), r), Provenance: provenance(rq, r)})
+	for _, b := range out {
+		for _, r := range findRequirements(rq, b.ID) {
+			b.Reqs = append(b.Reqs, Requirement{Build: b.Key(), Needs: rq.str(rq.col("needs"), r), Spec: rq.str(rq.col("spec"), r),
+				Kind: rq.str(rq.col("kind"), r), Marker: rq.str(rq.col("marker"), r), Provenance: provenance(rq, r)})
+		}
 	}
 	return out, nil
+}
+
+// findRequirements lists the rows of the requirement table that belong
+// to build id, ordered by needs and kind: the column image keeps that
+// table in key order (keyOrder), so they are found by binary search.
+func findRequirements(rq *colTable, id int64) []int {
+	bid := rq.col("build_id")
+	lo := sort.Search(rq.rows, func(r int) bool { return rq.int(bid, r) >= id })
+	hi := lo
+	for hi < rq.rows && rq.int(bid, hi) == id {
+		hi++
+	}
+	rows := make([]int, 0, hi-lo)
+	for r := lo; r < hi; r++ {
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // Attribute returns the value of a component attribute ("" when absent)
@@ -480,8 +491,9 @@ func (d *DB) Count(ctx context.Context, table string) (int, error) {
 	return d.table(table).rows, nil
 }
 
-// Dump returns every row of a table named in Tables, in row order, with
-// its column names; values keep SQLite's types (int64, float64, string
+// Dump returns every row of a table named in Tables, in rowid order
+// (build_version and requirement: primary key order), with its column
+// names; values keep SQLite's types (int64, float64, string
 // or nil).
 func (d *DB) Dump(ctx context.Context, table string) (cols []string, rows [][]any, err error) {
 	if err := knownTable(table); err != nil {

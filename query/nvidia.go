@@ -3,12 +3,10 @@ package query
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/cudb/cudb/db"
@@ -26,13 +24,62 @@ type Floors struct {
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
-var dottedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,4}(\.\d{1,6}){0,3}$`) })
+// isDottedNumber reports whether s is 1 to 4 dot-separated runs of ASCII
+// digits, the first at most 4 long and the others at most 6: the shape of
+// a driver or CUDA version.
+func isDottedNumber(s string) bool {
+	n := 0
+	for i, p := range strings.Split(s, ".") {
+		most := 6
+		if i == 0 {
+			most = 4
+		}
+		if p == "" || len(p) > most || !allDigits(p) {
+			return false
+		}
+		n++
+	}
+	return n <= 4
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// smParts splits a lower-case compute capability written "7.5", or an
+// architecture written "sm_75", "compute_90" or "90a"/"100f" ("75" too),
+// into its major and minor digits.
+func smParts(t string) (major, minor string, ok bool) {
+	if ma, mi, dot := strings.Cut(t, "."); dot {
+		if len(ma) < 1 || len(ma) > 2 || len(mi) != 1 || !allDigits(ma) || !allDigits(mi) {
+			return "", "", false
+		}
+		return ma, mi, true
+	}
+	if r, cut := strings.CutPrefix(t, "sm_"); cut {
+		t = r
+	} else if r, cut := strings.CutPrefix(t, "compute_"); cut {
+		t = r
+	}
+	if strings.HasSuffix(t, "a") || strings.HasSuffix(t, "f") {
+		t = t[:len(t)-1]
+	}
+	if len(t) < 2 || len(t) > 3 || !allDigits(t) {
+		return "", "", false
+	}
+	return t[:len(t)-1], t[len(t)-1:], true
+}
 
 // ParseDriver validates a driver version ("535.104.05", "470").
 func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "r"), "R")
-	if !dottedRe().MatchString(t) {
+	if !isDottedNumber(t) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a driver version", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
@@ -42,19 +89,12 @@ func ParseDriver(s string) (string, error) {
 	return t, nil
 }
 
-var smRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:sm_|compute_)?(\d{1,2})(\d)[af]?$`) })
-var ccRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})\.(\d)$`) })
-
 // ParseSM accepts "7.5", "sm_75" or "75" and returns the compute
 // capability "7.5". Values outside 1.0-19.9 are refused.
 func ParseSM(s string) (string, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	var maj, min string
-	if m := ccRe().FindStringSubmatch(t); m != nil {
-		maj, min = m[1], m[2]
-	} else if m := smRe().FindStringSubmatch(t); m != nil {
-		maj, min = m[1], m[2]
-	} else {
+	maj, min, ok := smParts(t)
+	if !ok {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a compute capability", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	n, _ := strconv.Atoi(maj)
@@ -122,7 +162,7 @@ func FloorSources(ctx context.Context, d *db.DB, cuda, os string) []SourceRef {
 // GA, else the lowest patch) and "12.1.1" to itself.
 func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) {
 	c := strings.TrimSpace(cuda)
-	if !dottedRe().MatchString(c) || strings.Count(c, ".") == 0 {
+	if !isDottedNumber(c) || strings.Count(c, ".") == 0 {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a CUDA version", errs.Quote(cuda))}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
 	table, err := d.CUDADriversOf(ctx, c, true)
@@ -304,12 +344,15 @@ func GPUSupport(cc string, archList string) (support string, detail string) {
 	for _, a := range strings.Fields(archList) {
 		a = strings.ToLower(a)
 		isPTX := strings.HasPrefix(a, "compute_")
-		m := smRe().FindStringSubmatch(a)
-		if m == nil {
+		if strings.Contains(a, ".") {
+			continue // arch lists name sm_XY, never X.Y
+		}
+		m1, m2, ok := smParts(a)
+		if !ok {
 			continue
 		}
-		am, _ := strconv.Atoi(m[1])
-		an, _ := strconv.Atoi(m[2])
+		am, _ := strconv.Atoi(m1)
+		an, _ := strconv.Atoi(m2)
 		specific := strings.HasSuffix(a, "a") || strings.HasSuffix(a, "f")
 		if !isPTX {
 			if am == ma && an == mi {

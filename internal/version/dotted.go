@@ -34,6 +34,22 @@ type Dotted struct {
 // with an optional leading "v", "V", "r" or "R" (driver branches are written
 // "r418.39") and surrounding spaces.
 func ParseDotted(s string) (Dotted, error) {
+	d, err := parseDottedFields(s)
+	if err != nil {
+		return Dotted{}, err
+	}
+	v, err := goversion.NewVersion(d.text)
+	if err != nil {
+		return Dotted{}, fmt.Errorf("version: %q is not a dotted version: %w", s, err)
+	}
+	d.ordered = v
+	return d, nil
+}
+
+// parseDottedFields is ParseDotted without the go-version form: enough
+// for what needs only the fields (DottedKey), and no regular expression
+// runs.
+func parseDottedFields(s string) (Dotted, error) {
 	t := strings.TrimSpace(s)
 	if len(t) > 0 && strings.ContainsRune("vVrR", rune(t[0])) {
 		t = t[1:]
@@ -56,11 +72,6 @@ func ParseDotted(s string) (Dotted, error) {
 		n, _ := atoi(p)
 		d.fields = append(d.fields, n)
 	}
-	v, err := goversion.NewVersion(t)
-	if err != nil {
-		return Dotted{}, fmt.Errorf("version: %q is not a dotted version: %w", s, err)
-	}
-	d.ordered = v
 	return d, nil
 }
 

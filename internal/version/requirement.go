@@ -2,9 +2,7 @@ package version
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // Requirement is a package requirement as pip writes it: "torch==2.1",
@@ -19,15 +17,55 @@ type Requirement struct {
 	Raw    string
 }
 
-var (
-	reqName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?`) })
-	nameRuns   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
-	validExtra = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`) })
-)
+// isNameEnd reports whether c may begin or end a PEP 508 name; isNameMid
+// whether it may stand inside one.
+func isNameEnd(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isNameMid(c byte) bool { return isNameEnd(c) || c == '.' || c == '_' || c == '-' }
+
+// namePrefix is the longest PEP 508 name at the start of s ("" when s
+// does not start with one): letters and digits, with '.', '_' and '-'
+// inside but not at either end.
+func namePrefix(s string) string {
+	if s == "" || !isNameEnd(s[0]) {
+		return ""
+	}
+	end, i := 1, 1
+	for ; i < len(s) && isNameMid(s[i]); i++ {
+		if isNameEnd(s[i]) {
+			end = i + 1
+		}
+	}
+	return s[:end]
+}
+
+// isName reports whether s is exactly a PEP 508 name (or extra).
+func isName(s string) bool { return s != "" && namePrefix(s) == s }
 
 // NormalizeName applies PEP 503: lowercase, runs of "-", "_", "." become "-".
 func NormalizeName(s string) string {
-	return nameRuns().ReplaceAllString(strings.ToLower(s), "-")
+	s = strings.ToLower(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	run := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '-' || c == '_' || c == '.' {
+			run = true
+			continue
+		} else {
+			if run {
+				b.WriteByte('-')
+				run = false
+			}
+			b.WriteByte(c)
+		}
+	}
+	if run {
+		b.WriteByte('-')
+	}
+	return b.String()
 }
 
 // ParseRequirement reads "name", "name[extra,...]" and then an optional
@@ -40,7 +78,7 @@ func ParseRequirement(s string) (Requirement, error) {
 	if strings.ContainsAny(t, ";@") {
 		return Requirement{}, fmt.Errorf("version: requirement %q: environment markers and URLs are not supported", s)
 	}
-	name := reqName().FindString(t)
+	name := namePrefix(t)
 	if name == "" {
 		return Requirement{}, fmt.Errorf("version: requirement %q must start with a package name", s)
 	}
@@ -56,7 +94,7 @@ func ParseRequirement(s string) (Requirement, error) {
 			if e == "" && strings.TrimSpace(rest[1:end]) == "" {
 				break // "name[]" is allowed by PEP 508
 			}
-			if !validExtra().MatchString(e) {
+			if !isName(e) {
 				return Requirement{}, fmt.Errorf("version: requirement %q: bad extra %q", s, e)
 			}
 			r.Extras = append(r.Extras, NormalizeName(e))
@@ -91,7 +129,7 @@ func ParseRequirement(s string) (Requirement, error) {
 // "==12.1" means the whole 12.1.x series.
 func (r Requirement) SpecText() string {
 	t := r.Raw
-	name := reqName().FindString(t)
+	name := namePrefix(t)
 	rest := strings.TrimSpace(t[len(name):])
 	if strings.HasPrefix(rest, "[") {
 		if end := strings.IndexByte(rest, ']'); end >= 0 {

@@ -112,7 +112,7 @@ func keyDigits(b *strings.Builder, d string) {
 // zero padded to 10 digits, joined by '.'. Missing fields are 0, so "12.1"
 // and "12.1.0" share a key, as they compare equal. Unparsable text gives "".
 func DottedKey(s string) string {
-	d, err := ParseDotted(s)
+	d, err := parseDottedFields(s)
 	if err != nil {
 		return ""
 	}
