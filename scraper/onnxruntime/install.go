@@ -226,8 +226,8 @@ func covers(cell, v string) bool {
 // applyInstall marks, per release, the build PyPI serves and the feed of
 // the others:
 //   - a row noting "Available in PyPI" makes its build the default;
-//   - otherwise, when the release's CUDA majors are exactly the install
-//     page's sections (and the page's "since"/"or later" bounds admit the
+//   - otherwise, for a release with builds of several CUDA majors, when
+//     the install page has a section for every one of them (and its "since"/"or later" bounds admit the
 //     release), the section installing from PyPI names the default;
 //   - a non-default build whose CUDA major has a feed section, in a release
 //     whose default is another major, is installed from that feed.
@@ -271,7 +271,9 @@ func (n *normalizer) applyInstall(install []scraper.Record) {
 		for _, i := range idx {
 			majors[majorOf(n.f.Builds[i])] = true
 		}
-		if def == "" && len(majors) == len(secs) {
+		// A release with one CUDA line has nothing to choose between; the
+		// page (of the 1.17/1.18 era) is not read for older releases.
+		if def == "" && len(majors) >= 2 {
 			covered := true
 			for m := range majors {
 				_, ok := secs[m]
