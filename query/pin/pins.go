@@ -272,6 +272,10 @@ func newPinPlan(ctx context.Context, d *db.DB, r query.ResolveRequest, format st
 			p.notes = append(p.notes, fmt.Sprintf("on %s, PyPI's %s %s is not the %s build: install there from %s",
 				pl, pt.framework, pt.packages[0].version, pt.stack.Variant, defaultIndex(pt.stack)))
 		}
+		if pt.feedLacksDeps {
+			p.notes = append(p.notes, fmt.Sprintf("PyPI's %s %s is another build than %s: this file takes it from %s (the dependencies from PyPI)",
+				pt.framework, pt.packages[0].version, pt.stack.Variant, pt.index))
+		}
 		for _, l := range pt.dropped {
 			p.notes = append(p.notes, fmt.Sprintf("the data's pin %q is not a valid requirement (its source elides part of it): left out", l))
 		}
