@@ -104,9 +104,10 @@ type DriverStep struct {
 
 // DriverPick is query.CheckDriverOS's verdict for one driver and CUDA.
 type DriverPick struct {
-	OK     bool   `json:"ok"`
-	Note   string `json:"note,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	OK      bool   `json:"ok"`
+	Note    string `json:"note,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Unknown string `json:"unknown,omitempty"` // no floor to judge by: the stack is unknown
 }
 
 // SelectorAnswer is query.Resolve's answer with no host constraint.

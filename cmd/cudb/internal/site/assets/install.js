@@ -83,7 +83,7 @@
     return {
       raw: raw, version: t, verdict: function (cuda) {
         var p = row[cuda] === undefined ? { ok: false, reason: "no driver verdict for CUDA " + cuda } : data.driver.picks[row[cuda]];
-        return { ok: p.ok, note: p.note || "", reason: (p.reason || "").replace("{driver}", t) };
+        return { ok: p.ok, note: p.note || "", unknown: p.unknown || "", reason: (p.reason || "").replace("{driver}", t) };
       }
     };
   }
@@ -123,6 +123,7 @@
         var v = drv.verdict(s.cuda);
         if (!v.ok) { out.reasons.push(name(s) + ": not chosen: " + v.reason); out.dropped++; return; }
         if (v.note) s.notes.push("driver " + drv.version + ": " + v.note);
+        if (v.unknown) { s.unknown.push("driver " + drv.version + ": " + v.unknown); if (s.status !== "incompatible") s.status = "unknown"; }
       }
       if (gpu) {
         var f = data.picks[data.fits[s.fit][gpu.cc]];
