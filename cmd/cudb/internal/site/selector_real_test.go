@@ -104,15 +104,10 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 				p := sel.Driver.Picks[idx]
 				got := DriverPick{OK: p.OK, Note: p.Note, Reason: strings.ReplaceAll(p.Reason, "{driver}", drv), Unknown: p.Unknown}
 				var want DriverPick
-				switch v, err := query.CheckDriverOS(ctx, d, drv, cuda, os); {
-				case err != nil:
+				if v, err := query.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
 					want.Reason = err.Error()
-				case v.Unknown != "":
-					// No floor to judge by: resolve keeps the stack, as
-					// unknown, and so does the page.
-					want = DriverPick{OK: true, Unknown: v.Unknown}
-				default:
-					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
+				} else {
+					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}
 				}
 				if got != want {
 					t.Errorf("%s driver %s, CUDA %s: the table says %+v, CheckDriverOS %+v", os, drv, cuda, got, want)
