@@ -106,6 +106,11 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 			if v.OK && v.Note != "" && !slices.Contains(s.Notes, "driver "+c.driver+": "+v.Note) {
 				s.Notes = append(s.Notes, "driver "+c.driver+": "+v.Note)
 			}
+			if v.Unknown != "" {
+				// Unknown is an answer: the stack stays, marked unknown.
+				s.gap("driver " + c.driver + ": " + v.Unknown)
+				return true
+			}
 			return v.OK
 		}, func(before []Stack) string {
 			var reasons []string

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // DataInfo describes the data behind every answer: what `GET /v1/meta`
@@ -90,20 +91,37 @@ func NewestReleases(ctx context.Context, d *db.DB) ([]Newest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to read CUDA releases: %w", err)
 	}
+	// The NVIDIA lines: the newest toolkit with a driver row or cuDNN
+	// with a support row, unless the release table knows a newer one
+	// (CUDA 13.4 has no published floor, cuDNN 9.27 only its manifest,
+	// a lead's release its evidence): a known release is the newest of
+	// its line, its facts pending or not.
+	nvidia := func(line string, n Newest) {
+		if r, ok := newestRel[line]; ok && (n.Version == "" || version.DottedKey(r.Version) > version.DottedKey(n.Version)) {
+			n = Newest{Line: line, Version: r.Version, ReleasedOn: r.ReleasedOn, Source: r.Source, URL: r.URL}
+		}
+		if n.Version != "" {
+			out = append(out, n)
+		}
+	}
+	cudaNewest := Newest{Line: "cuda"}
 	for i := len(drivers) - 1; i >= 0; i-- {
 		if c := drivers[i]; c.Kind == "toolkit" {
-			out = append(out, Newest{Line: "cuda", Version: c.CUDA, ReleasedOn: c.ReleasedOn, Source: c.Source, URL: c.URL})
+			cudaNewest = Newest{Line: "cuda", Version: c.CUDA, ReleasedOn: c.ReleasedOn, Source: c.Source, URL: c.URL}
 			break
 		}
 	}
+	nvidia("cuda", cudaNewest)
 	cudnn, err := d.CUDNNSupport(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read cuDNN releases: %w", err)
 	}
+	cudnnNewest := Newest{Line: "cudnn"}
 	if len(cudnn) > 0 {
 		c := cudnn[0]
-		out = append(out, Newest{Line: "cudnn", Version: c.CUDNN, ReleasedOn: c.ReleasedOn, Source: c.Source, URL: c.URL})
+		cudnnNewest = Newest{Line: "cudnn", Version: c.CUDNN, ReleasedOn: c.ReleasedOn, Source: c.Source, URL: c.URL}
 	}
+	nvidia("cudnn", cudnnNewest)
 	branches, err := d.DriverBranches(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read driver branches: %w", err)

@@ -83,7 +83,7 @@ func ParseDriver(s string) (string, error) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a driver version", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
-	if major < 100 || major > 999 {
+	if major < DriverMajorMin || major > DriverMajorMax {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("driver version %s is out of range", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
 	}
 	return t, nil
@@ -259,6 +259,10 @@ type DriverVerdict struct {
 	MaxCUDA string `json:"max_cuda,omitempty"`
 	Note    string `json:"note,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Unknown says why neither OK nor a refusal can be given: the data
+	// holds no floor for this toolkit on this OS (NVIDIA's table prints
+	// N/A for every CUDA 13.x Windows cell).
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // Err is the verdict as an incompatible error, or nil when OK.
@@ -293,6 +297,19 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 		toolkit, compat, osName = fl.WindowsMin, fl.MinorCompatWindowsMin, "Windows"
 	}
 	v := DriverVerdict{Driver: drv, CUDA: fl.CUDA}
+	if toolkit == "" && compat == "" {
+		// No floor of this toolkit on this OS: the driver's newest
+		// known toolkit proves nothing either (for Windows it stops at
+		// 12.9 because every 13.x cell is N/A), so the answer is
+		// unknown, with the reason the data gives.
+		v.Unknown = fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)
+		if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, strings.ToLower(osName)+"_min_driver"); err == nil && why != "" {
+			v.Unknown += ": " + why
+		} else if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, "min_driver"); err == nil && why != "" {
+			v.Unknown += ": " + why
+		}
+		return v, nil
+	}
 	if mx, err := MaxCUDAForDriverOS(ctx, d, drv, os); err == nil {
 		v.MaxCUDA = mx
 		if a, b := version.MajorText(mx), version.MajorText(fl.CUDA); version.CompareDottedText(a, b) < 0 {

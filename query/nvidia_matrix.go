@@ -18,6 +18,16 @@ type CUDARow struct {
 	MinorCompatLinuxMinDriver   string `json:"minor_compat_linux_min_driver"`
 	MinorCompatWindowsMinDriver string `json:"minor_compat_windows_min_driver"`
 	Released                    string `json:"released"`
+	// LinuxMinDriverNote and WindowsMinDriverNote say why a floor is
+	// empty, where a source says so ("N/A in NVIDIA's table ...",
+	// "unknown: no minimum driver published ..."): an empty floor is
+	// unknown, never "no floor".
+	LinuxMinDriverNote   string `json:"linux_min_driver_note,omitempty"`
+	WindowsMinDriverNote string `json:"windows_min_driver_note,omitempty"`
+	// Status is "facts pending" for a toolkit public evidence shows
+	// (ReportedBy says where) that no fact source describes yet.
+	Status     string `json:"status,omitempty"`
+	ReportedBy string `json:"reported_by,omitempty"`
 }
 
 // MatrixCUDA lists every toolkit release with its driver floors, newest first.
@@ -75,6 +85,9 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 		sort.SliceStable(out, func(i, j int) bool { return version.DottedKey(out[i].CUDA) > version.DottedKey(out[j].CUDA) })
 	}
 	for i := range out {
+		if err := floorNotes(ctx, d, &out[i]); err != nil {
+			return nil, err
+		}
 		m := version.MajorText(out[i].CUDA)
 		if out[i].MinorCompatLinuxMinDriver, err = MinDriver(ctx, d, m, "linux", "minor_compat"); err != nil {
 			return nil, err
@@ -84,6 +97,73 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 		}
 	}
 	return out, nil
+}
+
+// floorNotes explains the empty floors of r from the toolkit's
+// attributes: min_driver (no floor on either OS), windows_min_driver (no
+// Windows floor) and bundled_linux_driver (the manifest ships none).
+func floorNotes(ctx context.Context, d *db.DB, r *CUDARow) error {
+	if r.LinuxMinDriver != "" && r.WindowsMinDriver != "" {
+		return nil
+	}
+	get := func(key string) (string, error) {
+		v, _, err := d.Attribute(ctx, "cuda", r.CUDA, key)
+		return v, err
+	}
+	both, err := get("min_driver")
+	if err != nil {
+		return err
+	}
+	if r.Label == "" && r.LinuxMinDriver == "" && r.WindowsMinDriver == "" {
+		if r.ReportedBy, err = get("reported_by"); err != nil {
+			return err
+		}
+		if r.ReportedBy != "" {
+			r.Status = "facts pending"
+		}
+	}
+	win, err := get("windows_min_driver")
+	if err != nil {
+		return err
+	}
+	bundled, err := get("bundled_linux_driver")
+	if err != nil {
+		return err
+	}
+	if r.LinuxMinDriver == "" {
+		r.LinuxMinDriverNote = both
+		if r.LinuxMinDriverNote == "" {
+			r.LinuxMinDriverNote = "unknown: no source read states this toolkit's Linux driver"
+		}
+		if strings.HasPrefix(bundled, "none") {
+			r.LinuxMinDriverNote += "; its redist manifest bundles no Linux driver"
+		}
+		if parts := strings.SplitN(r.CUDA, ".", 3); len(parts) >= 2 {
+			branch, _, err := d.Attribute(ctx, "cuda", parts[0]+"."+parts[1], "driver_branch")
+			if err != nil {
+				return err
+			}
+			if b, _, _ := strings.Cut(branch, " ("); b != "" {
+				r.LinuxMinDriverNote += "; its new features need " + b
+			}
+		}
+	}
+	if r.WindowsMinDriver == "" {
+		switch {
+		case win != "":
+			r.WindowsMinDriverNote = win
+		case both != "":
+			r.WindowsMinDriverNote = both
+		default:
+			r.WindowsMinDriverNote = "unknown: no source read states this toolkit's Windows driver"
+		}
+	}
+	for _, n := range []*string{&r.LinuxMinDriverNote, &r.WindowsMinDriverNote} {
+		if *n != "" && !strings.HasPrefix(*n, "unknown") {
+			*n = "unknown: " + *n
+		}
+	}
+	return nil
 }
 
 // CUDNNRow is one row of `cudb matrix cudnn`.
@@ -182,6 +262,13 @@ type DriverRow struct {
 	MaxCUDA    string `json:"max_cuda"`
 	BranchType string `json:"branch_type"`
 	EndOfLife  string `json:"end_of_life"`
+	// Released is the branch's first release date where a source states
+	// it.
+	Released string `json:"released,omitempty"`
+	// Status is "facts pending" for a branch public evidence shows
+	// (ReportedBy says where) that no fact source describes yet.
+	Status     string `json:"status,omitempty"`
+	ReportedBy string `json:"reported_by,omitempty"`
 }
 
 // MatrixDriver lists driver branches, newest first.
@@ -192,7 +279,19 @@ func MatrixDriver(ctx context.Context, d *db.DB) ([]DriverRow, error) {
 	}
 	out := make([]DriverRow, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, DriverRow{Branch: r.Branch, MaxCUDA: r.MaxCUDA, BranchType: r.BranchType, EndOfLife: r.EndOfLife})
+		row := DriverRow{Branch: r.Branch, MaxCUDA: r.MaxCUDA, BranchType: r.BranchType, EndOfLife: r.EndOfLife}
+		if row.Released, _, err = d.Attribute(ctx, "driver", "R"+r.Branch, "released"); err != nil {
+			return nil, err
+		}
+		if r.MaxCUDA == "" && r.BranchType == "" && r.EndOfLife == "" {
+			if row.ReportedBy, _, err = d.Attribute(ctx, "driver", "R"+r.Branch, "reported_by"); err != nil {
+				return nil, err
+			}
+			if row.ReportedBy != "" {
+				row.Status = "facts pending"
+			}
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }

@@ -174,6 +174,17 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 			put(s("jax")+"|"+s("extra"), r)
 		case "release":
 			put(s("component")+"|"+s("version"), r)
+		case "db dump --table attribute":
+			put(s("component")+"|"+s("version")+"|"+s("key"), r)
+		case "matrix driver":
+			put("R"+s("branch"), r)
+		case "matrix gpu":
+			var aliases []string
+			for _, a := range r["aliases"].([]any) {
+				aliases = append(aliases, a.(string))
+			}
+			r["aliases"] = strings.Join(aliases, ", ")
+			put(s("name"), r)
 		}
 	}
 	return idx, nil

@@ -117,6 +117,10 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		return false, err
 	}
 	switch {
+	case vd.Unknown != "":
+		v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+			Message:  fmt.Sprintf("%s (%s); the driver check is skipped", vd.Unknown, fw.label),
+			Evidence: ev, Fix: "cudb matrix cuda"})
 	case !vd.OK:
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 			Message:  fmt.Sprintf("%s cannot run on this driver: %s", fw.label, vd.Reason),

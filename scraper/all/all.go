@@ -19,6 +19,7 @@ import (
 	"github.com/cudb/cudb/scraper/leads"
 	"github.com/cudb/cudb/scraper/onnxruntime"
 	"github.com/cudb/cudb/scraper/pytorch"
+	"github.com/cudb/cudb/scraper/redist"
 	"github.com/cudb/cudb/scraper/tensorflow"
 )
 
@@ -67,6 +68,12 @@ func Sources() []scraper.Source {
 		gpus.New(),
 		cudaarch.New(),
 		driverbranch.New(),
+		// NVIDIA's redist manifests: machine-readable, but they state what
+		// a release ships (its bundled driver, its CUDA variants), not the
+		// minimums the documents above state, so they fill what those
+		// leave empty (release dates, toolkits and cuDNN releases no table
+		// names) and any difference is a conflict.
+		redist.Source{},
 
 		// Last: releases public evidence shows that no source above
 		// describes yet ("known release, facts pending"); any fact source

@@ -41,8 +41,18 @@ func (s *Source) Name() string { return Name }
 func (s *Source) URL() string  { return PageURL }
 
 // Scrape reads the curated CSV (snapshot mode) or the live page.
+// In snapshot mode the captures (captures/CAPTURES.md) follow the CSV's
+// rows; a live scrape reads NVIDIA's page alone.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["branch"] }, URLs: []string{nvsrc.PageOr(s.PageURL, PageURL)}, What: "the CUDA and Drivers table", Parse: ParsePage}.Scrape(ctx, in)
+	recs, err := nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["branch"] }, URLs: []string{nvsrc.PageOr(s.PageURL, PageURL)}, What: "the CUDA and Drivers table", Parse: ParsePage}.Scrape(ctx, in)
+	if err != nil || in.Snapshots == "" {
+		return recs, err
+	}
+	caps, err := scrapeCaptures()
+	if err != nil {
+		return nil, err
+	}
+	return append(recs, caps...), nil
 }
 
 var branchRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^R(\d{3})$`) })
@@ -111,6 +121,9 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := &db.Facts{}
 	seen := map[string]bool{}
 	for _, r := range recs {
+		if r.Table == TableToolkitBranch || r.Table == TableBranchRelease {
+			continue // folded in below, after every table row
+		}
 		if r.Table != nvsrc.TableCSV && r.Table != TableBranches {
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
@@ -158,5 +171,6 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		}
 		f.DriverBranches = append(f.DriverBranches, b)
 	}
+	captured(f, recs)
 	return f, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -43,8 +44,17 @@ func (s *Source) Name() string { return Name }
 func (s *Source) URL() string  { return PageURL }
 
 // Scrape reads the curated CSV (snapshot mode) or the live pages.
+// In snapshot mode the stated GPUs (captures/statements.md) follow.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["gpu_model"] }, URLs: s.Pages, What: "the GPU table", Parse: ParsePage}.Scrape(ctx, in)
+	recs, err := nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string { return r["gpu_model"] }, URLs: s.Pages, What: "the GPU table", Parse: ParsePage}.Scrape(ctx, in)
+	if err != nil || in.Snapshots == "" {
+		return recs, err
+	}
+	st, err := ParseStatements(statements, StatementsFile)
+	if err != nil {
+		return nil, err
+	}
+	return append(recs, st...), nil
 }
 
 // segments maps the page's column headers to cudb segments.
@@ -157,6 +167,9 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := &db.Facts{}
 	byName := map[string]bool{}
 	for _, r := range recs {
+		if r.Table == TableStatedGPU || r.Table == TableStatedAlias {
+			continue // folded in below, after every table row
+		}
 		if r.Table != nvsrc.TableCSV && r.Table != TableGPU {
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
@@ -180,12 +193,18 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		}
 		f.GPUs = append(f.GPUs, db.GPU{Name: name, ComputeCapability: cc, Architecture: arch, Segment: r.Fields["segment"], Provenance: nvsrc.Prov(Name, r)})
 	}
+	extra := stated(f, recs, byName)
 	// An alias that would name two GPUs, or that is another GPU's name,
 	// names neither: lookups must never guess.
 	count := map[string]int{}
 	all := make([][]string, len(f.GPUs))
 	for i, g := range f.GPUs {
 		all[i] = Aliases(g.Name)
+		for _, a := range extra[g.Name] {
+			if !slices.ContainsFunc(all[i], func(o string) bool { return strings.EqualFold(o, a) }) {
+				all[i] = append(all[i], a)
+			}
+		}
 		for _, a := range all[i] {
 			count[strings.ToLower(a)]++
 		}

@@ -48,9 +48,9 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 		}),
 		mk("driver", "Driver branches and the newest CUDA each runs", func(ctx context.Context, d *db.DB) (any, *Table, error) {
 			rows, err := query.MatrixDriver(ctx, d)
-			t := &Table{Header: []string{"branch", "max cuda", "type", "end of life"}}
+			t := &Table{Header: []string{"branch", "max cuda", "type", "end of life", "released", "status"}}
 			for _, r := range rows {
-				t.Add("R"+r.Branch, r.MaxCUDA, r.BranchType, r.EndOfLife)
+				t.Add("R"+r.Branch, r.MaxCUDA, r.BranchType, r.EndOfLife, r.Released, r.Status)
 			}
 			return rows, t, err
 		}),
@@ -120,9 +120,28 @@ func cudaSupportTone(cell string) Tone {
 func cudaTable(rows []query.CUDARow) *Table {
 	t := &Table{Header: []string{"cuda", "label", "linux min", "windows min", "minor-compat linux", "minor-compat windows", "released"}}
 	for _, r := range rows {
-		t.Add(r.CUDA, r.Label, r.LinuxMinDriver, r.WindowsMinDriver, r.MinorCompatLinuxMinDriver, r.MinorCompatWindowsMinDriver, r.Released)
+		label := r.Label
+		if r.Status != "" {
+			label = "(" + r.Status + ")"
+		}
+		t.Add(r.CUDA, label, floorCell(r.LinuxMinDriver, r.LinuxMinDriverNote), floorCell(r.WindowsMinDriver, r.WindowsMinDriverNote),
+			r.MinorCompatLinuxMinDriver, r.MinorCompatWindowsMinDriver, r.Released)
 	}
 	return t
+}
+
+// floorCell is a driver floor, or why there is none: "N/A" where
+// NVIDIA's table prints it (the driver is not bundled), else "unknown"
+// (--json carries the whole note).
+func floorCell(floor, note string) string {
+	switch {
+	case floor != "":
+		return floor
+	case strings.Contains(note, "N/A in NVIDIA's table"):
+		return "N/A (unbundled)"
+	default:
+		return "unknown"
+	}
 }
 
 // cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.

@@ -1,0 +1,116 @@
+package query
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cudb/cudb/query/querytest"
+)
+
+// An empty driver floor in matrix cuda says why: NVIDIA's table prints
+// N/A for every CUDA 13.x Windows cell (the Windows driver is not bundled),
+// CUDA 13.4 has no published minimum, no bundled Linux driver (its redist
+// manifest) and needs R615 for its new features (the 13.4 notes' branch
+// table). A toolkit only a lead names (13.5) is marked pending.
+func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
+	rows, err := MatrixCUDA(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]CUDARow{}
+	for _, r := range rows {
+		by[r.CUDA] = r
+		if r.LinuxMinDriver == "" && !strings.HasPrefix(r.LinuxMinDriverNote, "unknown") {
+			t.Errorf("%s: empty Linux floor without an unknown note (%q)", r.CUDA, r.LinuxMinDriverNote)
+		}
+		if r.WindowsMinDriver == "" && !strings.HasPrefix(r.WindowsMinDriverNote, "unknown") {
+			t.Errorf("%s: empty Windows floor without an unknown note (%q)", r.CUDA, r.WindowsMinDriverNote)
+		}
+		if r.LinuxMinDriver != "" && r.LinuxMinDriverNote != "" {
+			t.Errorf("%s: a floor (%s) and a note (%q)", r.CUDA, r.LinuxMinDriver, r.LinuxMinDriverNote)
+		}
+	}
+	if r := by["13.2.2"]; r.LinuxMinDriver != "595.71.05" || !strings.Contains(r.WindowsMinDriverNote, "N/A in NVIDIA's table") {
+		t.Errorf("13.2.2 = %+v", r)
+	}
+	r := by["13.4.2"]
+	for _, want := range []string{"no minimum driver published", "redist manifest bundles no Linux driver", "new features need R615 or later"} {
+		if !strings.Contains(r.LinuxMinDriverNote, want) {
+			t.Errorf("13.4.2 Linux note %q lacks %q", r.LinuxMinDriverNote, want)
+		}
+	}
+	if r := by["13.5"]; r.Status != "facts pending" || r.ReportedBy == "" {
+		t.Errorf("13.5 = %+v, want facts pending with its evidence", r)
+	}
+	if r := by["13.1.1"]; r.Status != "" || r.LinuxMinDriver != "590.48.01" || r.Released != "2026-01-12" {
+		t.Errorf("13.1.1 = %+v", r)
+	}
+}
+
+// R615 carries the facts its evidence states (max CUDA 13.4 from the 13.4
+// notes' branch table, New Feature Branch and its first release from
+// NVIDIA's releases.json as quoted); R620 is known only from a lead and
+// says so.
+func TestMatrixDriverR615R620(t *testing.T) {
+	rows, err := MatrixDriver(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]DriverRow{}
+	for _, r := range rows {
+		by[r.Branch] = r
+	}
+	if r := by["615"]; r.MaxCUDA != "13.4" || r.BranchType != "New Feature Branch" || r.Released != "2026-09-09" || r.Status != "" {
+		t.Errorf("R615 = %+v", r)
+	}
+	if r := by["620"]; r.Status != "facts pending" || !strings.Contains(r.ReportedBy, "620.70.06") || r.MaxCUDA != "" {
+		t.Errorf("R620 = %+v", r)
+	}
+	if r := by["610"]; r.MaxCUDA != "13.3" || r.Status != "" {
+		t.Errorf("R610 = %+v", r)
+	}
+}
+
+// NVIDIA prints N/A for every CUDA 13.x Windows floor: a Windows driver is
+// then neither enough nor too old for a CUDA 13 build. resolve keeps the
+// build, unknown, with the reason; the CUDA 12 build a known floor admits
+// stays ok; a Linux driver below the 13.x minor-compatibility floor is
+// still refused.
+func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.14.1"}, Platform: "windows", Driver: "616.92"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Stack{}
+	for _, s := range res.Stacks {
+		got[s.Variant] = s
+	}
+	if s, ok := got["cu130"]; !ok || s.Status != StatusUnknown || !strings.Contains(strings.Join(s.Unknown, "\n"), "no Windows driver floor known for CUDA 13.0.0: N/A in NVIDIA's table") {
+		t.Errorf("cu130 on Windows driver 616.92 = %+v, want kept as unknown with NVIDIA's N/A", s)
+	}
+	if s := got["cu126"]; s.Status != StatusOK {
+		t.Errorf("cu126 on Windows driver 616.92 = %+v, want ok", s)
+	}
+	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
+	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, ">= 580") {
+		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
+	}
+}
+
+// db info's NVIDIA lines: a known release newer than every floor or
+// support row is the newest of its line (CUDA 13.5 and cuDNN 9.28.0 are
+// leads; CUDA 13.4.x has no floor; cuDNN 9.27.0 only its manifest).
+func TestNewestNVIDIALinesCountKnownReleases(t *testing.T) {
+	got, err := NewestReleases(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]string{}
+	for _, n := range got {
+		by[n.Line] = n.Version
+	}
+	if by["cuda"] != "13.5" || by["cudnn"] != "9.28.0" || by["driver-branch"] != "620" {
+		t.Errorf("newest NVIDIA lines = %v", by)
+	}
+}
