@@ -21,8 +21,10 @@ import (
 // and one object per variant inside each platform ("cuda12", "cuda13.1").
 
 var (
-	labelRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
-	hrefRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`href=["'](?:\./)?redistrib_(\d+\.\d+\.\d+)\.json["']`) })
+	labelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
+	hrefRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`href=["'](?:\./)?redistrib_(\d+\.\d+\.\d+)\.json["']`)
+	})
 	dateRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 	variantRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cuda(\d+)(?:\.\d+)?$`) })
 )

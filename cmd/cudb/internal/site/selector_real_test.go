@@ -102,12 +102,12 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 			row := sel.Driver.Verdicts[step.Rows[i]]
 			for cuda, idx := range row {
 				p := sel.Driver.Picks[idx]
-				got := DriverPick{OK: p.OK, Note: p.Note, Reason: strings.ReplaceAll(p.Reason, "{driver}", drv)}
+				got := DriverPick{OK: p.OK, Note: p.Note, Reason: strings.ReplaceAll(p.Reason, "{driver}", drv), Unknown: p.Unknown}
 				var want DriverPick
 				if v, err := query.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
 					want.Reason = err.Error()
 				} else {
-					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
+					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}
 				}
 				if got != want {
 					t.Errorf("%s driver %s, CUDA %s: the table says %+v, CheckDriverOS %+v", os, drv, cuda, got, want)

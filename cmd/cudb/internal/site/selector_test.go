@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,6 +249,12 @@ func selectorDB(t *testing.T) *db.DB {
 			f.CUDADrivers = append(f.CUDADrivers, db.CUDADriver{CUDA: r[0], OS: "linux", Kind: r[1], MinDriver: r[2], Provenance: p},
 				db.CUDADriver{CUDA: r[0], OS: "windows", Kind: r[1], MinDriver: r[3], Provenance: p})
 		}
+		// A release whose cuDNN the data lacks: its answer is "unknown".
+		q := db.Provenance{Source: "fixture", URL: "https://example.test/ort", Ref: "ort row"}
+		k := db.BuildKey{Component: "onnxruntime-gpu", Version: "1.99.0", Variant: "cuda12", Platform: "linux"}
+		f.Releases = append(f.Releases, db.Release{Component: k.Component, Version: k.Version, Provenance: q})
+		f.Builds = append(f.Builds, db.Build{Component: k.Component, Version: k.Version, Variant: k.Variant, Platform: k.Platform, CUDA: "12.4", Provenance: q})
+		f.Requirements = append(f.Requirements, db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: "12.4", Provenance: q})
 	})
 }
 
@@ -310,6 +317,7 @@ func TestInstallSelectorInChromium(t *testing.T) {
 
 	page := openSelector(t, bin, srv.URL+"/install.html")
 	var answered, refused, dropped, pinned, pinRefused int
+	statuses := map[string]int{}
 	for i, c := range cases {
 		page.selectCase(c)
 		got := page.read()
@@ -347,6 +355,14 @@ func TestInstallSelectorInChromium(t *testing.T) {
 		if c.pm != "uv" && got.Command != best.Install.Command {
 			t.Errorf("%+v: shown command %q, want %q", c, got.Command, best.Install.Command)
 		}
+		// The three-valued verdict is shown, not only carried in data-*,
+		// and every gap of an unknown stack is named.
+		statuses[best.Status]++
+		for _, u := range best.Unknown {
+			if !slices.Contains(got.Reasons, "unknown: "+u) {
+				t.Errorf("%+v: the page does not name the gap %q (reasons %q)", c, u, got.Reasons)
+			}
+		}
 		if want := "status: " + best.Status; got.Status != want {
 			t.Errorf("%+v: shown %q, want %q", c, got.Status, want)
 		}
@@ -381,8 +397,11 @@ func TestInstallSelectorInChromium(t *testing.T) {
 			page.screenshot("install-gpu.png")
 		}
 	}
-	t.Logf("%d selections: %d answered (%d pin files, %d pin refusals), %d refused, %d with builds ruled out",
-		len(cases), answered, pinned, pinRefused, refused, dropped)
+	t.Logf("%d selections: %d answered (%d pin files, %d pin refusals), %d refused, %d with builds ruled out; statuses %v",
+		len(cases), answered, pinned, pinRefused, refused, dropped, statuses)
+	if statuses["ok"] == 0 || statuses["unknown"] == 0 {
+		t.Errorf("statuses shown %v: the check needs an ok and an unknown answer", statuses)
+	}
 	if dropped == 0 || refused == 0 || pinned < 5 || pinRefused == 0 {
 		t.Errorf("no selection ruled a build out (%d), was refused (%d) or had its pin refused (%d), or too few pin files were compared (%d)",
 			dropped, refused, pinRefused, pinned)
