@@ -72,3 +72,34 @@ func TestBinaryArchListsOfRecentReleases(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryGPUFitPerPlatform: the --gpu judgement reads the asked
+// platform's arch list. torch 2.7.1+cu128 on Windows carries sm_61 kernels
+// (a GTX 1080 runs its SASS); on Linux it starts at sm_75, so no 2.7.1
+// build there fits (exit 4, no match, naming the kernels the builds carry).
+func TestBinaryGPUFitPerPlatform(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "resolve", "torch==2.7.1", "--cuda", "12.8", "--platform", "windows", "--gpu", "GTX 1080", "--json").Output()
+	if err != nil {
+		t.Fatalf("windows: %v\n%s", err, out)
+	}
+	var res struct {
+		Stacks []struct {
+			Packages map[string]string `json:"packages"`
+			GPU      struct {
+				Support string `json:"support"`
+			} `json:"gpu"`
+		} `json:"stacks"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(res.Stacks) == 0 || res.Stacks[0].Packages["torch"] != "2.7.1+cu128" || res.Stacks[0].GPU.Support != "sass" {
+		t.Errorf("windows GTX 1080 stacks = %+v\n%s", res.Stacks, out)
+	}
+	cmd := exec.Command(bin, "resolve", "torch==2.7.1", "--cuda", "12.8", "--platform", "linux", "--gpu", "GTX 1080")
+	msg, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); err == nil || code != 4 || !strings.Contains(string(msg), "cu128: 7.5 8.0 8.6 9.0 10.0 12.0 12.0+PTX") {
+		t.Errorf("linux GTX 1080: exit %d, %s", code, msg)
+	}
+}
