@@ -198,30 +198,6 @@ func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (strin
 	return "", (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA toolkit is known to run on driver %s", drv)}).WithHint("cudb matrix driver")
 }
 
-// DriverVerdict is the answer of CheckDriver.
-type DriverVerdict struct {
-	Driver  string `json:"driver"`
-	CUDA    string `json:"cuda"`
-	OK      bool   `json:"ok"`
-	Via     string `json:"via,omitempty"` // "toolkit" or "minor_compat"
-	Floor   string `json:"floor,omitempty"`
-	MaxCUDA string `json:"max_cuda,omitempty"`
-	Note    string `json:"note,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	// Unknown says why neither OK nor a refusal can be given: the data
-	// holds no floor for this toolkit on this OS (NVIDIA's table prints
-	// N/A for every CUDA 13.x Windows cell).
-	Unknown string `json:"unknown,omitempty"`
-}
-
-// Err is the verdict as an incompatible error, or nil when OK.
-func (v DriverVerdict) Err() error {
-	if v.OK {
-		return nil
-	}
-	return &errs.Error{Code: errs.CodeIncompatible, Message: v.Reason}
-}
-
 // CheckDriver says whether a (Linux) driver runs CUDA cuda: OK at or
 // above the minor-version-compatibility floor of the CUDA major (with a
 // note when below the toolkit's own floor), refused below it, and refused
