@@ -218,7 +218,7 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 // the stack stays, gap names a missing fact (the stack stays, ranked as
 // unknown). The static site's install selector precomputes it per GPU.
 func StackGPUFit(ctx context.Context, d *db.DB, s *Stack, cc string) (fit GPUFit, keep bool, gap string) {
-	arch := s.Representative().ArchList
+	arch := s.ArchBuild().ArchList
 	if ar, below := belowToolkit(ctx, d, s.CUDA, cc); arch == "" && below {
 		// The toolkit the build was made with compiles nothing for
 		// this GPU: known, whatever the build's own list.

@@ -180,6 +180,22 @@ func (s *Stack) Representative() *db.BuildRow {
 	return s.builds[0]
 }
 
+// ArchBuild is the build whose GPU architecture list stands for the
+// stack: the asked platform's build when it has a list of its own (the
+// Windows wheels of a release can carry other kernels than the Linux ones:
+// torch 2.7.1+cu128 keeps sm_50 and sm_61 on Windows only), else the
+// representative.
+func (s *Stack) ArchBuild() *db.BuildRow {
+	if s.platform != "" {
+		for _, b := range s.builds {
+			if b.Platform == s.platform && b.ArchList != "" {
+				return b
+			}
+		}
+	}
+	return s.Representative()
+}
+
 func fill(s *Stack, fam family) {
 	sort.Strings(s.Platforms)
 	rep := s.Representative()
@@ -252,9 +268,9 @@ func fill(s *Stack, fam family) {
 			s.Pins = append(s.Pins, pin)
 		}
 	}
-	s.ComputeCapabilities = archToCC(rep.ArchList)
-	if rep.ArchList != "" {
-		s.cite("arch_list", rep.ArchList, rep.Provenance)
+	if ab := s.ArchBuild(); ab.ArchList != "" {
+		s.ComputeCapabilities = archToCC(ab.ArchList)
+		s.cite("arch_list", ab.ArchList, ab.Provenance)
 	}
 	s.Install = install(fam, s, rep, name, pipVersion)
 	s.addSource(rep.Provenance)

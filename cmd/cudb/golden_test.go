@@ -133,6 +133,7 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 					Min string `json:"min"`
 					Max string `json:"max"`
 				} `json:"python"`
+				ComputeCapabilities []string `json:"compute_capabilities"`
 			} `json:"stacks"`
 		}
 		if err := json.Unmarshal(out, &res); err != nil {
@@ -141,7 +142,8 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 		if len(res.Stacks) > 0 {
 			s := res.Stacks[0]
 			idx["first"] = map[string]string{"variant": s.Variant, "cuda": s.CUDA, "cudnn": s.CUDNN, "nccl": s.NCCL,
-				"python_min": s.Python.Min, "python_max": s.Python.Max}
+				"python_min": s.Python.Min, "python_max": s.Python.Max,
+				"compute_capabilities": strings.Join(s.ComputeCapabilities, " ")}
 		}
 		return idx, nil
 	}

@@ -22,11 +22,16 @@ import (
 // Snapshot-only: the transcripts are captured (captures/CAPTURES.md); a
 // live refresh does not read issue threads.
 var archPrintDocs = []struct {
-	d   doc
-	url string // the issue comment quoted
+	d     doc
+	url   string // the issue comment or pull request quoted
+	parse func(src []byte, ref string) ([]scraper.Record, error)
 }{
 	{doc{page: "https://github.com/pytorch/pytorch/issues/182250", capture: "get_arch_list@pytorch-issue-182250.md"},
-		"https://github.com/pytorch/pytorch/issues/182250"},
+		"https://github.com/pytorch/pytorch/issues/182250", parseArchPrints},
+	// A table of printouts: the released wheels of 2.10 and 2.7.1 (CUDA
+	// 12.6 and 12.8), each installed on Windows and on Linux.
+	{doc{page: "https://github.com/nikopueringer/CorridorKey/pull/141", capture: "get_arch_list@CorridorKey-pr-141.md"},
+		"https://github.com/nikopueringer/CorridorKey/pull/141", parseArchListTable},
 }
 
 var (
@@ -43,7 +48,7 @@ var (
 func scrapeArchPrints(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
 	var all []scraper.Record
 	for _, a := range archPrintDocs {
-		recs, err := a.d.scrape(ctx, in, "the printed arch lists", parseArchPrints)
+		recs, err := a.d.scrape(ctx, in, "the printed arch lists", a.parse)
 		if err != nil {
 			return nil, err
 		}
@@ -92,24 +97,76 @@ func parseArchPrints(src []byte, ref string) ([]scraper.Record, error) {
 	return recs, nil
 }
 
-// printedArchList makes the printed list the arch list of the Linux
-// x86-64 wheel of that release and variant. The sessions ran a shell
-// ("$ uv run ..."), and the lists hold architectures below 8.0, which
-// the Linux aarch64 builds leave out (build_cuda.sh filters them), so
-// they are x86-64 wheels.
+var (
+	reTableTorch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#+\s*PyTorch\s+(\d+\.\d+(?:\.\d+)?)\s*$`) })
+	reTableCUDA  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#+\s*CUDA\s+(\d+\.\d+)\s*$`) })
+	reTableOS    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(Linux|Windows):\s*$`) })
+)
+
+// parseArchListTable reads printouts laid out as a table: a
+// `### PyTorch <version>` heading, a `#### CUDA <x.y>` heading, then
+// `Linux:` or `Windows:` followed by the printed Python list. A list is
+// taken only under all three; a heading resets what is below it. The
+// version is kept as written: one naming a minor only ("2.10") is refused
+// by printedArchList, as it does not say which release was installed.
+func parseArchListTable(src []byte, ref string) ([]scraper.Record, error) {
+	var recs []scraper.Record
+	var version, variant, plat string
+	for i, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case reTableTorch().MatchString(line):
+			version, variant, plat = reTableTorch().FindStringSubmatch(line)[1], "", ""
+		case reTableCUDA().MatchString(line):
+			variant, plat = variantOfCUDA(reTableCUDA().FindStringSubmatch(line)[1]), ""
+		case reTableOS().MatchString(line):
+			plat = strings.ToLower(reTableOS().FindStringSubmatch(line)[1])
+		case rePrintedArchs().MatchString(line):
+			if version == "" || variant == "" || plat == "" {
+				continue
+			}
+			archs := strings.Join(rePrintedArch().FindAllString(line, -1), " ")
+			recs = append(recs, scraper.Record{Table: "printed_arch_list", Key: version + "+" + variant + "|" + plat,
+				Ref: fmt.Sprintf("%s:%d (torch.cuda.get_arch_list() of %s+%s on %s)", ref, i+1, version, variant, plat),
+				Fields: map[string]string{"torch_version": version, "cuda_variant": variant, "platform": plat,
+					"architectures": archs, "row": line}})
+			plat = ""
+		}
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("no list under a PyTorch version, a CUDA version and an OS")
+	}
+	return recs, nil
+}
+
+// printedArchList makes the printed list the arch list of the wheel of
+// that release and variant on the row's platform (Linux x86-64 unless the
+// row says "windows"). The sessions of the issue thread ran a shell
+// ("$ uv run ..."), and their lists hold architectures below 8.0, which
+// the Linux aarch64 builds leave out (build_cuda.sh filters them), so they
+// are x86-64 wheels; a Linux list without one is refused rather than
+// guessed onto either. Windows has only x86-64 wheels.
 func printedArchList(f *facts, r scraper.Record, p db.Provenance) {
 	v, variant := r.Fields["torch_version"], r.Fields["cuda_variant"]
+	plat := "linux"
+	if r.Fields["platform"] == "windows" {
+		plat = "windows"
+	}
+	if !reRelease().MatchString(v) {
+		f.refuse(r, "the printout names a minor ("+v+"), not the release that was installed")
+		return
+	}
 	arch, err := archList(r.Fields["architectures"])
 	if err != nil || arch == "" || cudaOfVariant(variant) == "" {
 		f.refuse(r, fmt.Sprintf("unusable printed arch list (%v)", err))
 		return
 	}
-	if !hasPreAmpere(arch) {
+	if plat == "linux" && !hasPreAmpere(arch) {
 		f.refuse(r, "the printed list has no architecture below sm_80: cannot tell an x86-64 wheel from an aarch64 one")
 		return
 	}
 	f.release("torch", v, p)
-	f.build(db.Build{Component: "torch", Version: v, Variant: variant, Platform: "linux",
+	f.build(db.Build{Component: "torch", Version: v, Variant: variant, Platform: plat,
 		CUDA: cudaOfVariant(variant), ArchList: arch, Provenance: p})
 }
 

@@ -12,9 +12,15 @@ import (
 // The captured get_arch_list() printouts of released wheels become the
 // arch lists of the Linux x86-64 wheel builds they name.
 func TestPrintedArchListCapture(t *testing.T) {
-	recs, err := scrapeArchPrints(context.Background(), scraper.Input{Snapshots: t.TempDir()})
+	all, err := scrapeArchPrints(context.Background(), scraper.Input{Snapshots: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var recs []scraper.Record // the issue thread's sessions (the table is TestArchListTableCapture's)
+	for _, r := range all {
+		if strings.HasPrefix(r.Ref, "get_arch_list@pytorch-issue-182250.md:") {
+			recs = append(recs, r)
+		}
 	}
 	if len(recs) != 3 {
 		t.Fatalf("%d printed lists, want 3: %+v", len(recs), recs)
@@ -169,6 +175,89 @@ func FuzzParseSupportDiff(f *testing.F) {
 		for _, r := range recs {
 			if r.Fields["releases"] == "" || !strings.HasPrefix(r.Ref, "fuzz:") {
 				t.Fatalf("row without releases or citation: %+v", r)
+			}
+		}
+	})
+}
+
+// The table of printouts in nikopueringer/CorridorKey#141: the 2.7.1
+// wheels' lists per CUDA variant and OS become the arch lists of the Linux
+// and the Windows builds (Windows' cu128 list keeps Maxwell and Pascal,
+// Linux's drops them); the 2.10 lists are refused, as "PyTorch 2.10" does
+// not say which release was installed.
+func TestArchListTableCapture(t *testing.T) {
+	all, err := scrapeArchPrints(context.Background(), scraper.Input{Snapshots: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFacts("pytorch-lockfiles")
+	n := 0
+	for _, r := range all {
+		if r.URL == "https://github.com/nikopueringer/CorridorKey/pull/141" {
+			n++
+			printedArchList(f, r, f.prov(r.URL, r.Ref))
+		}
+	}
+	if n != 8 {
+		t.Fatalf("%d lists from the table, want 8", n)
+	}
+	want := map[db.BuildKey]string{
+		{Component: "torch", Version: "2.7.1", Variant: "cu126", Platform: "linux"}:   "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90",
+		{Component: "torch", Version: "2.7.1", Variant: "cu126", Platform: "windows"}: "sm_50 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_90",
+		{Component: "torch", Version: "2.7.1", Variant: "cu128", Platform: "linux"}:   "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120",
+		{Component: "torch", Version: "2.7.1", Variant: "cu128", Platform: "windows"}: "sm_50 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120",
+	}
+	res := f.result()
+	if len(res.Builds) != len(want) {
+		t.Fatalf("%d builds, want %d: %+v", len(res.Builds), len(want), res.Builds)
+	}
+	for _, b := range res.Builds {
+		if w, ok := want[b.Key()]; !ok || b.ArchList != w {
+			t.Errorf("build %s arch %q; want %q", b.Key(), b.ArchList, w)
+		}
+	}
+	refusedMinor := 0
+	for _, c := range res.Conflicts {
+		if c.Field == "refused" && strings.Contains(c.Note, "names a minor (2.10)") {
+			refusedMinor++
+		}
+	}
+	if refusedMinor != 4 {
+		t.Errorf("%d 2.10 lists refused, want 4: %+v", refusedMinor, res.Conflicts)
+	}
+}
+
+func TestParseArchListTableSad(t *testing.T) {
+	for name, src := range map[string]string{
+		"no OS":      "### PyTorch 2.7.1\n#### CUDA 12.8\n['sm_80']\n",
+		"no CUDA":    "### PyTorch 2.7.1\nLinux:\n['sm_80']\n",
+		"no version": "#### CUDA 12.8\nLinux:\n['sm_80']\n",
+		"empty":      "",
+	} {
+		if recs, err := parseArchListTable([]byte(src), "x"); err == nil {
+			t.Errorf("%s: no error, records %+v", name, recs)
+		}
+	}
+	// an OS label covers the one list after it
+	recs, err := parseArchListTable([]byte("### PyTorch 2.7.1\n#### CUDA 12.8\nLinux:\n['sm_75']\n['sm_80']\n"), "x")
+	if err != nil || len(recs) != 1 {
+		t.Errorf("records %+v, err %v", recs, err)
+	}
+}
+
+func FuzzParseArchListTable(f *testing.F) {
+	f.Add(string(readCapture(f, "get_arch_list@CorridorKey-pr-141.md")))
+	f.Fuzz(func(t *testing.T, src string) {
+		recs, err := parseArchListTable([]byte(src), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, r := range recs {
+			if r.Fields["torch_version"] == "" || cudaOfVariant(r.Fields["cuda_variant"]) == "" || r.Fields["platform"] == "" {
+				t.Fatalf("record %+v", r)
+			}
+			if _, err := archList(r.Fields["architectures"]); err != nil {
+				t.Fatalf("parsed list not an arch list: %v", err)
 			}
 		}
 	})

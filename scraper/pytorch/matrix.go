@@ -220,7 +220,7 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			if strings.ContainsAny(ver[:1], "<>=!~") {
 				full = ver // the range is written out in pinned_version
 			}
-			pinRequirements(f, k, r.Fields["package"], full, r.Fields["environment_marker"], f.prov(url, r.Ref))
+			pinRequirements(f, k, r.Fields["package"], full, r.Fields["environment_marker"], f.prov(rowURL(r, url), r.Ref))
 		}
 	}
 	if len(f.out.Builds) == 0 {
@@ -277,14 +277,23 @@ func (s BuildMatrix) toolchainRow(f *facts, r scraper.Record, releases []string,
 	}
 }
 
-// rowURL is the document a row cites: its own (a build script at its
-// commit) or the source's.
+// rowURL is the document a row cites: its own (a captured build script at
+// its commit), the file a derived row was read from (source_repo,
+// source_path and the 40-hex commit that starts source_commit), or else
+// the source's.
 func rowURL(r scraper.Record, url string) string {
 	if r.URL != "" {
 		return r.URL
 	}
+	repo, path := r.Fields["source_repo"], r.Fields["source_path"]
+	sha, _, _ := strings.Cut(r.Fields["source_commit"], " ")
+	if strings.Count(repo, "/") == 1 && path != "" && !strings.ContainsAny(repo+path, " ?#") && reSHA().MatchString(sha) {
+		return "https://github.com/" + repo + "/blob/" + sha + "/" + path
+	}
 	return url
 }
+
+var reSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
 
 // isDevSnapshot says whether a derived table's version selector names a
 // development snapshot ("2.7.0.dev (main)", "main snapshot (~2.10 dev)")
