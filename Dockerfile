@@ -6,15 +6,10 @@
 #   make image && docker run --rm -p 8080:8080 cudb:0.0.0.dev0
 #   curl 'http://127.0.0.1:8080/v1/resolve?req=torch==2.1'
 
-# The fleet image (--target fleet): the same binary on busybox, for the
-# shell loop of the Kubernetes DaemonSet in docs/fleet/daemonset.yaml.
-FROM busybox:1.37-musl AS fleet
-ARG TARGETARCH=amd64
-COPY dist/cudb-linux-${TARGETARCH} /usr/local/bin/cudb
-ENTRYPOINT []
-CMD ["cudb", "verify", "--format", "prometheus"]
-
-# The serve image (the default target).
+# The serve image: the default (see the last line) and the first stage, so
+# `docker build --target serve` (make image) builds nothing else, even with
+# the legacy builder, which builds every stage before its target and would
+# otherwise pull busybox for the fleet stage.
 FROM scratch AS serve
 ARG TARGETARCH=amd64
 COPY dist/cudb-linux-${TARGETARCH} /cudb
@@ -23,3 +18,14 @@ USER 65534:65534
 EXPOSE 8080
 ENTRYPOINT ["/cudb"]
 CMD ["serve", "--addr", "0.0.0.0:8080"]
+
+# The fleet image (--target fleet): the same binary on busybox, for the
+# shell loop of the Kubernetes DaemonSet in docs/fleet/daemonset.yaml.
+FROM busybox:1.37-musl AS fleet
+ARG TARGETARCH=amd64
+COPY dist/cudb-linux-${TARGETARCH} /usr/local/bin/cudb
+ENTRYPOINT []
+CMD ["cudb", "verify", "--format", "prometheus"]
+
+# The default target: the serve image.
+FROM serve

@@ -83,7 +83,7 @@ func ParseDriver(s string) (string, error) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a driver version", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
-	if major < 100 || major > 999 {
+	if major < DriverMajorMin || major > DriverMajorMax {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("driver version %s is out of range", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (major between 100 and 999)")
 	}
 	return t, nil

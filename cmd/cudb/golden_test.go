@@ -105,8 +105,17 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 	put := func(subject string, fields map[string]any) {
 		m := map[string]string{}
 		for k, v := range fields {
-			if s, ok := v.(string); ok {
-				m[k] = s
+			switch v := v.(type) {
+			case string:
+				m[k] = v
+			case []any: // a list of strings (compute_capabilities) reads space-separated
+				var parts []string
+				for _, e := range v {
+					if s, ok := e.(string); ok {
+						parts = append(parts, s)
+					}
+				}
+				m[k] = strings.Join(parts, " ")
 			}
 		}
 		if _, dup := idx[subject]; !dup {

@@ -119,12 +119,11 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 		}
 		return nil, err
 	}
-	meta, err := d.Meta(ctx)
+	data, err := pinData(ctx, d)
 	if err != nil {
-		return nil, fmt.Errorf("failed to read the database's build: %w", err)
+		return nil, err
 	}
-	out := &PinResult{Format: format, Query: res.Query, Notes: []string{},
-		Data: PinData{BuiltFrom: meta["built_from"], DataAsOf: meta["data_as_of"], SchemaVersion: meta["schema_version"]}}
+	out := &PinResult{Format: format, Query: res.Query, Notes: []string{}, Data: data}
 	if len(res.Conflicts) > 0 {
 		out.Conflicts, out.Suggestions = res.Conflicts, res.Suggestions
 		var msgs []string
@@ -154,18 +153,13 @@ func Pins(ctx context.Context, d *db.DB, r query.ResolveRequest, format string, 
 		return nil, e.WithHint("%s to write it anyway (the gap goes into the file's header), or cudb resolve %s for the known-good stacks",
 			pinCommand(r, format, allow), strings.Join(r.Requirements, " "))
 	}
-	plan, err := newPinPlan(ctx, d, r, format, opts, &best, out.Data)
-	if err != nil {
-		return nil, err
-	}
-	render := renderers[format]
-	content, err := render(plan)
+	content, notes, err := renderStack(ctx, d, r, format, opts, &best, out.Data)
 	if err != nil {
 		return nil, err
 	}
 	out.Content = content
 	out.Stack = &best
-	out.Notes = append(out.Notes, plan.notes...)
+	out.Notes = append(out.Notes, notes...)
 	return out, nil
 }
 
@@ -188,7 +182,17 @@ func (p pinPackage) requirement(withExtras bool) string {
 	if withExtras && len(p.extras) > 0 {
 		n += "[" + strings.Join(p.extras, ",") + "]"
 	}
-	return n + "==" + p.version
+	return n + p.spec()
+}
+
+// spec is the version as a specifier: "==2.1.0", or the range itself
+// when the data gives a companion only a range (jax 0.5.2 asks for
+// jax-cuda12-plugin>=0.5.1,<=0.5.2).
+func (p pinPackage) spec() string {
+	if strings.ContainsAny(p.version[:min(1, len(p.version))], "<>=!~") {
+		return p.version
+	}
+	return "==" + p.version
 }
 
 // pinPart is one framework's share of the environment.
@@ -203,6 +207,17 @@ type pinPart struct {
 	// system: no wheel brings them.
 	systemCUDNN, systemCUDA bool
 	nonDefaultOn            []string // platforms where PyPI's wheel is another variant
+	dropped                 []string // the data's pins that are not valid requirements
+}
+
+// requirementHeadRE is a PEP 508 name with optional extras.
+var requirementHeadRE = sync.OnceValue(func() *regexp.Regexp {
+	const id = `[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?`
+	return regexp.MustCompile(`^` + id + `(?:\[\s*` + id + `(?:\s*,\s*` + id + `)*\s*\])?$`)
+})
+
+func validRequirementHead(s string) bool {
+	return requirementHeadRE().MatchString(strings.TrimSpace(s))
 }
 
 type pinPlan struct {
@@ -252,6 +267,9 @@ func newPinPlan(ctx context.Context, d *db.DB, r query.ResolveRequest, format st
 			}
 			p.notes = append(p.notes, fmt.Sprintf("on %s, PyPI's %s %s is not the %s build: install there from %s",
 				pl, pt.framework, pt.packages[0].version, pt.stack.Variant, defaultIndex(pt.stack)))
+		}
+		for _, l := range pt.dropped {
+			p.notes = append(p.notes, fmt.Sprintf("the data's pin %q is not a valid requirement (its source elides part of it): left out", l))
 		}
 		if pt.systemCUDNN || pt.systemCUDA {
 			p.notes = append(p.notes, fmt.Sprintf("%s %s loads CUDA %s and cuDNN %s from the system, not from pip: cudb pin %s --format apt",
@@ -306,6 +324,12 @@ func newPinPart(s *query.Stack, platform string) pinPart {
 			pt.packages[0].extras = append(pt.packages[0].extras, extra)
 		}
 		line := r.Needs + r.Spec
+		if !validRequirementHead(r.Needs) {
+			// Not a requirement pip or uv can read (a source that
+			// elided the extras: cuda-toolkit[...]): left out, said so.
+			pt.dropped = append(pt.dropped, line)
+			continue
+		}
 		if marker != "" {
 			line += "; " + marker
 		}

@@ -327,7 +327,7 @@ func renderConda(p *pinPlan) (string, error) {
 			if f, ok := frameworks.Get(name); ok && f.Name == name && f.CondaName != "" {
 				name = f.CondaName
 			}
-			b.WriteString("  - " + name + "==" + pk.version + "\n")
+			b.WriteString("  - " + name + pk.spec() + "\n")
 		}
 	}
 	if cudaDep != "" {

@@ -46,7 +46,7 @@ type doc struct {
 // captures are trimmed, verbatim copies of published text the shared
 // snapshot directory does not hold (see captures/CAPTURES.md).
 //
-//go:embed captures/*.md captures/*.html
+//go:embed captures/*.md captures/*.html captures/*.sh captures/*.bat
 var captures embed.FS
 
 // ref is the provenance prefix of rows from d: the snapshot's file@commit

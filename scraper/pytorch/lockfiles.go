@@ -126,7 +126,12 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			if marker == "" {
 				marker = releaseMarker[r.Fields["torch_version"]]
 			}
-			pinRequirements(f, k, r.Fields["package"], "=="+ver, marker, p)
+			// Evidence quoting a wheel's metadata may elide the extras
+			// ("cuda-toolkit[...]"): the pinned version stands, and the
+			// extras are the wheel's own to ask for, so the pin is kept
+			// on the bare name (a requirement pip and uv can read).
+			pkg, _ := strings.CutSuffix(r.Fields["package"], "[...]")
+			pinRequirements(f, k, pkg, "=="+ver, marker, p)
 		case "domain_pairs":
 			v := r.Fields["torch_version"]
 			if !reRelease().MatchString(v) {

@@ -66,7 +66,11 @@ func (s BuildMatrix) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Re
 		}
 		all = append(all, recs...)
 	}
-	return all, nil
+	scripts, err := scrapeBuildScripts(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return append(all, scripts...), nil
 }
 
 var reParen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\(.*?\)`) })
@@ -160,6 +164,10 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		if strings.Contains(r.Fields["platform"], "aarch64") {
 			plat = "linux-aarch64"
 		}
+		if why := r.Fields["skip"]; why != "" {
+			f.refuse(r, why)
+			continue
+		}
 		arch, err := archList(r.Fields["sm_list"])
 		if err != nil || arch == "" {
 			f.refuse(r, fmt.Sprintf("unusable arch list: %v", err))
@@ -172,41 +180,16 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		for _, v := range vs {
 			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
 			if _, ok := f.builds[k]; !ok {
-				if !releaseBranchWheel(r, plat) {
+				if !releaseBranchWheel(r, plat) || r.Fields["attach_only"] != "" {
 					continue // the variant did not ship for this patch
 				}
-				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(url, r.Ref)))
+				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(rowURL(r, url), r.Ref)))
 			}
-			f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(url, r.Ref)})
+			f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(rowURL(r, url), r.Ref)})
 		}
 	}
 	for _, r := range byTable["toolchain"] {
-		plat := "linux"
-		if strings.Contains(r.Fields["platform"], "windows") {
-			plat = "windows"
-		}
-		vs := expandVersions(r.Fields["torch_version"], releases)
-		if len(vs) == 0 {
-			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
-		}
-		for _, v := range vs {
-			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
-			if _, ok := f.builds[k]; !ok {
-				if !releaseBranchWheel(r, plat) {
-					continue
-				}
-				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(url, r.Ref)))
-			}
-			p := f.prov(url, r.Ref)
-			for needs, col := range map[string]string{"cudnn": "cudnn", "nccl": "nccl", "cuda": "cuda_toolkit_full"} {
-				if plat == "linux" && !bundlesLibs(v, f.out.Builds[f.builds[k]].IsDefault) {
-					continue // the wheel pins nvidia-* packages: what it was built against is not what it ships
-				}
-				if val := r.Fields[col]; reDotted().MatchString(val) {
-					f.require(db.Requirement{Build: k, Needs: needs, Spec: val, Kind: db.KindBundled, Provenance: p})
-				}
-			}
-		}
+		s.toolchainRow(f, r, releases, pyRange, url)
 	}
 	for _, r := range byTable["cuda_pins"] {
 		spec := r.Fields["spec"]
@@ -244,6 +227,63 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		return nil, fmt.Errorf("no builds among %d records", len(recs))
 	}
 	return f.result(), nil
+}
+
+// toolchainRow attaches what a build image or Windows build installed
+// (toolkit, cuDNN, NCCL) to the builds of the releases the row names.
+//
+// A Linux wheel that bundles its CUDA libraries ships the image's cuDNN and
+// NCCL. One that pins nvidia-* packages instead ships what the pins say;
+// for it, only the NCCL of a release-branch image is kept, as the version
+// the release was built and tested against (KindTested): release branches
+// build with USE_SYSTEM_NCCL against the image's NCCL, which the wheel's
+// nvidia-nccl pin must match, and a pin (KindPin), where one is known,
+// still comes first. Its cuDNN is not claimed (the pin can differ).
+func (s BuildMatrix) toolchainRow(f *facts, r scraper.Record, releases []string, pyRange map[string][2]string, url string) {
+	plat := "linux"
+	if strings.Contains(r.Fields["platform"], "windows") {
+		plat = "windows"
+	}
+	if why := r.Fields["skip"]; why != "" {
+		f.refuse(r, why)
+		return
+	}
+	vs := expandVersions(r.Fields["torch_version"], releases)
+	if len(vs) == 0 {
+		f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
+	}
+	p := f.prov(rowURL(r, url), r.Ref)
+	for _, v := range vs {
+		k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
+		if _, ok := f.builds[k]; !ok {
+			if !releaseBranchWheel(r, plat) || r.Fields["attach_only"] != "" {
+				continue
+			}
+			f.build(releaseBranchBuild(v, k, pyRange[v], p))
+		}
+		bundled := plat != "linux" || bundlesLibs(v, f.out.Builds[f.builds[k]].IsDefault)
+		for _, c := range []struct{ needs, col string }{{"cudnn", "cudnn"}, {"nccl", "nccl"}, {"cuda", "cuda_toolkit_full"}} {
+			val := r.Fields[c.col]
+			if !reDotted().MatchString(val) {
+				continue
+			}
+			switch {
+			case bundled:
+				f.require(db.Requirement{Build: k, Needs: c.needs, Spec: val, Kind: db.KindBundled, Provenance: p})
+			case c.needs == "nccl" && strings.Contains(r.Fields["source_commit"], "(release/"):
+				f.require(db.Requirement{Build: k, Needs: c.needs, Spec: val, Kind: db.KindTested, Provenance: p})
+			}
+		}
+	}
+}
+
+// rowURL is the document a row cites: its own (a build script at its
+// commit) or the source's.
+func rowURL(r scraper.Record, url string) string {
+	if r.URL != "" {
+		return r.URL
+	}
+	return url
 }
 
 // isDevSnapshot says whether a derived table's version selector names a

@@ -81,8 +81,23 @@ func TestSnapshots(t *testing.T) {
 		// wheels that bundle their libraries carry the build image's cuDNN
 		{"1.10.1", "cu111", "linux", "", "cudnn", "bundled", "8.0.5.39"},
 		{"1.12.1", "cu113", "windows", "", "cudnn", "bundled", "8.3.2.44"},
-		{"1.8.1", "cu111", "linux", "", "cudnn", "bundled", ""}, // no source before 1.9; conda's is not copied
-		{"1.9.0", "cu102", "linux", "", "cudnn", "bundled", ""}, // the image installs no cuDNN for CUDA 10.2
+		// before builder's release branches: builder main's install_cuda.sh on 1.8.1's day (a17d71fa)
+		{"1.8.1", "cu111", "linux", "", "cudnn", "bundled", "8.0.5.39"},
+		// install_102 of builder release/1.9 (0877fd10) downloads libcudnn7 7.6.5.32 for CUDA 10.2
+		{"1.9.0", "cu102", "linux", "", "cudnn", "bundled", "7.6.5.32"},
+		{"1.12.1", "cu102", "linux", "", "cudnn", "bundled", "7.6.5.32"},
+		{"1.5.0", "cu92", "linux", "", "cudnn", "bundled", "7.6.3.30"},
+		// CUDA 11.0's cuDNN changed two weeks before 1.7.0: not claimed (refused, listed by db check)
+		{"1.7.0", "cu110", "linux", "", "cudnn", "bundled", ""},
+		{"1.7.1", "cu110", "linux", "", "cudnn", "bundled", "8.0.5.39"},
+		// pin-carrying wheels: the release-branch image's NCCL, as tested (builder release/2.4 install_cuda.sh)
+		{"2.4.0", "cu124", "linux", "", "nccl", "tested", "2.20.5"},
+		{"2.2.0", "cu118", "linux", "", "nccl", "tested", "2.19.3"},
+		{"2.4.0", "cu124", "linux", "", "cudnn", "tested", ""}, // the image's cuDNN is not what a pinned wheel ships
+		// Windows wheels: builder's windows/internal/cuda_install.bat (cu101 differs from Linux)
+		{"1.7.1", "cu101", "windows", "", "cudnn", "bundled", "7.6.4.38"},
+		{"1.12.1", "cu102", "windows", "", "cudnn", "bundled", "7.6.5.32"},
+		{"1.7.0", "cu110", "windows", "", "cudnn", "bundled", ""},
 		// pairings are the release's: every pip build gets them
 		{"2.7.1", "cu118", "linux", "", "torchvision", "paired", "0.22.1"},
 		{"2.7.1", "cu118", "windows", "", "torchaudio", "paired", "2.7.1"},

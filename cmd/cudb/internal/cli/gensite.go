@@ -50,7 +50,10 @@ func newGenSiteCmd(f *Factory) *cobra.Command {
 		Use:   "site",
 		Short: "Write a static site of the compatibility tables (HTML + JSON)",
 		Long: `Write index.html, one page per table (cudb matrix), gpu.html (which torch builds
-carry kernels for which GPU), data/<table>.json and meta.json into --out. Pages
+carry kernels for which GPU), install.html (the install selector: framework,
+release, OS, package manager, GPU and driver give the stack, the install command
+and the cudb pin file, all precomputed into data/install.js and
+data/install/<framework>-<version>.js), data/<table>.json and meta.json into --out. Pages
 use only embedded assets, so the site works from file:// and any static host; the
 same database always gives the same bytes.
 

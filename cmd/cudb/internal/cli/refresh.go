@@ -42,19 +42,28 @@ keeps its previous file and makes the exit status 1. The database is then
 rebuilt and checked before it replaces data/cudb.db. Prints what changed per
 source (records added, removed, changed); progress goes to standard error.
 Nothing is written when nothing changed. --list prints the sources (name,
-family, URL) in precedence order and does nothing else.`,
+family, URL) in precedence order and does nothing else.
+
+Where it writes: into --data, which is ./data relative to the current
+folder unless given (a cudb checkout's data/; elsewhere pass --data DIR, with
+--init for a new one). The cudb binary does not read it there: every command
+keeps answering from the database built into the binary until told otherwise.
+To use the refreshed one, pass --db DIR/cudb.db (or --db DIR) to later commands,
+or set CUDB_DB=DIR/cudb.db once; or rebuild the binary from the checkout (make
+build) so it embeds the new data. refresh prints these paths when it writes.`,
 		Example: `  cudb refresh
   cudb refresh --list --json
   cudb refresh --source pytorch --dry-run
   cudb refresh --snapshots ../shared/sources --data data
-  cudb refresh --markdown pr-body.md --json > report.json`,
+  cudb refresh --markdown pr-body.md --json > report.json
+  cudb refresh --data ~/cudb-data --init && cudb resolve torch --db ~/cudb-data`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runRefresh(c, f, opts)
 		},
 	}
 	c.Flags().StringVar(&opts.Snapshots, "snapshots", "", "read sources from this directory (laid out like shared/sources) instead of the network")
-	c.Flags().StringVar(&opts.DataDir, "data", "data", "data directory to update")
+	c.Flags().StringVar(&opts.DataDir, "data", "data", "data directory to update (./data by default; other commands read it with --db DIR/cudb.db)")
 	c.Flags().StringArrayVar(&opts.Sources, "source", nil, "refresh only this source (repeatable)")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and print the diff, write nothing")
 	c.Flags().BoolVar(&opts.AllowShrink, "allow-shrink", false, "accept a source losing more than 10% of its rows")
@@ -140,9 +149,9 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 		case opts.DryRun:
 			fmt.Fprintln(f.IO.ErrOut, "refresh: dry run: nothing would change")
 		case rep.Error == "" && len(rep.Written) > 0:
-			fmt.Fprintf(f.IO.ErrOut, "refresh: wrote %s\n", strings.Join(rep.Written, ", "))
+			fmt.Fprintf(f.IO.ErrOut, "refresh: wrote %s into %s\n%s\n", strings.Join(rep.Written, ", "), absDir(opts.DataDir), refreshWhere(opts.DataDir))
 		case rep.Error == "":
-			fmt.Fprintln(f.IO.ErrOut, "refresh: nothing changed")
+			fmt.Fprintf(f.IO.ErrOut, "refresh: nothing changed in %s\n", absDir(opts.DataDir))
 		}
 		return nil
 	})
@@ -233,4 +242,12 @@ func listSources(f *Factory, all []scraper.Source) error {
 		t.Add(fmt.Sprint(e.Precedence), e.Name, e.Family, e.URL)
 	}
 	return f.Out(list, func() error { return t.Render(f.IO) })
+}
+
+// absDir is dir made absolute for messages (as given if that fails).
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

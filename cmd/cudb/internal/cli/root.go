@@ -131,7 +131,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.PersistentFlags().BoolVar(&f.JSON, "json", false, "print JSON (documented in docs/json.md)")
-	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "read this database file instead of the embedded one")
+	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "read this database file (or data directory's cudb.db, as refresh writes) instead of the embedded one; also CUDB_DB")
 	root.PersistentFlags().BoolVarP(&f.Quiet, "quiet", "q", false, "no notices on standard error (the data-age notice; also CUDB_NO_DATA_AGE_NOTICE=1)")
 	var showVersion bool
 	root.Flags().BoolVar(&showVersion, "version", false, "print cudb's version, commit and data_as_of (the version command says more)")

@@ -68,6 +68,9 @@ func (f *Factory) preRun(c *cobra.Command, args []string) error {
 	if err := checkFlagValues(c, args); err != nil {
 		return err
 	}
+	if err := f.resolveDBPath(); err != nil {
+		return err
+	}
 	if !unbudgeted(c) {
 		budget := f.Budget
 		if budget == 0 {

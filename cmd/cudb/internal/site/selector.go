@@ -2,82 +2,138 @@ package site
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/pin"
 )
 
 // The install selector (install.html) answers offline: `gen site`
-// resolves every framework version × OS × package manager with
-// query.Resolve and writes the stacks, with each stack's judgement for
-// every GPU compute capability and the driver verdict of every offered
-// driver, into data/install.js. The page only filters and ranks what Go
-// judged, so it cannot disagree with `cudb resolve`.
-
-// selectorVersions is how many newest releases of each framework the
-// selector offers: enough for the versions people install, small enough
-// to keep the data file a few hundred kB.
-const selectorVersions = 12
+// resolves every framework release × OS × package manager with
+// query.Resolve, renders each stack's pin file with query/pin, and
+// judges each stack for every GPU compute capability (query.StackGPUFit)
+// and every driver (query.CheckDriverOS, once per range of drivers that
+// share a verdict). The page only looks these judgements up and ranks
+// what Go judged, so it cannot disagree with `cudb resolve`/`cudb pin`.
+//
+// data/install.js holds what every selection needs (releases, GPUs,
+// driver verdicts, kernel judgements); each release's answers and pin
+// files are in data/install/<framework>-<version>.js, loaded when the
+// release is picked.
 
 var (
-	selectorOS       = []string{"linux", "windows"}
-	selectorChannels = []string{"pip", "conda"}
+	selectorOS = []string{"linux", "windows"}
+	// selectorManagers are the page's package managers: the resolve
+	// channel each answers from and the pin format it shows.
+	selectorManagers = []struct{ name, channel, format string }{
+		{"pip", "pip", "requirements"}, {"uv", "pip", "uv"}, {"conda", "conda", "conda"},
+	}
+	releaseFileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._+-]+$`) })
+)
+
+// Placeholders in a pin file's first line, where the page puts the
+// selection's --driver and --gpu (pin's header quotes neither).
+const (
+	pinDriverMark = "@DRIVER@"
+	pinGPUMark    = "@GPU@"
 )
 
 // Selector is the data behind install.html.
 type Selector struct {
-	Frameworks []SelectorFramework                         `json:"frameworks"`
-	GPUs       []SelectorGPU                               `json:"gpus"`
-	Drivers    map[string][]string                         `json:"drivers"`  // os → offered driver versions, newest first
-	Verdicts   map[string]map[string]map[string]DriverPick `json:"verdicts"` // os → driver → CUDA → verdict
-	Answers    map[string]*SelectorAnswer                  `json:"answers"`  // "torch 2.1.0 linux pip"
+	Frameworks []SelectorFramework `json:"frameworks"`
+	Managers   []SelectorManager   `json:"managers"`
+	GPUs       []SelectorGPU       `json:"gpus"`
+	Driver     DriverTable         `json:"driver"`
+	// Fits are the distinct kernel judgements: compute capability → an
+	// index into Picks. A stack names its fit by index.
+	Fits  []map[string]int `json:"fits"`
+	Picks []GPUPick        `json:"picks"`
+	// Answers, by AnswerKey, go into the per-release files.
+	Answers map[string]*SelectorAnswer `json:"-"`
 }
 
-// SelectorFramework is one framework and the versions offered.
+// SelectorFramework is one framework and the releases offered, newest first.
 type SelectorFramework struct {
 	Name     string   `json:"name"`
 	Label    string   `json:"label"`
 	Versions []string `json:"versions"`
 }
 
+// SelectorManager is a package manager the page offers.
+type SelectorManager struct {
+	Name    string `json:"name"`
+	Channel string `json:"channel"`
+	Format  string `json:"format"`
+}
+
 // SelectorGPU is a GPU the page offers, by compute capability.
 type SelectorGPU struct {
 	Name string `json:"name"`
 	CC   string `json:"cc"`
+	Arg  string `json:"arg"` // the name as pin's header quotes it
+}
+
+// DriverTable judges any driver a user types. CheckDriverOS compares a
+// driver only with recorded values (toolkit floors, minor-version floors,
+// branch boundaries), so its verdict is the same for every driver between
+// two of them: Breaks are those values in ascending order, and a driver
+// at or above Breaks[i-1] and below Breaks[i] takes Rows[OS][i]'s verdicts
+// (Rows[OS][0] below Breaks[0]).
+type DriverTable struct {
+	Pattern  string                `json:"pattern"` // query.DriverPattern
+	MinMajor int                   `json:"min_major"`
+	MaxMajor int                   `json:"max_major"`
+	OS       map[string]DriverStep `json:"os"`
+	Verdicts []map[string]int      `json:"verdicts"` // CUDA → index into Picks
+	Picks    []DriverPick          `json:"picks"`    // "{driver}" stands for the driver judged
+}
+
+// DriverStep is one OS's breaks and their verdict rows.
+type DriverStep struct {
+	Breaks []string `json:"breaks"`
+	Rows   []int    `json:"rows"`
 }
 
 // DriverPick is query.CheckDriverOS's verdict for one driver and CUDA.
 type DriverPick struct {
-	OK     bool   `json:"ok"`
-	Note   string `json:"note,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	OK      bool   `json:"ok"`
+	Note    string `json:"note,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Unknown string `json:"unknown,omitempty"` // no floor to judge by: the stack is unknown
 }
 
 // SelectorAnswer is query.Resolve's answer with no host constraint.
 type SelectorAnswer struct {
 	Request string          `json:"request"` // the equivalent cudb resolve command
+	Format  string          `json:"format"`
 	Error   string          `json:"error,omitempty"`
 	Stacks  []SelectorStack `json:"stacks,omitempty"`
 }
 
 // SelectorStack is one resolved stack, compacted.
 type SelectorStack struct {
-	Variant string             `json:"variant"`
-	CUDA    string             `json:"cuda"`
-	CUDNN   string             `json:"cudnn"`
-	Python  query.Range        `json:"python"`
-	Command string             `json:"command"`
-	Default bool               `json:"default"`
-	Status  string             `json:"status"`
-	Unknown []string           `json:"unknown"`
-	Notes   []string           `json:"notes,omitempty"`
-	CCs     []string           `json:"ccs"`
-	Floor   *query.Floors      `json:"floor,omitempty"`
-	Fit     map[string]GPUPick `json:"fit"` // compute capability → judgement
+	Variant string        `json:"variant"`
+	CUDA    string        `json:"cuda"`
+	CUDNN   string        `json:"cudnn"`
+	Python  query.Range   `json:"python"`
+	Command string        `json:"command"`
+	Default bool          `json:"default"`
+	Status  string        `json:"status"`
+	Unknown []string      `json:"unknown"`
+	Notes   []string      `json:"notes,omitempty"`
+	CCs     []string      `json:"ccs"`
+	Floor   *query.Floors `json:"floor,omitempty"`
+	Fit     int           `json:"fit"`           // index into Selector.Fits
+	PinFile string        `json:"pin,omitempty"` // pin's file, with the mark placeholders
+	PinErr  string        `json:"pin_error,omitempty"`
 }
 
 // GPUPick is query.StackGPUFit's judgement for one compute capability.
@@ -89,14 +145,21 @@ type GPUPick struct {
 }
 
 // AnswerKey names an answer in Selector.Answers.
-func AnswerKey(framework, ver, os, channel string) string {
-	return framework + " " + ver + " " + os + " " + channel
+func AnswerKey(framework, ver, os, manager string) string {
+	return framework + " " + ver + " " + os + " " + manager
+}
+
+// ReleaseFile is the file, under data/, holding one release's answers.
+func ReleaseFile(framework, ver string) string {
+	return "install/" + framework + "-" + ver + ".js"
 }
 
 // BuildSelector precomputes the install selector's answers.
 func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
-	sel := &Selector{Drivers: map[string][]string{}, Verdicts: map[string]map[string]map[string]DriverPick{},
-		Answers: map[string]*SelectorAnswer{}}
+	sel := &Selector{Answers: map[string]*SelectorAnswer{}}
+	for _, m := range selectorManagers {
+		sel.Managers = append(sel.Managers, SelectorManager{Name: m.name, Channel: m.channel, Format: m.format})
+	}
 	gpus, err := query.MatrixGPUFiltered(ctx, d, query.GPUFilter{})
 	if err != nil {
 		return nil, err
@@ -106,12 +169,13 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 		if g.ComputeCapability == "" {
 			continue
 		}
-		sel.GPUs = append(sel.GPUs, SelectorGPU{Name: g.Name, CC: g.ComputeCapability})
+		sel.GPUs = append(sel.GPUs, SelectorGPU{Name: g.Name, CC: g.ComputeCapability, Arg: pin.ShellQuote(g.Name)})
 		if !slices.Contains(ccs, g.ComputeCapability) {
 			ccs = append(ccs, g.ComputeCapability)
 		}
 	}
-	cudas := map[string]bool{}
+	b := &selectorBuilder{ctx: ctx, d: d, sel: sel, ccs: ccs, cudas: map[string]bool{}, fits: map[string]int{}, picks: map[GPUPick]int{},
+		driverPicks: map[DriverPick]int{}}
 	for _, f := range frameworks.All {
 		all, err := d.Versions(ctx, f.Name)
 		if err != nil {
@@ -119,27 +183,14 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 		}
 		sf := SelectorFramework{Name: f.Name, Label: f.Label}
 		for _, v := range all {
-			if len(sf.Versions) == selectorVersions {
-				break
-			}
 			if pv, err := version.Parse(v); err != nil || pv.IsPrerelease() {
 				continue
 			}
-			found := false
-			for _, os := range selectorOS {
-				for _, ch := range selectorChannels {
-					a, err := selectorAnswer(ctx, d, f.Name, v, os, ch, ccs, cudas)
-					if err != nil {
-						return nil, err
-					}
-					if a.Error != "" && ch != "pip" {
-						continue // conda only where the data has it
-					}
-					found = found || a.Error == ""
-					sel.Answers[AnswerKey(f.Name, v, os, ch)] = a
-				}
+			gpu, err := b.release(f.Name, v)
+			if err != nil {
+				return nil, err
 			}
-			if found {
+			if gpu {
 				sf.Versions = append(sf.Versions, v)
 			}
 		}
@@ -147,84 +198,141 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			sel.Frameworks = append(sel.Frameworks, sf)
 		}
 	}
-	if err := selectorDrivers(ctx, d, sel, cudas); err != nil {
+	if err := b.drivers(); err != nil {
 		return nil, err
 	}
 	return sel, nil
 }
 
-func selectorAnswer(ctx context.Context, d *db.DB, fw, v, os, ch string, ccs []string, cudas map[string]bool) (*SelectorAnswer, error) {
+type selectorBuilder struct {
+	ctx   context.Context
+	d     *db.DB
+	sel   *Selector
+	ccs   []string
+	cudas map[string]bool
+	fits  map[string]int
+	picks map[GPUPick]int
+
+	driverPicks map[DriverPick]int
+}
+
+// release resolves one release for every OS and package manager; gpu
+// says whether any of its builds uses CUDA (only those are offered).
+func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
+	if !releaseFileRE().MatchString(fw + "-" + v) {
+		return false, nil // not a name to put in a file name; resolve still answers it
+	}
+	keys := []string{}
+	for _, os := range selectorOS {
+		for _, m := range selectorManagers {
+			a, err := b.answer(fw, v, os, m.channel, m.format)
+			if err != nil {
+				return false, err
+			}
+			if a.Error != "" && m.channel != "pip" {
+				continue // conda only where the data has it
+			}
+			for _, s := range a.Stacks {
+				gpu = gpu || s.CUDA != ""
+			}
+			key := AnswerKey(fw, v, os, m.name)
+			b.sel.Answers[key] = a
+			keys = append(keys, key)
+		}
+	}
+	if !gpu {
+		for _, k := range keys {
+			delete(b.sel.Answers, k)
+		}
+	}
+	return gpu, nil
+}
+
+func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer, error) {
 	req := query.ResolveRequest{Requirements: []string{fw + "==" + v}, Platform: os, Channel: ch}
-	a := &SelectorAnswer{Request: fmt.Sprintf("cudb resolve %s==%s --platform %s --channel %s", fw, v, os, ch)}
-	res, err := query.Resolve(ctx, d, req)
+	a := &SelectorAnswer{Request: fmt.Sprintf("cudb resolve %s==%s --platform %s --channel %s", fw, v, os, ch), Format: format}
+	res, err := query.Resolve(b.ctx, b.d, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if b.ctx.Err() != nil {
+			return nil, b.ctx.Err()
 		}
 		a.Error = err.Error()
 		return a, nil
 	}
+	// The pin file's header names the command that makes it: rendered
+	// with placeholders where the page puts the driver and GPU picked.
+	preq := req
+	preq.Driver, preq.GPU = pinDriverMark, pinGPUMark
+	if format != "conda" {
+		preq.Channel = ""
+	}
 	for i := range res.Stacks {
 		s := &res.Stacks[i]
 		ss := SelectorStack{Variant: s.Variant, CUDA: s.CUDA, CUDNN: s.CUDNN, Python: s.Python, Command: s.Install.Command,
-			Default: s.Default, Status: s.Status, Unknown: s.Unknown, Notes: s.Notes, CCs: s.ComputeCapabilities,
-			Floor: s.Driver, Fit: map[string]GPUPick{}}
-		for _, cc := range ccs {
-			fit, keep, gap := query.StackGPUFit(ctx, d, s, cc)
-			ss.Fit[cc] = GPUPick{Support: fit.Support, Detail: fit.Detail, Keep: keep, Gap: gap}
+			Default: s.Default, Status: s.Status, Unknown: s.Unknown, Notes: s.Notes, CCs: s.ComputeCapabilities, Floor: s.Driver}
+		fit := map[string]int{}
+		for _, cc := range b.ccs {
+			f, keep, gap := query.StackGPUFit(b.ctx, b.d, s, cc)
+			fit[cc] = b.pick(GPUPick{Support: f.Support, Detail: f.Detail, Keep: keep, Gap: gap})
+		}
+		ss.Fit = b.fit(fit)
+		if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+			if b.ctx.Err() != nil {
+				return nil, b.ctx.Err()
+			}
+			ss.PinErr = err.Error()
+		} else {
+			ss.PinFile = content
 		}
 		if s.CUDA != "" {
-			cudas[s.CUDA] = true
+			b.cudas[s.CUDA] = true
 		}
 		a.Stacks = append(a.Stacks, ss)
 	}
 	return a, nil
 }
 
-// selectorDrivers offers, per OS, every driver floor the stacks' CUDA
-// versions name (the toolkit minimum and the minor-version minimum), and
-// judges each against each CUDA version with query.CheckDriverOS.
-func selectorDrivers(ctx context.Context, d *db.DB, sel *Selector, cudas map[string]bool) error {
-	var list []string
-	for c := range cudas {
-		list = append(list, c)
+func (b *selectorBuilder) pick(p GPUPick) int {
+	if i, ok := b.picks[p]; ok {
+		return i
 	}
-	slices.SortFunc(list, version.CompareDottedText)
-	for _, os := range selectorOS {
-		var drivers []string
-		for _, c := range list {
-			fl, err := query.DriverFloors(ctx, d, c)
+	b.picks[p] = len(b.sel.Picks)
+	b.sel.Picks = append(b.sel.Picks, p)
+	return b.picks[p]
+}
+
+func (b *selectorBuilder) fit(m map[string]int) int {
+	var k strings.Builder
+	for _, cc := range b.ccs {
+		fmt.Fprintf(&k, "%s=%d;", cc, m[cc])
+	}
+	if i, ok := b.fits[k.String()]; ok {
+		return i
+	}
+	b.fits[k.String()] = len(b.sel.Fits)
+	b.sel.Fits = append(b.sel.Fits, m)
+	return b.fits[k.String()]
+}
+
+// writeReleases writes each release's answers into its own script,
+// data/install/<framework>-<version>.js, which hands them to the page
+// (a script, not JSON: it loads from file:// too).
+func writeReleases(w *writer, sel *Selector) error {
+	for _, f := range sel.Frameworks {
+		for _, v := range f.Versions {
+			m := map[string]*SelectorAnswer{}
+			for _, os := range selectorOS {
+				for _, pm := range selectorManagers {
+					if a, ok := sel.Answers[AnswerKey(f.Name, v, os, pm.name)]; ok {
+						m[AnswerKey(f.Name, v, os, pm.name)] = a
+					}
+				}
+			}
+			b, err := json.Marshal(m)
 			if err != nil {
-				continue // unknown floors: the stack's verdict says so
+				return err
 			}
-			floors := []string{fl.LinuxMin, fl.MinorCompatLinuxMin}
-			if os == "windows" {
-				floors = []string{fl.WindowsMin, fl.MinorCompatWindowsMin}
-			}
-			for _, v := range floors {
-				if v != "" && !slices.Contains(drivers, v) {
-					drivers = append(drivers, v)
-				}
-			}
-		}
-		slices.SortFunc(drivers, func(a, b string) int { return version.CompareDottedText(b, a) })
-		sel.Drivers[os] = drivers
-		sel.Verdicts[os] = map[string]map[string]DriverPick{}
-		for _, drv := range drivers {
-			m := map[string]DriverPick{}
-			for _, c := range list {
-				v, err := query.CheckDriverOS(ctx, d, drv, c, os)
-				if err != nil {
-					m[c] = DriverPick{Reason: err.Error()}
-					continue
-				}
-				if v.Unknown != "" {
-					m[c] = DriverPick{Reason: "unknown: " + v.Unknown}
-					continue
-				}
-				m[c] = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
-			}
-			sel.Verdicts[os][drv] = m
+			w.write("data/"+ReleaseFile(f.Name, v), append(append([]byte("cudbInstallRelease("), b...), []byte(");\n")...))
 		}
 	}
 	return nil

@@ -115,6 +115,9 @@ func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 		return nil, err
 	}
 	w.write("data/install.js", append(append([]byte("window.cudbInstall = "), selJSON...), []byte(";\n")...))
+	if err := writeReleases(w, sel); err != nil {
+		return nil, err
+	}
 	for _, a := range []string{"site.css", "site.js", "install.js"} {
 		b, err := fs.ReadFile(files, "assets/"+a)
 		if err != nil {

@@ -1,0 +1,117 @@
+package site
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+)
+
+// drivers fills the driver table: for each OS, every value a driver is
+// compared with (the toolkit and minor-version floors of every CUDA
+// release, and the first driver of each branch and of the one after it,
+// where the branch's newest CUDA changes) splits the drivers into ranges;
+// the lowest driver of each range is judged against every CUDA version
+// the stacks use with query.CheckDriverOS, and neighbouring ranges with
+// the same verdicts merge.
+func (b *selectorBuilder) drivers() error {
+	t := &b.sel.Driver
+	t.Pattern, t.MinMajor, t.MaxMajor = query.DriverPattern, query.DriverMajorMin, query.DriverMajorMax
+	t.OS = map[string]DriverStep{}
+	var cudas []string
+	for c := range b.cudas {
+		cudas = append(cudas, c)
+	}
+	slices.SortFunc(cudas, version.CompareDottedText)
+	table, err := b.d.CUDADrivers(b.ctx)
+	if err != nil {
+		return err
+	}
+	branches, err := b.d.DriverBranches(b.ctx)
+	if err != nil {
+		return err
+	}
+	rows := map[string]int{}
+	for _, os := range selectorOS {
+		var breaks []string
+		add := func(v string) {
+			if _, err := query.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
+				breaks = append(breaks, v)
+			}
+		}
+		for _, r := range table {
+			if r.OS == os && r.MinDriver != "" {
+				add(r.MinDriver)
+			}
+		}
+		for _, br := range branches {
+			if n, err := strconv.Atoi(version.MajorText(br.Branch)); err == nil {
+				add(strconv.Itoa(n))
+				add(strconv.Itoa(n + 1))
+			}
+		}
+		slices.SortFunc(breaks, version.CompareDottedText)
+		step := DriverStep{}
+		for i := 0; i <= len(breaks); i++ {
+			rep := strconv.Itoa(query.DriverMajorMin)
+			if i > 0 {
+				rep = breaks[i-1]
+			}
+			row, err := b.driverRow(rep, os, cudas, rows)
+			if err != nil {
+				return err
+			}
+			if i > 0 && step.Rows[len(step.Rows)-1] == row {
+				continue // same verdicts as the range below: no break here
+			}
+			if i > 0 {
+				step.Breaks = append(step.Breaks, breaks[i-1])
+			}
+			step.Rows = append(step.Rows, row)
+		}
+		t.OS[os] = step
+	}
+	return nil
+}
+
+// driverRow judges driver drv on os against every CUDA version and
+// returns the index of that row of verdicts, with the driver's own
+// version in the texts replaced by {driver}.
+func (b *selectorBuilder) driverRow(drv, os string, cudas []string, rows map[string]int) (int, error) {
+	m := map[string]int{}
+	var key strings.Builder
+	for _, c := range cudas {
+		var p DriverPick
+		v, err := query.CheckDriverOS(b.ctx, b.d, drv, c, os)
+		if err != nil {
+			if b.ctx.Err() != nil {
+				return 0, b.ctx.Err()
+			}
+			p = DriverPick{Reason: err.Error()}
+		} else if v.Unknown != "" {
+			// No floor to judge by: the stack stays, as unknown, the
+			// way resolve keeps it.
+			p = DriverPick{OK: true, Unknown: v.Unknown}
+		} else {
+			p = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
+		}
+		p.Reason = strings.ReplaceAll(p.Reason, "driver "+drv+" ", "driver {driver} ")
+		i, ok := b.driverPicks[p]
+		if !ok {
+			i = len(b.sel.Driver.Picks)
+			b.driverPicks[p] = i
+			b.sel.Driver.Picks = append(b.sel.Driver.Picks, p)
+		}
+		m[c] = i
+		fmt.Fprintf(&key, "%s=%d;", c, i)
+	}
+	if i, ok := rows[key.String()]; ok {
+		return i, nil
+	}
+	rows[key.String()] = len(b.sel.Driver.Verdicts)
+	b.sel.Driver.Verdicts = append(b.sel.Driver.Verdicts, m)
+	return rows[key.String()], nil
+}

@@ -1,0 +1,120 @@
+package site
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cudb/cudb/data"
+	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
+)
+
+// TestInstallSelectorScreenshots makes docs/site.md's screenshots from
+// the shipped database, clicking through the page as the Chromium test
+// does:
+//
+//	CUDB_SITE_SCREENSHOTS=1 CUDB_ARTIFACTS=$PWD/../../../../docs/img go test ./cmd/cudb/internal/site -run Screenshots
+//
+// It also checks each answer against query.Resolve, so a screenshot never
+// shows an answer the CLI would not give.
+func TestInstallSelectorScreenshots(t *testing.T) {
+	if os.Getenv("CUDB_SITE_SCREENSHOTS") == "" || os.Getenv("CUDB_ARTIFACTS") == "" {
+		t.Skip("set CUDB_SITE_SCREENSHOTS=1 and CUDB_ARTIFACTS=<folder> to write the install selector's screenshots")
+	}
+	bin := chromium(t)
+	ctx := context.Background()
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out := t.TempDir()
+	if _, err := Generate(ctx, d, out); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
+	defer srv.Close()
+	page := openSelector(t, bin, srv.URL+"/install.html")
+	for _, s := range []struct {
+		file string
+		c    selectorCase
+	}{
+		{"install-torch-driver.png", selectorCase{fw: "torch", v: "2.10.0", os: "linux", pm: "pip", driver: "535.54.03"}},
+		{"install-torch-gpu.png", selectorCase{fw: "torch", v: "2.7.0", os: "windows", pm: "uv", gpu: "Tesla K80"}},
+	} {
+		page.selectCase(s.c)
+		got := page.read()
+		res, err := query.Resolve(ctx, d, query.ResolveRequest{Requirements: []string{s.c.fw + "==" + s.c.v}, Platform: s.c.os,
+			Channel: s.c.channel(), GPU: s.c.gpu, Driver: s.c.driver})
+		if err != nil || got.Attr["command"] != res.Stacks[0].Install.Command {
+			t.Fatalf("%+v: page shows %q, resolve gives %v %v", s.c, got.Attr["command"], res, err)
+		}
+		page.screenshot(s.file)
+	}
+}
+
+// TestDriverTableMatchesCheckDriverOS checks the selector's driver table
+// for the shipped database: for drivers on both sides of every range edge
+// (and at the edges, and one per driver branch), the verdict the page
+// looks up is query.CheckDriverOS's for every CUDA version it holds.
+func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
+	ctx := context.Background()
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	sel, err := BuildSelector(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branches, err := d.DriverBranches(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, os := range selectorOS {
+		step := sel.Driver.OS[os]
+		if len(step.Rows) != len(step.Breaks)+1 || len(step.Breaks) < 5 {
+			t.Fatalf("%s: %d breaks, %d rows", os, len(step.Breaks), len(step.Rows))
+		}
+		drivers := []string{"100", "999.99"}
+		for _, b := range step.Breaks {
+			drivers = append(drivers, belowDriver(b), b, aboveDriver(b))
+		}
+		for _, b := range branches {
+			drivers = append(drivers, b.Branch, b.Branch+".50")
+		}
+		for _, drv := range drivers {
+			if _, err := query.ParseDriver(drv); err != nil {
+				continue
+			}
+			// The page's lookup: the number of edges at or below drv.
+			i := 0
+			for i < len(step.Breaks) && version.CompareDottedText(step.Breaks[i], drv) <= 0 {
+				i++
+			}
+			row := sel.Driver.Verdicts[step.Rows[i]]
+			for cuda, idx := range row {
+				p := sel.Driver.Picks[idx]
+				got := DriverPick{OK: p.OK, Note: p.Note, Reason: strings.ReplaceAll(p.Reason, "{driver}", drv)}
+				var want DriverPick
+				if v, err := query.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
+					want.Reason = err.Error()
+				} else {
+					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
+				}
+				if got != want {
+					t.Errorf("%s driver %s, CUDA %s: the table says %+v, CheckDriverOS %+v", os, drv, cuda, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d driver × CUDA verdicts checked", checked)
+}
