@@ -76,7 +76,8 @@ func TestMatrixDriverR615R620(t *testing.T) {
 // then neither enough nor too old for a CUDA 13 build. resolve keeps the
 // build, unknown, with the reason; the CUDA 12 build a known floor admits
 // stays ok; a Linux driver below the 13.x minor-compatibility floor is
-// still refused.
+// still refused, and so is a Windows driver that misses an older
+// toolkit's known floor.
 func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
 	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.14.1"}, Platform: "windows", Driver: "616.92"})
 	if err != nil {
@@ -92,7 +93,13 @@ func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
 	if s := got["cu126"]; s.Status != StatusOK {
 		t.Errorf("cu126 on Windows driver 616.92 = %+v, want ok", s)
 	}
-	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
+	// A Windows driver below a known floor of an older toolkit (418.96
+	// runs CUDA up to 10.1) is older than any CUDA 13 driver: refused.
+	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "418.96", "13.0", "windows")
+	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, "supports CUDA up to 10.1") {
+		t.Errorf("Windows 418.96 for CUDA 13.0 = %+v, %v; want refused", v, err)
+	}
+	v, err = CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
 	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, ">= 580") {
 		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
 	}
