@@ -40,7 +40,7 @@ func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 			t.Errorf("13.4.2 Linux note %q lacks %q", r.LinuxMinDriverNote, want)
 		}
 	}
-	if r := by["13.5"]; r.Status != "facts pending" || r.ReportedBy == "" {
+	if r := by["13.5"]; r.Status != "facts pending" || r.ReportedBy == "" || !strings.Contains(r.LinuxMinDriverNote, "ships with driver 620.70.06 (R620)") {
 		t.Errorf("13.5 = %+v, want facts pending with its evidence", r)
 	}
 	if r := by["13.1.1"]; r.Status != "" || r.LinuxMinDriver != "590.48.01" || r.Released != "2026-01-12" {
@@ -50,8 +50,9 @@ func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 
 // R615 carries the facts its evidence states (max CUDA 13.4 from the 13.4
 // notes' branch table, New Feature Branch and its first release from
-// NVIDIA's releases.json as quoted); R620 is known only from a lead and
-// says so.
+// NVIDIA's releases.json as quoted); R620 has its maximum CUDA from its
+// driver manifest (620.70.06 ships the compat package for CUDA 13.5), its
+// type and end of life unknown.
 func TestMatrixDriverR615R620(t *testing.T) {
 	rows, err := MatrixDriver(context.Background(), querytest.Embedded(t))
 	if err != nil {
@@ -64,7 +65,7 @@ func TestMatrixDriverR615R620(t *testing.T) {
 	if r := by["615"]; r.MaxCUDA != "13.4" || r.BranchType != "New Feature Branch" || r.Released != "2026-09-09" || r.Status != "" {
 		t.Errorf("R615 = %+v", r)
 	}
-	if r := by["620"]; r.Status != "facts pending" || !strings.Contains(r.ReportedBy, "620.70.06") || r.MaxCUDA != "" {
+	if r := by["620"]; r.Status != "" || r.MaxCUDA != "13.5" || r.BranchType != "" {
 		t.Errorf("R620 = %+v", r)
 	}
 	if r := by["610"]; r.MaxCUDA != "13.3" || r.Status != "" {
