@@ -52,7 +52,7 @@ func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 // notes' branch table, New Feature Branch and its first release from
 // NVIDIA's releases.json as quoted); R620 has its maximum CUDA from its
 // driver manifest (620.70.06 ships the compat package for CUDA 13.5), its
-// type and end of life unknown.
+// type and end of life from NVIDIA's release-620 data-center table.
 func TestMatrixDriverR615R620(t *testing.T) {
 	rows, err := MatrixDriver(context.Background(), querytest.Embedded(t))
 	if err != nil {
@@ -65,7 +65,7 @@ func TestMatrixDriverR615R620(t *testing.T) {
 	if r := by["615"]; r.MaxCUDA != "13.4" || r.BranchType != "New Feature Branch" || r.Released != "2026-09-09" || r.Status != "" {
 		t.Errorf("R615 = %+v", r)
 	}
-	if r := by["620"]; r.Status != "" || r.MaxCUDA != "13.5" || r.BranchType != "" {
+	if r := by["620"]; r.Status != "" || r.MaxCUDA != "13.5" || r.BranchType != "Long Term Support Branch" || r.EndOfLife != "September 2029" {
 		t.Errorf("R620 = %+v", r)
 	}
 	if r := by["610"]; r.MaxCUDA != "13.3" || r.Status != "" {
