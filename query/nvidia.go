@@ -24,57 +24,6 @@ type Floors struct {
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
-// isDottedNumber reports whether s is 1 to 4 dot-separated runs of ASCII
-// digits, the first at most 4 long and the others at most 6: the shape of
-// a driver or CUDA version.
-func isDottedNumber(s string) bool {
-	n := 0
-	for i, p := range strings.Split(s, ".") {
-		most := 6
-		if i == 0 {
-			most = 4
-		}
-		if p == "" || len(p) > most || !allDigits(p) {
-			return false
-		}
-		n++
-	}
-	return n <= 4
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// smParts splits a lower-case compute capability written "7.5", or an
-// architecture written "sm_75", "compute_90" or "90a"/"100f" ("75" too),
-// into its major and minor digits.
-func smParts(t string) (major, minor string, ok bool) {
-	if ma, mi, dot := strings.Cut(t, "."); dot {
-		if len(ma) < 1 || len(ma) > 2 || len(mi) != 1 || !allDigits(ma) || !allDigits(mi) {
-			return "", "", false
-		}
-		return ma, mi, true
-	}
-	if r, cut := strings.CutPrefix(t, "sm_"); cut {
-		t = r
-	} else if r, cut := strings.CutPrefix(t, "compute_"); cut {
-		t = r
-	}
-	if strings.HasSuffix(t, "a") || strings.HasSuffix(t, "f") {
-		t = t[:len(t)-1]
-	}
-	if len(t) < 2 || len(t) > 3 || !allDigits(t) {
-		return "", "", false
-	}
-	return t[:len(t)-1], t[len(t)-1:], true
-}
-
 // ParseDriver validates a driver version ("535.104.05", "470").
 func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)
@@ -214,6 +163,123 @@ func DriverFloors(ctx context.Context, d *db.DB, cuda string) (Floors, error) {
 		}
 	}
 	return f, nil
+}
+
+// MaxCUDAForDriver returns the newest CUDA toolkit minor a (Linux)
+// driver runs natively: the newest toolkit whose Linux floor it meets,
+// else the branch's stated maximum.
+func MaxCUDAForDriver(ctx context.Context, d *db.DB, driver string) (string, error) {
+	return MaxCUDAForDriverOS(ctx, d, driver, "linux")
+}
+
+// MaxCUDAForDriverOS is MaxCUDAForDriver for the driver numbering of os
+// ("linux" or "windows": Windows drivers carry their own numbers, 531.14
+// where Linux has 530.30.02).
+func MaxCUDAForDriverOS(ctx context.Context, d *db.DB, driver, os string) (string, error) {
+	drv, err := ParseDriver(driver)
+	if err != nil {
+		return "", err
+	}
+	best, err := d.NewestToolkitFor(ctx, os, drv)
+	if err != nil {
+		return "", err
+	}
+	if best != "" {
+		parts := strings.Split(best, ".")
+		return parts[0] + "." + parts[1], nil
+	}
+	b, ok, err := d.DriverBranch(ctx, version.MajorText(drv))
+	if err != nil {
+		return "", err
+	}
+	if ok && b.MaxCUDA != "" {
+		return b.MaxCUDA, nil
+	}
+	return "", (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA toolkit is known to run on driver %s", drv)}).WithHint("cudb matrix driver")
+}
+
+// CheckDriver says whether a (Linux) driver runs CUDA cuda: OK at or
+// above the minor-version-compatibility floor of the CUDA major (with a
+// note when below the toolkit's own floor), refused below it, and refused
+// when the driver's newest CUDA is of an older major.
+func CheckDriver(ctx context.Context, d *db.DB, driver, cuda string) (DriverVerdict, error) {
+	return CheckDriverOS(ctx, d, driver, cuda, "linux")
+}
+
+// CheckDriverOS is CheckDriver against the floors of os ("linux" or
+// "windows").
+func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (DriverVerdict, error) {
+	drv, err := ParseDriver(driver)
+	if err != nil {
+		return DriverVerdict{}, err
+	}
+	fl, err := DriverFloors(ctx, d, cuda)
+	if err != nil {
+		return DriverVerdict{}, err
+	}
+	toolkit, compat, osName := fl.LinuxMin, fl.MinorCompatLinuxMin, "Linux"
+	if os == "windows" {
+		toolkit, compat, osName = fl.WindowsMin, fl.MinorCompatWindowsMin, "Windows"
+	}
+	v := DriverVerdict{Driver: drv, CUDA: fl.CUDA}
+	if toolkit == "" && compat == "" {
+		// No floor of this toolkit on this OS (NVIDIA prints N/A for
+		// every CUDA 13.x Windows cell). A driver below the floor of
+		// some toolkit the data does know is older than this toolkit
+		// needs (floors rise with toolkits): refused below. A driver at
+		// or above every known floor cannot be judged: unknown, with the
+		// reason the data gives.
+		mine, err := d.NewestToolkitFor(ctx, os, drv)
+		if err != nil {
+			return DriverVerdict{}, err
+		}
+		known, err := d.NewestToolkitFor(ctx, os, "99999")
+		if err != nil {
+			return DriverVerdict{}, err
+		}
+		if known == "" || mine == known {
+			v.Unknown = fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)
+			if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, strings.ToLower(osName)+"_min_driver"); err == nil && why != "" {
+				v.Unknown += ": " + why
+			} else if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, "min_driver"); err == nil && why != "" {
+				v.Unknown += ": " + why
+			}
+			return v, nil
+		}
+	}
+	if mx, err := MaxCUDAForDriverOS(ctx, d, drv, os); err == nil {
+		v.MaxCUDA = mx
+		if a, b := version.MajorText(mx), version.MajorText(fl.CUDA); version.CompareDottedText(a, b) < 0 {
+			v.Reason = fmt.Sprintf("driver %s supports CUDA up to %s; CUDA %s needs a CUDA %s-era driver", drv, mx, fl.CUDA, b)
+			if compat != "" {
+				v.Reason += fmt.Sprintf(" (>= %s)", compat)
+			} else if toolkit != "" {
+				v.Reason += fmt.Sprintf(" (>= %s)", toolkit)
+			}
+			v.Floor = compat
+			return v, nil
+		}
+	}
+	// The installed CUDA release's own floor is the minimum; the
+	// minor-version floor matters only for a driver below it (a runtime
+	// newer than the driver supports), and only where it is lower.
+	floor := toolkit
+	if compat != "" && (floor == "" || version.CompareDottedText(compat, floor) < 0) {
+		floor = compat
+	}
+	v.Floor = floor
+	switch {
+	case floor == "":
+		return v, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)}).WithHint("cudb matrix cuda")
+	case toolkit != "" && version.CompareDottedText(drv, toolkit) >= 0:
+		v.OK, v.Via = true, "toolkit"
+	case version.CompareDottedText(drv, floor) < 0:
+		v.Reason = fmt.Sprintf("driver %s is below the minimum %s for CUDA %s", drv, floor, fl.CUDA)
+	default:
+		v.OK, v.Via = true, "minor_compat"
+		v.Note = fmt.Sprintf("runs via minor-version compatibility; recommended >= %s", toolkit)
+	}
+	return v, nil
 }
 
 // GPUSupport says how a build with archList ("sm_50 sm_60 compute_70")

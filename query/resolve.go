@@ -184,7 +184,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			}
 			return msg
 		}},
-		{"cuda", func(s *Stack) bool { return p.cuda == nil || (s.CUDA != "" && dottedOK(*p.cuda, s.CUDA)) },
+		{"cuda", func(s *Stack) bool { return p.cuda == nil || (stackCUDA(s) != "" && dottedOK(*p.cuda, stackCUDA(s))) },
 			func(before []Stack) string {
 				return "variants that exist: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant + cudaSuffix(s.CUDA) }), ", ")
 			}},
@@ -402,4 +402,17 @@ func nearest(known []string, req version.Requirement, n int) []string {
 		out = out[:n]
 	}
 	return out
+}
+
+// stackCUDA is the CUDA a --cuda filter compares: the stack's CUDA, else
+// the major its variant names (jax 0.4.25's "cuda12" build states no
+// minor, but is a CUDA 12 build: --cuda 12 keeps it, --cuda 12.3 does not).
+func stackCUDA(s *Stack) string {
+	if s.CUDA != "" {
+		return s.CUDA
+	}
+	if m, ok := strings.CutPrefix(s.Variant, "cuda"); ok && m != "" && strings.Trim(m, "0123456789") == "" {
+		return m
+	}
+	return ""
 }

@@ -117,7 +117,7 @@ func expectIndex(stacks []Stack) {
 	for i := range stacks {
 		s := &stacks[i]
 		v := s.version.String() + "|" + s.Representative().Package
-		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || hasDefault[v] {
+		if s.Representative().Channel != "" || !isCUDAVariant(s) || builds[v] < 2 || s.Default {
 			continue
 		}
 		plugin := false
@@ -127,7 +127,14 @@ func expectIndex(stacks []Stack) {
 			}
 		}
 		// A CUDA plugin package (jax-cuda12-plugin) names the build itself.
-		if s.Install.IndexURL == "" && s.Install.FindLinks == "" && !plugin {
+		if s.Install.IndexURL != "" || s.Install.FindLinks != "" || plugin {
+			continue
+		}
+		if hasDefault[v] {
+			// PyPI serves another of its builds (onnxruntime-gpu 1.19.0's
+			// CUDA 12 one): a bare pin would install that one instead.
+			s.gap("PyPI serves another of its CUDA builds, and the package index of this one is not in the data")
+		} else {
 			s.gap("which of its CUDA builds PyPI serves, and the package index of this one, are not in the data")
 		}
 	}
@@ -308,12 +315,12 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	pkgs := []string{shellWord(name + extra + "==" + pipVersion)}
 	for _, c := range fam.Companions {
 		if v, ok := s.Packages[c]; ok {
-			pkgs = append(pkgs, c+"=="+v)
+			pkgs = append(pkgs, shellWord(Requirement(c, v)))
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(s.Packages)) {
 		if fam.PluginPrefix != "" && strings.HasPrefix(c, fam.PluginPrefix) {
-			pkgs = append(pkgs, c+"=="+s.Packages[c])
+			pkgs = append(pkgs, shellWord(Requirement(c, s.Packages[c])))
 		}
 	}
 	switch {
@@ -323,6 +330,11 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	case rep.IndexURL != "" && !s.Default:
 		in.IndexURL = rep.IndexURL
 		in.Command = "pip install " + strings.Join(pkgs, " ") + " --index-url " + rep.IndexURL
+		if f, ok := frameworks.Get(s.framework); ok && f.FeedLacksDeps {
+			// The feed first, so that its wheel wins over PyPI's build of
+			// the same version; PyPI after it for the dependencies.
+			in.Command += " --extra-index-url " + PyPISimple
+		}
 	default:
 		in.IndexURL = rep.IndexURL
 		// The PyPI wheel is this variant: plain pip, no local label.
@@ -332,9 +344,10 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	return in
 }
 
-// shellWord quotes a requirement with extras, which a shell would glob.
+// shellWord quotes a requirement with extras (a shell would glob them) or
+// a range (a shell would read < and > as redirections).
 func shellWord(req string) string {
-	if strings.Contains(req, "[") {
+	if strings.ContainsAny(req, "[<>") {
 		return `"` + req + `"`
 	}
 	return req
@@ -459,4 +472,18 @@ func distinctMany(stacks []Stack, f func(Stack) []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// PyPISimple is PyPI's package index, named where a pin reads a
+// framework's own feed first and PyPI after it.
+const PyPISimple = "https://pypi.org/simple"
+
+// Requirement is the pip requirement for a stack's package: name==version,
+// or name and its specifier where the evidence gives a range (jax 0.4.37's
+// jax[cuda12] asks for jax-cuda12-plugin>=0.4.36,<=0.4.37).
+func Requirement(name, v string) string {
+	if strings.ContainsAny(v[:min(1, len(v))], "<>=!~") {
+		return name + v
+	}
+	return name + "==" + v
 }

@@ -51,6 +51,11 @@ type Framework struct {
 	CondaName string
 	// CondaChannel is the channel that published its CUDA builds.
 	CondaChannel string
+	// FeedLacksDeps: the indexes of its non-PyPI builds hold its own
+	// wheels but not their dependencies (ONNX Runtime's Azure DevOps
+	// feeds, which its install page pairs with PyPI), so an install reads
+	// the feed first, for its wheel, and PyPI after it, for the rest.
+	FeedLacksDeps bool
 }
 
 // All lists every framework, in the order answers show them.
@@ -65,7 +70,7 @@ var All = []Framework{
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
 		PluginPrefix: "jax-cuda"},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime"},
+		Module: "onnxruntime", FeedLacksDeps: true},
 }
 
 // Get returns the framework named name (canonical name or alias).

@@ -23,8 +23,11 @@ type Snapshot struct {
 	Origin     string      `json:"origin"`
 	Driver     *Driver     `json:"driver,omitempty"`
 	DriverCUDA *DriverCUDA `json:"driver_cuda,omitempty"`
-	GPUs       []GPU       `json:"gpus,omitempty"`
-	Toolkits   []Toolkit   `json:"toolkits,omitempty"`
+	// Kernel is what the host shows of the NVIDIA kernel driver, whatever
+	// it says about GPUs. A probe always sets it; reports leave it nil.
+	Kernel   *Kernel   `json:"kernel,omitempty"`
+	GPUs     []GPU     `json:"gpus,omitempty"`
+	Toolkits []Toolkit `json:"toolkits,omitempty"`
 	// CUDAHome is $CUDA_HOME (else $CUDA_PATH) as set in the environment.
 	CUDAHome string `json:"cuda_home,omitempty"`
 	// CUDNN lists every cuDNN copy found, in the order a process would
@@ -59,6 +62,21 @@ type Driver struct {
 	// Windows floors apply).
 	WSL bool `json:"wsl,omitempty"`
 }
+
+// Kernel is the NVIDIA kernel driver's presence: its module and its
+// device nodes. A host that has either was set up to drive a GPU, so one
+// that sees no GPU has lost it; a host with neither (a CPU machine, a
+// container started without the GPU) was not.
+type Kernel struct {
+	// Module lists the module's files found: /proc/driver/nvidia/version,
+	// /sys/module/nvidia.
+	Module []string `json:"module,omitempty"`
+	// DeviceNodes lists the /dev/nvidia* nodes found.
+	DeviceNodes []string `json:"device_nodes,omitempty"`
+}
+
+// Present reports whether the module or a device node was found.
+func (k *Kernel) Present() bool { return k != nil && (len(k.Module) > 0 || len(k.DeviceNodes) > 0) }
 
 // DriverCUDA is the newest CUDA version the driver supports ("12.4").
 type DriverCUDA struct {

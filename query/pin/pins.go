@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -201,8 +202,11 @@ type pinPart struct {
 	framework string
 	packages  []pinPackage
 	index     string // variant index; "" = PyPI
-	findLinks string
-	pins      []string // runtime wheels the framework pins, markers cleaned
+	// feedLacksDeps: index holds the framework's wheel only; its
+	// dependencies come from PyPI (frameworks.Framework.FeedLacksDeps).
+	feedLacksDeps bool
+	findLinks     string
+	pins          []string // runtime wheels the framework pins, markers cleaned
 	// systemCUDNN and systemCUDA mean the framework loads these from the
 	// system: no wheel brings them.
 	systemCUDNN, systemCUDA bool
@@ -292,6 +296,9 @@ func newPinPart(s *query.Stack, platform string) pinPart {
 		pt.findLinks = rep.IndexURL
 	case !pypi:
 		pt.index = rep.IndexURL
+		if f, ok := frameworks.Get(s.Framework()); ok {
+			pt.feedLacksDeps = f.FeedLacksDeps
+		}
 	}
 	ver := s.Packages[name]
 	if pypi && pt.findLinks == "" {
@@ -428,12 +435,26 @@ func (p *pinPlan) needsPyPI() bool {
 
 func (p *pinPlan) variantIndexes() []string {
 	var out []string
-	for _, pt := range p.parts {
-		if pt.index != "" && !slices.Contains(out, pt.index) {
-			out = append(out, pt.index)
+	// Feeds lacking dependencies first (see indexArgs).
+	for _, first := range []bool{true, false} {
+		for _, pt := range p.parts {
+			if pt.index != "" && pt.feedLacksDeps == first && !slices.Contains(out, pt.index) {
+				out = append(out, pt.index)
+			}
 		}
 	}
 	return out
+}
+
+// feedLacksDeps reports whether some framework comes from a feed that
+// holds its wheel but not its dependencies.
+func (p *pinPlan) feedLacksDeps() bool {
+	for _, pt := range p.parts {
+		if pt.index != "" && pt.feedLacksDeps {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *pinPlan) findLinks() []string {
@@ -448,14 +469,23 @@ func (p *pinPlan) findLinks() []string {
 
 // indexArgs are pip's index options: one variant index replaces PyPI
 // unless some framework needs PyPI, then every variant index is extra.
+//
+// A feed that holds a framework's wheel but not its dependencies
+// (ONNX Runtime's CUDA 12 feed) is read before PyPI: pip keeps the first
+// index's file when two indexes hold the same version, and PyPI's
+// onnxruntime-gpu 1.18.0 is the CUDA 11.8 build.
 func (p *pinPlan) indexArgs() []string {
 	var out []string
+	feedFirst := p.feedLacksDeps()
 	for i, u := range p.variantIndexes() {
-		if i == 0 && !p.needsPyPI() {
+		if i == 0 && (!p.needsPyPI() || feedFirst) {
 			out = append(out, "--index-url "+u)
 		} else {
 			out = append(out, "--extra-index-url "+u)
 		}
+	}
+	if feedFirst {
+		out = append(out, "--extra-index-url "+query.PyPISimple)
 	}
 	for _, u := range p.findLinks() {
 		out = append(out, "-f "+u)
@@ -502,86 +532,3 @@ func (p *pinPlan) needsSystemLibs() bool {
 	}
 	return false
 }
-
-// driverFloor is the newest of the stack's driver floors: resolve's when
-// the NVIDIA facts gave one, else the builds' own minimums, else the
-// CUDA toolkit table's floor for the stack's CUDA minor.
-func driverFloor(ctx context.Context, d *db.DB, s *query.Stack, parts []pinPart) (string, error) {
-	if s.Driver != nil && s.Driver.LinuxMin != "" {
-		t := ">= " + s.Driver.LinuxMin + " (Linux)"
-		if s.Driver.WindowsMin != "" {
-			t += ", >= " + s.Driver.WindowsMin + " (Windows)"
-		}
-		if s.Driver.MinorCompatLinuxMin != "" && s.Driver.MinorCompatLinuxMin != s.Driver.LinuxMin {
-			t += "; >= " + s.Driver.MinorCompatLinuxMin + " under minor-version compatibility"
-		}
-		return t, nil
-	}
-	best := ""
-	for _, pt := range parts {
-		for _, b := range pt.stack.Builds() {
-			for _, r := range b.Reqs {
-				if r.Needs == "driver" && r.Kind == db.KindMinimum {
-					v := strings.TrimLeft(r.Spec, ">=~ ")
-					if best == "" || version.DottedKey(v) > version.DottedKey(best) {
-						best = v
-					}
-				}
-			}
-		}
-	}
-	if best != "" {
-		return ">= " + best + " (Linux, from the framework's documented minimum)", nil
-	}
-	if s.CUDA == "" {
-		return "none (no CUDA)", nil
-	}
-	table, err := d.CUDADrivers(ctx)
-	if err != nil {
-		return "", fmt.Errorf("failed to read CUDA driver floors: %w", err)
-	}
-	floor := ""
-	for _, t := range table {
-		if t.Kind != "toolkit" || t.OS != "linux" || t.MinDriver == "" {
-			continue
-		}
-		if sameMinor(t.CUDA, s.CUDA) && (floor == "" || version.DottedKey(t.MinDriver) < version.DottedKey(floor)) {
-			floor = t.MinDriver
-		}
-	}
-	if floor == "" {
-		return "unknown (the database holds no driver floor for CUDA " + s.CUDA + ")", nil
-	}
-	return ">= " + floor + " (Linux, the CUDA " + minorOf(s.CUDA) + " toolkit floor)", nil
-}
-
-// cudaFull is the newest released toolkit of the stack's CUDA minor in
-// the CUDA facts (12.1 → 12.1.1), which is what image tags name.
-func cudaFull(ctx context.Context, d *db.DB, cuda string) (full, rule string, err error) {
-	table, err := d.CUDADrivers(ctx)
-	if err != nil {
-		return "", "", fmt.Errorf("failed to read CUDA releases: %w", err)
-	}
-	for i := len(table) - 1; i >= 0; i-- { // newest first
-		c, label := table[i].CUDA, table[i].Label
-		// Previews and releases NVIDIA's table does not list have no
-		// images.
-		if table[i].Kind != "toolkit" || !sameMinor(c, cuda) || label == "" || strings.Contains(strings.ToLower(label), "preview") {
-			continue
-		}
-		if len(strings.Split(c, ".")) >= 3 {
-			return c, "the newest CUDA " + minorOf(cuda) + " release in the CUDA facts (" + label + ")", nil
-		}
-	}
-	return minorOf(cuda) + ".0", "no CUDA " + minorOf(cuda) + " release in the CUDA facts: assumed the GA release", nil
-}
-
-func minorOf(v string) string {
-	f := strings.Split(v, ".")
-	if len(f) >= 2 {
-		return f[0] + "." + f[1]
-	}
-	return v + ".0"
-}
-
-func sameMinor(a, b string) bool { return minorOf(a) == minorOf(b) }

@@ -206,11 +206,12 @@ func tomlString(s string) string {
 // indexName names a variant index in pyproject.toml: the framework and
 // the last path element (torch-cu121).
 func indexName(framework, url string) string {
-	seg := strings.Trim(url, "/")
-	if i := strings.LastIndex(seg, "/"); i >= 0 {
-		seg = seg[i+1:]
+	// A PEP 503 index ending in …/<feed>/pypi/simple is named by its feed.
+	parts := strings.Split(strings.Trim(url, "/"), "/")
+	for len(parts) > 1 && (parts[len(parts)-1] == "simple" || parts[len(parts)-1] == "pypi") {
+		parts = parts[:len(parts)-1]
 	}
-	return framework + "-" + seg
+	return framework + "-" + parts[len(parts)-1]
 }
 
 // projectName is the uv project's and the conda environment's name:

@@ -294,6 +294,7 @@ func (v *verifier) noGPU(fws []*framework) error {
 	}
 	ev := []string{"GPUs: none in nvidia-smi or /proc/driver/nvidia/gpus"}
 	why := "no NVIDIA GPU is visible"
+	smiCannotTalk := false
 	fix := "nvidia-smi -L (on a container: run it with --gpus all, or set NVIDIA_VISIBLE_DEVICES; on a VM: check the GPU is attached)"
 	for _, n := range v.f.Notes {
 		if n.Probe != "nvidia-smi" {
@@ -305,6 +306,7 @@ func (v *verifier) noGPU(fws []*framework) error {
 			why = "the driver is loaded but sees no GPU (nvidia-smi: No devices were found)"
 		case strings.Contains(n.Message, "couldn't communicate") || strings.Contains(n.Message, "has failed"):
 			why = "nvidia-smi cannot talk to the driver"
+			smiCannotTalk = true
 			fix = "sudo modprobe nvidia && nvidia-smi (if the module does not load, reinstall the driver matching the running kernel, then reboot)"
 		}
 	}
@@ -313,16 +315,30 @@ func (v *verifier) noGPU(fws []*framework) error {
 	} else {
 		ev = append(ev, "driver: not found")
 	}
-	// A host with the NVIDIA kernel module was meant to have a GPU: one
-	// that sees none has lost it, which is what a platform team must
-	// catch. Elsewhere (a CPU machine) it is a warning; --expect-gpu and
-	// --no-gpu-ok choose explicitly.
+	// A host with the NVIDIA kernel module or its device nodes was set up
+	// to drive a GPU: one that sees none has lost it, which is what a
+	// platform team must catch. Elsewhere (a CPU machine, a container
+	// started without the GPU, even with the driver's libraries inside)
+	// it is a warning; --expect-gpu and --no-gpu-ok choose explicitly. A
+	// probe JSON without the kernel facts (older cudb) falls back to the
+	// driver files.
+	kernel := v.f.Driver != nil && (v.f.Driver.Source == "sys_module" || v.f.Driver.Source == "proc_version")
+	if k := v.f.Kernel; k != nil {
+		kernel = k.Present()
+		ev = append(ev, kernelEvidence(k)...)
+	}
 	sev, msg := SevWarning, why
 	switch {
 	case v.opts.GPU == GPUExpect:
 		sev, msg = SevError, why+" on a host expected to have one (--expect-gpu)"
-	case v.f.Driver != nil:
-		sev, msg = SevError, why+"; the NVIDIA driver is installed, so this host was meant to have a GPU and has lost it"
+	case kernel:
+		sev, msg = SevError, why+"; the NVIDIA kernel driver is present, so this host was meant to have a GPU and has lost it"
+		fix += "; on a host meant to run without a GPU, pass --no-gpu-ok"
+	case smiCannotTalk && v.f.Driver != nil:
+		// The driver's own tools and libraries are installed but its
+		// module is not loaded (a kernel update without the module
+		// rebuilt): the host was set up for a GPU too.
+		sev, msg = SevError, why+"; the NVIDIA driver is installed but its kernel module is not loaded, so this host was meant to have a GPU and has lost it"
 		fix += "; on a host meant to run without a GPU, pass --no-gpu-ok"
 	}
 	if len(cudaFW) > 0 {
@@ -484,4 +500,16 @@ next:
 		v.add(f)
 	}
 	return len(fs), nil
+}
+
+// kernelEvidence names what the probe found of the NVIDIA kernel driver.
+func kernelEvidence(k *host.Kernel) []string {
+	mod, nodes := "none (no /proc/driver/nvidia/version, no /sys/module/nvidia)", "none (/dev/nvidia*)"
+	if len(k.Module) > 0 {
+		mod = strings.Join(k.Module, ", ")
+	}
+	if len(k.DeviceNodes) > 0 {
+		nodes = strings.Join(k.DeviceNodes, ", ")
+	}
+	return []string{"NVIDIA kernel module: " + mod, "NVIDIA device nodes: " + nodes}
 }

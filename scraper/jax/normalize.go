@@ -142,20 +142,47 @@ func (n *normalizer) extras(recs []scraper.Record) {
 		}
 		return 9
 	}
-	sort.SliceStable(recs, func(i, j int) bool { return rank(recs[i].Fields["extra"]) < rank(recs[j].Fields["extra"]) })
 	// The plain "cuda" extra of old releases names its variant in the
-	// jaxlib local version or the plugin name, on any of its rows.
+	// jaxlib local version or the plugin name, on any of its rows. An
+	// extra whose jaxlib carries a local CUDA label installs the
+	// monolithic CUDA jaxlib.
 	group := map[string]string{}
+	mono := map[string]bool{}
 	for _, r := range recs {
 		f := r.Fields
 		if req, err := version.ParseRequirement(f["requirement_resolved"]); err == nil {
 			if m := localCUDARE().FindStringSubmatch(req.SpecText()); m != nil {
 				group[f["jax_version"]+"/"+f["extra"]] = "cuda" + m[1]
+				mono[f["jax_version"]+"/"+f["extra"]] = true
 			} else if m := pluginNameRE().FindStringSubmatch(req.Name); m != nil {
 				group[f["jax_version"]+"/"+f["extra"]] = "cuda" + m[2]
 			}
 		}
 	}
+	// One extra per build says how it installs. Up to 0.4.29 the pip
+	// extra with the monolithic CUDA jaxlib (cuda12_pip, with -f) is the
+	// documented install, and the plugin extra (cuda12) beside it was
+	// experimental; jaxlib 0.4.30 dropped the monolithic jaxlib (CHANGELOG:
+	// "You must use the plugin-based installation"). So a monolithic pip
+	// extra comes first, then the plugin extras, then local-CUDA ones, then
+	// the plain "cuda" extra of old releases. Extras after the first of a
+	// build give only their names: mixing a monolithic jaxlib with the
+	// plugin would install two CUDA backends.
+	class := func(r scraper.Record) int {
+		e := r.Fields["extra"]
+		ev, ok := extraVariant[e]
+		switch {
+		case !ok:
+			return 90 + rank(e)
+		case ev.local:
+			return 50 + ev.rank
+		case mono[r.Fields["jax_version"]+"/"+e]:
+			return ev.rank
+		}
+		return 10 + ev.rank
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return class(recs[i]) < class(recs[j]) })
+	chosen := map[string]string{} // version/variant → the extra that installs it
 	for _, r := range recs {
 		f := r.Fields
 		ver, err := publicVersion(f["jax_version"])
@@ -182,6 +209,15 @@ func (n *normalizer) extras(recs []scraper.Record) {
 		}
 		p := n.prov(r)
 		k := n.build(ver, variant, p)
+		key := "extra@" + variant
+		if ev.local {
+			key = "extra_local@" + variant
+		}
+		n.attr(db.Attribute{Component: component, Version: ver, Key: key, Value: f["extra"], Provenance: p})
+		if c, ok := chosen[ver+"/"+variant]; ok && c != f["extra"] {
+			continue
+		}
+		chosen[ver+"/"+variant] = f["extra"]
 		needs := req.Name
 		if m := pluginNameRE().FindStringSubmatch(req.Name); m != nil {
 			needs = m[1]
@@ -196,11 +232,6 @@ func (n *normalizer) extras(recs []scraper.Record) {
 			b := &n.f.Builds[n.builds[k]]
 			b.IndexURL = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
 		}
-		key := "extra@" + variant
-		if ev.local {
-			key = "extra_local@" + variant
-		}
-		n.attr(db.Attribute{Component: component, Version: ver, Key: key, Value: f["extra"], Provenance: p})
 	}
 	// The unqualified "extra" (what resolve reads) is set where a release
 	// has one pip-wheel variant; with two (cuda12 and cuda13) each keeps

@@ -11,6 +11,8 @@ func (Source) Fields() map[string]map[string]scraper.Grammar {
 	return map[string]map[string]scraper.Grammar{
 		"requirements_csv":   {"cuda": scraper.VersionText},
 		"requirements_table": {"cuda": scraper.DottedOrEmpty},
+		"requirements_page":  {"cuda": scraper.VersionText},
+		"install":            {"cuda_major": scraper.Pattern("a CUDA major", `^[0-9]{1,2}$`)},
 	}
 }
 

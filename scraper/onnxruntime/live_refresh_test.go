@@ -11,12 +11,12 @@ import (
 // loopback, read through the fetch client, checked, and written by
 // scraper.Refresh.
 
-var livePages = map[string]string{liveDoc: "testdata/ep_ok.md"}
+var livePages = map[string]string{liveDoc: "testdata/ep_ok.md", liveInstall: "testdata/install_ok.md"}
 
 func TestLiveRefreshHappy(t *testing.T) {
 	snap := livetest.New(t, livePages).MustPass(t, Source{}, t.TempDir())
-	if len(snap.Records) != 2 {
-		t.Errorf("wrote %d rows, want the table's 2", len(snap.Records))
+	if len(snap.Records) != 4 {
+		t.Errorf("wrote %d rows, want the table's 2 and the install page's 2 GPU sections", len(snap.Records))
 	}
 	got := map[string]map[string]string{}
 	for _, r := range snap.Records {
@@ -24,6 +24,12 @@ func TestLiveRefreshHappy(t *testing.T) {
 	}
 	if r := got["Requirements/1.5-1.6"]; r["cuda"] != "10.2" || r["cudnn"] != "8.0.3" {
 		t.Errorf("1.5-1.6 row = %v (all %v)", r, got)
+	}
+	if r := got["cuda12"]; r["index_url"] != "https://aiinfra.pkgs.visualstudio.com/PublicPackages/_packaging/onnxruntime-cuda-12/pypi/simple/" || r["index_option"] != "extra-index-url" {
+		t.Errorf("CUDA 12 install section = %v", r)
+	}
+	if r := got["cuda11"]; r["index_url"] != "" || r["command"] != "pip install onnxruntime-gpu" {
+		t.Errorf("CUDA 11 install section = %v", r)
 	}
 }
 
@@ -44,7 +50,7 @@ func TestLiveRefreshSadKeepsPrevious(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir, _ := livetest.Prime(t, Source{}, livePages)
-			if err := livetest.New(t, map[string]string{liveDoc: c.file}).MustFail(t, Source{}, dir); !strings.Contains(err, c.why) {
+			if err := livetest.New(t, map[string]string{liveDoc: c.file, liveInstall: "testdata/install_ok.md"}).MustFail(t, Source{}, dir); !strings.Contains(err, c.why) {
 				t.Errorf("error %q does not say %q", err, c.why)
 			}
 		})
@@ -56,8 +62,18 @@ func TestLiveRefreshSadKeepsPrevious(t *testing.T) {
 // never dropped silently.
 func TestLiveRefreshGarbageRow(t *testing.T) {
 	dir, _ := livetest.Prime(t, Source{}, livePages)
-	err := livetest.New(t, map[string]string{liveDoc: "testdata/ep_garbage.md"}).MustFail(t, Source{}, dir)
+	err := livetest.New(t, map[string]string{liveDoc: "testdata/ep_garbage.md", liveInstall: "testdata/install_ok.md"}).MustFail(t, Source{}, dir)
 	if !strings.Contains(err, `field cuda: "ten" does not parse as a version`) {
 		t.Errorf("error %q does not name the garbage cell", err)
+	}
+}
+
+// An install page whose GPU section lost its pip command fails the
+// source; the previous data is kept.
+func TestLiveRefreshInstallPageBroken(t *testing.T) {
+	dir, _ := livetest.Prime(t, Source{}, livePages)
+	err := livetest.New(t, map[string]string{liveDoc: "testdata/ep_ok.md", liveInstall: "testdata/install_no_command.md"}).MustFail(t, Source{}, dir)
+	if !strings.Contains(err, "CUDA 12.x section") || !strings.Contains(err, "no pip install command") {
+		t.Errorf("error %q does not name the broken section", err)
 	}
 }

@@ -68,9 +68,19 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		recs = append(recs, scraper.Record{Table: tableDoc, Key: key, URL: url, Ref: fmt.Sprintf("%s line %d (%s)", ref, r.Line, r.Section),
 			Fields: map[string]string{"versions": r.Versions, "cuda": r.CUDA, "cudnn": r.CUDNN, "notes": r.Notes}})
 	}
+	inst, err := scrapeInstall(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	recs = append(recs, inst...)
 	if live {
 		return recs, nil
 	}
+	page, err := capturedPage()
+	if err != nil {
+		return nil, err
+	}
+	recs = append(recs, page...)
 	c, err := srcio.Read(ctx, in, "", "onnxruntime/"+csvFile)
 	if err != nil {
 		return nil, err
@@ -264,11 +274,15 @@ func cudnnOf(cell string) (linux, windows string) {
 // Normalize implements scraper.Source.
 func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	n := &normalizer{f: &db.Facts{}, src: s.Name(), builds: map[db.BuildKey]int{}, notes: map[[2]string][]string{}, noteProv: map[[2]string]db.Provenance{}, reqs: map[string]int{}, releases: map[string]bool{}}
-	var doc, csv []scraper.Record
+	var doc, page, csv, install []scraper.Record
 	for _, r := range recs {
 		switch r.Table {
 		case tableDoc:
 			doc = append(doc, r)
+		case tablePage:
+			page = append(page, r)
+		case tableInstall:
+			install = append(install, r)
 		case tableCSV:
 			csv = append(csv, r)
 		default:
@@ -281,12 +295,24 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	// The official page first, then the CSV in file order (records arrive
 	// sorted by key; the CSV line keeps the file's order of evidence).
 	sort.SliceStable(csv, func(i, j int) bool { return lineOf(csv[i].Ref) < lineOf(csv[j].Ref) })
+	// The live page, then the captured later page (snapshot mode), then
+	// the hand-written CSV: the first to say which build PyPI serves wins.
+	sort.SliceStable(page, func(i, j int) bool { return lineOf(page[i].Ref) < lineOf(page[j].Ref) })
+	// Its rows name only CUDA and cuDNN majors, so they come after the CSV,
+	// whose PR diffs give the 1.17 CUDA 12 build's full versions.
+	for _, r := range append(doc, page...) {
+		n.collectPyPI(r, r.Fields["versions"], r.Fields["cuda"], r.Fields["notes"])
+	}
 	for _, r := range doc {
 		n.row(r, r.Fields["versions"], r.Fields["cuda"], r.Fields["cudnn"], "", r.Fields["notes"], "", db.KindTested)
 	}
 	for _, r := range csv {
 		n.csvRow(r)
 	}
+	for _, r := range page {
+		n.row(r, r.Fields["versions"], r.Fields["cuda"], r.Fields["cudnn"], "", r.Fields["notes"], "", db.KindTested)
+	}
+	n.applyInstall(install)
 	keys := make([][2]string, 0, len(n.notes))
 	for k := range n.notes {
 		keys = append(keys, k)
@@ -317,6 +343,7 @@ type normalizer struct {
 	noteProv map[[2]string]db.Provenance
 	reqs     map[string]int
 	releases map[string]bool
+	pypi     []pypiRow
 }
 
 func (n *normalizer) refuse(r scraper.Record, note string) {
@@ -363,6 +390,7 @@ func (n *normalizer) csvRow(r scraper.Record) {
 	notes += " [" + f["evidence_type"] + "]"
 	kind := db.KindTested
 	n.row(r, ver, f["cuda"], f["cudnn_linux"], f["cudnn_windows"], notes, platform, kind)
+	n.collectPyPI(r, ver, f["cuda"], f["notes"])
 }
 
 func (n *normalizer) build(ver, variant, platform, cuda string, p db.Provenance) db.BuildKey {

@@ -181,6 +181,11 @@ func buildOf(r scraper.Record) (db.Build, error) {
 			return db.Build{}, err
 		}
 		b.CUDA = f["cuda"]
+		// TensorFlow publishes each release's GPU build of a platform on
+		// PyPI only (tensorflow.org/install/pip: `pip install
+		// tensorflow[and-cuda]`, before 2.12 the tensorflow / tensorflow-gpu
+		// wheels): the tested build is the one plain pip installs.
+		b.IsDefault = true
 	default:
 		return db.Build{}, fmt.Errorf("device %q is neither cpu nor gpu", f["device"])
 	}
@@ -466,7 +471,7 @@ func (n *normalizer) pinBuild(ver string, recs []scraper.Record, r scraper.Recor
 	if _, ok := n.builds[key]; ok {
 		return key, true
 	}
-	b := db.Build{Component: component, Version: ver, Variant: variant, Platform: "linux", Package: "tensorflow", Provenance: n.prov(r)}
+	b := db.Build{Component: component, Version: ver, Variant: variant, Platform: "linux", Package: "tensorflow", IsDefault: true, Provenance: n.prov(r)}
 	// Patch releases have no row of their own: take CUDA and Python from
 	// the newest tested row of the same major.minor and the same variant.
 	vv, _ := version.Parse(ver)

@@ -234,3 +234,190 @@ func TestIssue12Torch27CU128(t *testing.T) {
 		}
 	}
 }
+
+const ortFeed12 = "https://aiinfra.pkgs.visualstudio.com/PublicPackages/_packaging/onnxruntime-cuda-12/pypi/simple/"
+
+// ONNX Runtime 1.17–1.18.x: PyPI serves the CUDA 11.8 build; the CUDA 12
+// build comes from ONNX Runtime's own feed, read before PyPI so that its
+// wheel wins over PyPI's same-numbered CUDA 11.8 one. From 1.19 PyPI
+// serves CUDA 12, and a CUDA 11.8 build without a known index is refused.
+func TestIssue12ONNXRuntimeFeed(t *testing.T) {
+	runTrust(t, []trustCase{
+		{"pin 1.18.0 cuda 12 from the feed", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitOK,
+			[]string{"# variant cuda12; CUDA 12; cuDNN 8 (tested)", "\n--index-url " + ortFeed12 + "\n--extra-index-url https://pypi.org/simple\nonnxruntime-gpu==1.18.0\n"},
+			[]string{"UNKNOWN"}},
+		{"pip command", []string{"pin", "onnxruntime-gpu==1.18.0", "--cuda", "12", "--format", "pip"}, false, ExitOK,
+			[]string{"pip install onnxruntime-gpu==1.18.0 --index-url " + ortFeed12 + " --extra-index-url https://pypi.org/simple\n"}, nil},
+		{"uv maps the package to the feed", []string{"pin", "onnxruntime-gpu==1.18.1", "--cuda", "12", "--format", "uv"}, false, ExitOK,
+			[]string{"[[tool.uv.index]]\nname = \"onnxruntime-gpu-onnxruntime-cuda-12\"\nurl = \"" + ortFeed12 + "\"\nexplicit = true",
+				"[tool.uv.sources]\nonnxruntime-gpu = { index = \"onnxruntime-gpu-onnxruntime-cuda-12\" }"}, nil},
+		{"docker installs from the feed", []string{"pin", "onnxruntime-gpu==1.17.0", "--cuda", "12", "--format", "docker"}, false, ExitOK,
+			[]string{"pip install --no-cache-dir onnxruntime-gpu==1.17.0 --index-url " + ortFeed12 + " --extra-index-url https://pypi.org/simple"}, nil},
+		{"plain pin is PyPI's CUDA 11.8 build", []string{"pin", "onnxruntime-gpu==1.18.0"}, false, ExitOK,
+			[]string{"# variant cuda11; CUDA 11.8", "\nonnxruntime-gpu==1.18.0\n"}, []string{"index-url"}},
+		{"resolve marks the PyPI default", []string{"resolve", "onnxruntime-gpu==1.18.0"}, false, ExitOK,
+			[]string{"onnxruntime-gpu==1.18.0\tcuda11\tyes\t11.8", "onnxruntime-gpu==1.18.0\tcuda12\tno\t12", "# best: pip install onnxruntime-gpu==1.18.0\n"},
+			[]string{"unknown"}},
+		{"best on cuda 12 uses the feed", []string{"resolve", "onnxruntime-gpu==1.18.0", "--cuda", "12"}, false, ExitOK,
+			[]string{"# best: pip install onnxruntime-gpu==1.18.0 --index-url " + ortFeed12 + " --extra-index-url https://pypi.org/simple"}, nil},
+		{"1.19 default is CUDA 12", []string{"resolve", "onnxruntime-gpu==1.19.0"}, false, ExitOK,
+			[]string{"onnxruntime-gpu==1.19.0\tcuda12\tyes\t12", "# best: pip install onnxruntime-gpu==1.19.0\n"}, nil},
+		{"1.19 cuda 11.8 has no known index", []string{"pin", "onnxruntime-gpu==1.19.0", "--cuda", "11"}, false, ExitNoMatch,
+			[]string{"onnxruntime-gpu 1.19.0 cuda11: PyPI serves another of its CUDA builds, and the package index of this one is not in the data"}, nil},
+	})
+}
+
+// Every framework marks the build plain pip installs where the data says
+// which it is: resolve's default column.
+func TestIssue12PyPIDefaultMarked(t *testing.T) {
+	for _, c := range []struct{ req, row string }{
+		{"torch==2.5.0", "torch==2.5.0+cu124 torchaudio==2.5.0 torchvision==0.20.0\tcu124\tyes"},
+		{"onnxruntime-gpu==1.17.0", "onnxruntime-gpu==1.17.0\tcuda11\tyes"},
+		{"onnxruntime-gpu==1.20.0", "onnxruntime-gpu==1.20.0\tcuda12\tyes"},
+		{"tensorflow==2.15.0", "tensorflow==2.15.0\tcuda12\tyes"},
+		{"tensorflow==2.10.0", "tensorflow_gpu==2.10.0\tcuda11\tyes"},
+	} {
+		code, out, stderr := run(t, false, "resolve", c.req)
+		if code != ExitOK || !strings.Contains(out, c.row) {
+			t.Errorf("resolve %s: exit %d, lacks %q:\n%s%s", c.req, code, c.row, out, stderr)
+		}
+	}
+}
+
+// Every JAX release × CUDA variant in the data: the pin installs it one
+// way only — the monolithic CUDA jaxlib from JAX's find-links page (up to
+// 0.4.29, jax[cudaNN_pip]) or the CUDA plugin beside PyPI's jaxlib (from
+// 0.4.30, jax[cudaNN]) — and resolve's best: line names the same packages.
+func TestIssue12JAXEveryReleasePins(t *testing.T) {
+	code, out, stderr := run(t, false, "matrix", "jax", "--json")
+	if code != ExitOK {
+		t.Fatalf("matrix jax: exit %d %s", code, stderr)
+	}
+	var rows []struct{ JAX string }
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	checked, plugins, monolithic := 0, 0, 0
+	for _, r := range rows {
+		if seen[r.JAX] {
+			continue
+		}
+		seen[r.JAX] = true
+		code, out, stderr := run(t, false, "resolve", "jax=="+r.JAX, "--json")
+		if code != ExitOK {
+			t.Errorf("resolve jax==%s: exit %d %s", r.JAX, code, stderr)
+			continue
+		}
+		var res struct {
+			Stacks []struct {
+				Status   string
+				Variant  string
+				Packages map[string]string
+				Install  struct{ Command string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res.Stacks {
+			major := strings.TrimPrefix(s.Variant, "cuda")
+			code, pin, stderr := run(t, false, "pin", "jax=="+r.JAX, "--cuda", major)
+			name := "jax " + r.JAX + " " + s.Variant
+			if s.Status != "ok" {
+				if code != ExitNoMatch || !strings.Contains(stderr, "cannot vouch for") {
+					t.Errorf("%s is %s, but pin exits %d: %s", name, s.Status, code, stderr)
+				}
+				continue
+			}
+			if code != ExitOK {
+				t.Errorf("%s: pin exit %d: %s", name, code, stderr)
+				continue
+			}
+			checked++
+			var pkgs []string
+			findLinks := false
+			for _, l := range strings.Split(pin, "\n") {
+				switch {
+				case strings.HasPrefix(l, "-f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"):
+					findLinks = true
+				case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "nvidia-"):
+				default:
+					pkgs = append(pkgs, l)
+				}
+			}
+			local := s.Packages["jaxlib"] != "" && strings.Contains(s.Packages["jaxlib"], "+cuda")
+			plugin := ""
+			for p := range s.Packages {
+				if strings.HasPrefix(p, "jax-cuda") {
+					plugin = p
+				}
+			}
+			switch {
+			case local && plugin == "" && findLinks:
+				monolithic++
+			case !local && plugin == "jax-cuda"+major+"-plugin" && !findLinks && strings.Contains(s.Packages[plugin], r.JAX):
+				plugins++
+			default:
+				t.Errorf("%s: mixes install methods (local jaxlib %v, plugin %q, find-links %v):\n%s", name, local, plugin, findLinks, pin)
+			}
+			if len(pkgs) != len(s.Packages) || !strings.Contains(pin, "\njax=="+r.JAX+"\n") {
+				t.Errorf("%s: pin packages %v, stack %v", name, pkgs, s.Packages)
+			}
+			for _, p := range pkgs {
+				if !strings.Contains(" "+strings.ReplaceAll(s.Install.Command, `"`, "")+" ", " "+p+" ") {
+					t.Errorf("%s: best: %q lacks the pin's %s", name, s.Install.Command, p)
+				}
+			}
+		}
+	}
+	if checked < 60 || plugins < 30 || monolithic < 20 {
+		t.Errorf("checked %d stacks (%d plugin, %d monolithic): the data holds more", checked, plugins, monolithic)
+	}
+}
+
+// no_gpu_visible follows what the probe reads of the NVIDIA kernel
+// driver: its device nodes (or module) make a GPU-less host an error; a
+// host with neither (a container started without the GPU, with only the
+// driver's libraries inside) gets a warning. The fake hosts' roots are the
+// probe's file-system root.
+func TestIssue12NoGPUVisibleKernel(t *testing.T) {
+	type report struct {
+		Summary  struct{ Healthy bool }
+		Findings []struct {
+			Category, Severity string
+			Evidence           []string
+		}
+	}
+	verify := func(host string, extra ...string) (int, report) {
+		t.Helper()
+		args := append(append([]string{"verify", "--json"}, extra...), useHost(t, host)...)
+		code, out, stderr := run(t, false, args...)
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%s: %v\n%s%s", host, err, out, stderr)
+		}
+		return code, r
+	}
+	code, r := verify("no-gpu-devnodes")
+	if code != ExitIncompatible || len(r.Findings) != 1 || r.Findings[0].Category != "no_gpu_visible" || r.Findings[0].Severity != "error" ||
+		!strings.Contains(strings.Join(r.Findings[0].Evidence, "\n"), "NVIDIA device nodes: /dev/nvidia0, /dev/nvidiactl") {
+		t.Errorf("device nodes, no GPU: exit %d %+v", code, r)
+	}
+	code, r = verify("no-gpu-container")
+	ev := ""
+	if len(r.Findings) == 1 {
+		ev = strings.Join(r.Findings[0].Evidence, "\n")
+	}
+	if code != ExitOK || !r.Summary.Healthy || len(r.Findings) != 1 || r.Findings[0].Severity != "warning" ||
+		!strings.Contains(ev, "NVIDIA kernel module: none") || !strings.Contains(ev, "NVIDIA device nodes: none") {
+		t.Errorf("no kernel driver, no GPU: exit %d %+v", code, r)
+	}
+	if code, r = verify("no-gpu-container", "--expect-gpu"); code != ExitIncompatible || r.Findings[0].Severity != "error" {
+		t.Errorf("--expect-gpu: exit %d %+v", code, r)
+	}
+	code, out, _ := run(t, false, append([]string{"probe", "--json"}, useHost(t, "no-gpu")...)...)
+	if code != ExitOK || !strings.Contains(out, `"module": [`) || !strings.Contains(out, `"/proc/driver/nvidia/version"`) {
+		t.Errorf("probe --json lacks the kernel module: exit %d\n%s", code, out)
+	}
+}

@@ -44,6 +44,21 @@ func (p *prober) driverFiles() driverFiles {
 	return d
 }
 
+// kernel reads whether the NVIDIA kernel module is loaded and which of
+// its device nodes exist (probe-methods: /proc/driver/nvidia/version and
+// /sys/module/nvidia are the module's; /dev/nvidia0…, /dev/nvidiactl,
+// /dev/nvidia-uvm its nodes), whatever they say about GPUs.
+func (p *prober) kernel() *host.Kernel {
+	k := &host.Kernel{}
+	for _, m := range []string{"/proc/driver/nvidia/version", "/sys/module/nvidia"} {
+		if p.fs.exists(m) {
+			k.Module = append(k.Module, m)
+		}
+	}
+	k.DeviceNodes = p.fs.glob("/dev", "nvidia*")
+	return k
+}
+
 var infoLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z ]*?):\s*(.*)$`) })
 
 // procGPUs reads /proc/driver/nvidia/gpus/<bus id>/information.

@@ -184,6 +184,7 @@ func Run(ctx context.Context, opts Options) (*host.Snapshot, error) {
 	go func() { defer wg.Done(); banner = p.smiBanner(ctx) }()
 
 	files := p.driverFiles()
+	f.Kernel = p.kernel()
 	procGPUs := p.procGPUs()
 	p.loadLD(ctx)
 	libcuda := p.libcudaVersion()

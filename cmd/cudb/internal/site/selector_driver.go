@@ -91,12 +91,10 @@ func (b *selectorBuilder) driverRow(drv, os string, cudas []string, rows map[str
 				return 0, b.ctx.Err()
 			}
 			p = DriverPick{Reason: err.Error()}
-		} else if v.Unknown != "" {
-			// No floor to judge by: the stack stays, as unknown, the
-			// way resolve keeps it.
-			p = DriverPick{OK: true, Unknown: v.Unknown}
 		} else {
-			p = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
+			// With Unknown set (no floor to judge by) the page keeps the
+			// stack as unknown, the way resolve does.
+			p = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}
 		}
 		p.Reason = strings.ReplaceAll(p.Reason, "driver "+drv+" ", "driver {driver} ")
 		i, ok := b.driverPicks[p]

@@ -106,11 +106,8 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 				var want DriverPick
 				if v, err := query.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
 					want.Reason = err.Error()
-				} else if v.Unknown != "" {
-					// No floor to judge by: the stack stays, unknown.
-					want = DriverPick{OK: true, Unknown: v.Unknown}
 				} else {
-					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason}
+					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}
 				}
 				if got != want {
 					t.Errorf("%s driver %s, CUDA %s: the table says %+v, CheckDriverOS %+v", os, drv, cuda, got, want)
@@ -120,4 +117,71 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 		}
 	}
 	t.Logf("%d driver × CUDA verdicts checked", checked)
+}
+
+// TestInstallSelectorRealData clicks through the site generated from the
+// shipped database (every release with a CUDA build) and checks each
+// answer against query.Resolve and pin.Pins: each framework's newest and
+// oldest offered release, typed drivers across the CUDA 11-13 floors on
+// both OSes, GPUs from Kepler to Blackwell, uv and conda.
+func TestInstallSelectorRealData(t *testing.T) {
+	bin := chromium(t)
+	ctx := context.Background()
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out := t.TempDir()
+	if _, err := Generate(ctx, d, out); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
+	defer srv.Close()
+	sel, err := BuildSelector(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuOf := func(cc string) string {
+		for _, g := range sel.GPUs {
+			if g.CC == cc {
+				return g.Name
+			}
+		}
+		t.Fatalf("no GPU of compute capability %s in the data", cc)
+		return ""
+	}
+	var cases []selectorCase
+	for _, f := range sel.Frameworks {
+		newest, oldest := f.Versions[0], f.Versions[len(f.Versions)-1]
+		cases = append(cases, selectorCase{fw: f.Name, v: newest, os: "linux", pm: "pip"},
+			selectorCase{fw: f.Name, v: newest, os: "linux", pm: "uv", driver: "535.104.05"},
+			selectorCase{fw: f.Name, v: oldest, os: "windows", pm: "uv"},
+			selectorCase{fw: f.Name, v: newest, os: "linux", pm: "pip", gpu: gpuOf("8.6")})
+	}
+	for _, drv := range []string{"418.67", "470.82.01", "525.60.13", "535.54.03", "550.54.14", "570.86.10", "r580", "580.65.06", "999"} {
+		cases = append(cases, selectorCase{fw: "torch", v: "2.10.0", os: "linux", pm: "pip", driver: drv})
+	}
+	for _, drv := range []string{"472.12", "531.14", "566.36", "581.15"} {
+		cases = append(cases, selectorCase{fw: "torch", v: "2.10.0", os: "windows", pm: "uv", driver: drv})
+	}
+	for _, cc := range []string{"3.7", "5.0", "7.5", "9.0", "10.0", "12.0"} {
+		cases = append(cases, selectorCase{fw: "torch", v: "2.7.0", os: "linux", pm: "pip", gpu: gpuOf(cc)})
+	}
+	cases = append(cases, selectorCase{fw: "torch", v: "2.5.1", os: "linux", pm: "conda"},
+		selectorCase{fw: "torch", v: "1.13.1", os: "linux", pm: "conda", gpu: gpuOf("3.7"), driver: "470.82.01"})
+	page := openSelector(t, bin, srv.URL+"/install.html")
+	var n selectorTally
+	for _, c := range cases {
+		page.selectCase(c)
+		n.check(t, ctx, d, c, page.read())
+		if errs := page.consoleErrors(); len(errs) > 0 {
+			t.Errorf("%+v: console errors:\n%s", c, strings.Join(errs, "\n"))
+		}
+	}
+	t.Logf("%d selections on the shipped data: %d answered (%d pin files, %d pin refusals), %d refused, %d with builds ruled out",
+		len(cases), n.answered, n.pinned, n.pinRefused, n.refused, n.dropped)
+	if n.pinned < 10 || n.dropped == 0 || n.refused == 0 {
+		t.Errorf("too little exercised: %+v", n)
+	}
 }

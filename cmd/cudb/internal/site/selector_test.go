@@ -3,11 +3,13 @@ package site
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,6 +250,12 @@ func selectorDB(t *testing.T) *db.DB {
 			f.CUDADrivers = append(f.CUDADrivers, db.CUDADriver{CUDA: r[0], OS: "linux", Kind: r[1], MinDriver: r[2], Provenance: p},
 				db.CUDADriver{CUDA: r[0], OS: "windows", Kind: r[1], MinDriver: r[3], Provenance: p})
 		}
+		// A release whose cuDNN the data lacks: its answer is "unknown".
+		q := db.Provenance{Source: "fixture", URL: "https://example.test/ort", Ref: "ort row"}
+		k := db.BuildKey{Component: "onnxruntime-gpu", Version: "1.99.0", Variant: "cuda12", Platform: "linux"}
+		f.Releases = append(f.Releases, db.Release{Component: k.Component, Version: k.Version, Provenance: q})
+		f.Builds = append(f.Builds, db.Build{Component: k.Component, Version: k.Version, Variant: k.Variant, Platform: k.Platform, CUDA: "12.4", Provenance: q})
+		f.Requirements = append(f.Requirements, db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: "12.4", Provenance: q})
 	})
 }
 
@@ -309,80 +317,23 @@ func TestInstallSelectorInChromium(t *testing.T) {
 		selectorCase{fw: "torch", v: "1.10.2", os: "linux", pm: "conda", driver: "470.57.02"})
 
 	page := openSelector(t, bin, srv.URL+"/install.html")
-	var answered, refused, dropped, pinned, pinRefused int
+	var n selectorTally
 	for i, c := range cases {
 		page.selectCase(c)
-		got := page.read()
+		n.check(t, ctx, d, c, page.read())
 		if errs := page.consoleErrors(); len(errs) > 0 {
 			t.Errorf("%+v: console errors:\n%s", c, strings.Join(errs, "\n"))
 		}
-		if i == 0 {
-			page.screenshot("install-first.png")
-		}
-		req := query.ResolveRequest{Requirements: []string{c.fw + "==" + c.v}, Platform: c.os, Channel: c.channel(), GPU: c.gpu, Driver: c.driver}
-		res, err := query.Resolve(ctx, d, req)
-		preq := req
-		if c.pm != "conda" {
-			preq.Channel = ""
-		}
-		pinned1, perr := pin.Pins(ctx, d, preq, c.format(), pin.PinOptions{})
-		if err != nil || len(res.Stacks) == 0 {
-			refused++
-			if got.Attr["status"] != "error" || got.Attr["command"] != "" || got.Attr["pin"] != "none" || got.Status == "" {
-				t.Errorf("%+v: resolve says %v, the page shows status %q (%q), command %q, pin %q", c, err, got.Attr["status"], got.Status, got.Attr["command"], got.Attr["pin"])
-			}
-			if perr == nil {
-				t.Errorf("%+v: resolve refuses but pin wrote a file", c)
-			}
-			continue
-		}
-		answered++
-		best := res.Stacks[0]
-		for k, want := range map[string]string{"command": best.Install.Command, "variant": best.Variant, "cuda": best.CUDA,
-			"cudnn": best.CUDNN, "status": best.Status} {
-			if got.Attr[k] != want {
-				t.Errorf("%+v: page %s = %q, resolve's best stack has %q", c, k, got.Attr[k], want)
-			}
-		}
-		if c.pm != "uv" && got.Command != best.Install.Command {
-			t.Errorf("%+v: shown command %q, want %q", c, got.Command, best.Install.Command)
-		}
-		if want := "status: " + best.Status; got.Status != want {
-			t.Errorf("%+v: shown %q, want %q", c, got.Status, want)
-		}
-		switch {
-		case perr != nil:
-			pinRefused++
-			if got.Attr["pin"] != "refused" || got.Pin == "" {
-				t.Errorf("%+v: pin refuses (%v), the page shows pin %q: %q", c, perr, got.Attr["pin"], got.Pin)
-			}
-		default:
-			pinned++
-			if got.Pin != pinned1.Content {
-				t.Errorf("%+v: the page's %s file differs from cudb pin's:\n--- page\n%s\n--- cudb pin\n%s", c, c.format(), got.Pin, pinned1.Content)
-			}
-			if cmd, _, _ := strings.Cut(got.PinCmd, " > "); !strings.HasPrefix(pinned1.Content, "# "+cmd+"\n") {
-				t.Errorf("%+v: the page names the pin command %q, the file says %q", c, got.PinCmd, strings.SplitN(pinned1.Content, "\n", 2)[0])
-			}
-		}
-		if got.Attr["dropped"] != "0" {
-			dropped++
-			n := 0
-			for _, r := range got.Reasons {
-				if strings.Contains(r, ": not chosen: ") {
-					n++
-				}
-			}
-			if want := got.Attr["dropped"]; strconv.Itoa(n) != want {
-				t.Errorf("%+v: %s builds ruled out, %d reasons listed: %q", c, want, n, got.Reasons)
-			}
-		}
-		if c.gpu == "Tesla T4" && c.os == "linux" && c.v == "2.4.0" {
-			page.screenshot("install-gpu.png")
+		if i == 0 || c.gpu == "Tesla T4" && c.os == "linux" && c.v == "2.4.0" {
+			page.screenshot(fmt.Sprintf("install-%d.png", i))
 		}
 	}
-	t.Logf("%d selections: %d answered (%d pin files, %d pin refusals), %d refused, %d with builds ruled out",
-		len(cases), answered, pinned, pinRefused, refused, dropped)
+	answered, refused, dropped, pinned, pinRefused := n.answered, n.refused, n.dropped, n.pinned, n.pinRefused
+	t.Logf("%d selections: %d answered (%d pin files, %d pin refusals), %d refused, %d with builds ruled out; statuses %v",
+		len(cases), answered, pinned, pinRefused, refused, dropped, n.statuses)
+	if n.statuses["ok"] == 0 || n.statuses["unknown"] == 0 {
+		t.Errorf("statuses shown %v: the check needs an ok and an unknown answer", n.statuses)
+	}
 	if dropped == 0 || refused == 0 || pinned < 5 || pinRefused == 0 {
 		t.Errorf("no selection ruled a build out (%d), was refused (%d) or had its pin refused (%d), or too few pin files were compared (%d)",
 			dropped, refused, pinRefused, pinned)
@@ -413,5 +364,86 @@ func TestInstallSelectorLink(t *testing.T) {
 	}
 	if errs := page.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// selectorTally counts what the checked selections exercised.
+type selectorTally struct {
+	answered, refused, dropped, pinned, pinRefused int
+	statuses                                       map[string]int // best stack's status → selections
+}
+
+// check compares what the page shows for c with query.Resolve and
+// pin.Pins (the code of cudb resolve and cudb pin) for the same inputs.
+func (n *selectorTally) check(t *testing.T, ctx context.Context, d *db.DB, c selectorCase, got shown) {
+	t.Helper()
+	req := query.ResolveRequest{Requirements: []string{c.fw + "==" + c.v}, Platform: c.os, Channel: c.channel(), GPU: c.gpu, Driver: c.driver}
+	res, err := query.Resolve(ctx, d, req)
+	preq := req
+	if c.pm != "conda" {
+		preq.Channel = ""
+	}
+	pinned, perr := pin.Pins(ctx, d, preq, c.format(), pin.PinOptions{})
+	if err != nil || len(res.Stacks) == 0 {
+		n.refused++
+		if got.Attr["status"] != "error" || got.Attr["command"] != "" || got.Attr["pin"] != "none" || got.Status == "" {
+			t.Errorf("%+v: resolve says %v, the page shows status %q (%q), command %q, pin %q", c, err, got.Attr["status"], got.Status, got.Attr["command"], got.Attr["pin"])
+		}
+		if perr == nil {
+			t.Errorf("%+v: resolve refuses but pin wrote a file", c)
+		}
+		return
+	}
+	n.answered++
+	best := res.Stacks[0]
+	for k, want := range map[string]string{"command": best.Install.Command, "variant": best.Variant, "cuda": best.CUDA,
+		"cudnn": best.CUDNN, "status": best.Status} {
+		if got.Attr[k] != want {
+			t.Errorf("%+v: page %s = %q, resolve's best stack has %q", c, k, got.Attr[k], want)
+		}
+	}
+	if c.pm != "uv" && got.Command != best.Install.Command {
+		t.Errorf("%+v: shown command %q, want %q", c, got.Command, best.Install.Command)
+	}
+	// The three-valued verdict is shown, not only carried in data-*,
+	// and every gap of an unknown stack is named.
+	if n.statuses == nil {
+		n.statuses = map[string]int{}
+	}
+	n.statuses[best.Status]++
+	for _, u := range best.Unknown {
+		if !slices.Contains(got.Reasons, "unknown: "+u) {
+			t.Errorf("%+v: the page does not name the gap %q (reasons %q)", c, u, got.Reasons)
+		}
+	}
+	if want := "status: " + best.Status; got.Status != want {
+		t.Errorf("%+v: shown %q, want %q", c, got.Status, want)
+	}
+	switch {
+	case perr != nil:
+		n.pinRefused++
+		if got.Attr["pin"] != "refused" || got.Pin == "" {
+			t.Errorf("%+v: pin refuses (%v), the page shows pin %q: %q", c, perr, got.Attr["pin"], got.Pin)
+		}
+	default:
+		n.pinned++
+		if got.Pin != pinned.Content {
+			t.Errorf("%+v: the page's %s file differs from cudb pin's:\n--- page\n%s\n--- cudb pin\n%s", c, c.format(), got.Pin, pinned.Content)
+		}
+		if cmd, _, _ := strings.Cut(got.PinCmd, " > "); !strings.HasPrefix(pinned.Content, "# "+cmd+"\n") {
+			t.Errorf("%+v: the page names the pin command %q, the file says %q", c, got.PinCmd, strings.SplitN(pinned.Content, "\n", 2)[0])
+		}
+	}
+	if got.Attr["dropped"] != "0" {
+		n.dropped++
+		k := 0
+		for _, r := range got.Reasons {
+			if strings.Contains(r, ": not chosen: ") {
+				k++
+			}
+		}
+		if want := got.Attr["dropped"]; strconv.Itoa(k) != want {
+			t.Errorf("%+v: %s builds ruled out, %d reasons listed: %q", c, want, k, got.Reasons)
+		}
 	}
 }

@@ -67,6 +67,8 @@
     return a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0;
   }
   function name(s) { return s.variant + (s.cuda ? " (CUDA " + s.cuda + ")" : ""); }
+  // gap words a missing fact as resolve does: "<framework> <version> <variant>: what".
+  function gap(s, what) { return sel.fw.value + " " + sel.v.value + " " + s.variant + ": " + what; }
 
   // driver reads the typed driver as cudb's ParseDriver does (the form and
   // major range come from Go); the verdicts are Go's, per range of drivers.
@@ -121,15 +123,15 @@
       s.notes = s.notes || [];
       if (drv.version && s.cuda) {
         var v = drv.verdict(s.cuda);
-        if (!v.ok) { out.reasons.push(name(s) + ": not chosen: " + v.reason); out.dropped++; return; }
+        if (v.unknown) { s.unknown.push(gap(s, "driver " + drv.version + ": " + v.unknown)); if (s.status !== "incompatible") s.status = "unknown"; }
+        else if (!v.ok) { out.reasons.push(name(s) + ": not chosen: " + v.reason); out.dropped++; return; }
         if (v.note) s.notes.push("driver " + drv.version + ": " + v.note);
-        if (v.unknown) { s.unknown.push("driver " + drv.version + ": " + v.unknown); if (s.status !== "incompatible") s.status = "unknown"; }
       }
       if (gpu) {
         var f = data.picks[data.fits[s.fit][gpu.cc]];
         s.gpu = f;
         if (!f.keep) { out.reasons.push(name(s) + ": not chosen: no kernels for " + gpu.name + " (compute capability " + gpu.cc + ")" + (f.detail ? ": " + f.detail : "")); out.dropped++; return; }
-        if (f.gap) { s.unknown.push(f.gap); if (s.status !== "incompatible") s.status = "unknown"; }
+        if (f.gap) { s.unknown.push(gap(s, f.gap)); if (s.status !== "incompatible") s.status = "unknown"; }
       }
       kept.push(s);
     });
