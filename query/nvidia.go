@@ -223,17 +223,29 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 	}
 	v := DriverVerdict{Driver: drv, CUDA: fl.CUDA}
 	if toolkit == "" && compat == "" {
-		// No floor of this toolkit on this OS: the driver's newest
-		// known toolkit proves nothing either (for Windows it stops at
-		// 12.9 because every 13.x cell is N/A), so the answer is
-		// unknown, with the reason the data gives.
-		v.Unknown = fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)
-		if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, strings.ToLower(osName)+"_min_driver"); err == nil && why != "" {
-			v.Unknown += ": " + why
-		} else if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, "min_driver"); err == nil && why != "" {
-			v.Unknown += ": " + why
+		// No floor of this toolkit on this OS (NVIDIA prints N/A for
+		// every CUDA 13.x Windows cell). A driver below the floor of
+		// some toolkit the data does know is older than this toolkit
+		// needs (floors rise with toolkits): refused below. A driver at
+		// or above every known floor cannot be judged: unknown, with the
+		// reason the data gives.
+		mine, err := d.NewestToolkitFor(ctx, os, drv)
+		if err != nil {
+			return DriverVerdict{}, err
 		}
-		return v, nil
+		known, err := d.NewestToolkitFor(ctx, os, "99999")
+		if err != nil {
+			return DriverVerdict{}, err
+		}
+		if known == "" || mine == known {
+			v.Unknown = fmt.Sprintf("no %s driver floor known for CUDA %s", osName, fl.CUDA)
+			if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, strings.ToLower(osName)+"_min_driver"); err == nil && why != "" {
+				v.Unknown += ": " + why
+			} else if why, _, err := d.Attribute(ctx, "cuda", fl.CUDA, "min_driver"); err == nil && why != "" {
+				v.Unknown += ": " + why
+			}
+			return v, nil
+		}
 	}
 	if mx, err := MaxCUDAForDriverOS(ctx, d, drv, os); err == nil {
 		v.MaxCUDA = mx

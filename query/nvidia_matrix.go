@@ -145,6 +145,10 @@ func floorNotes(ctx context.Context, d *db.DB, r *CUDARow) error {
 			}
 			if b, _, _ := strings.Cut(branch, " ("); b != "" {
 				r.LinuxMinDriverNote += "; its new features need " + b
+			} else if drv, _, err := d.Attribute(ctx, "cuda", parts[0]+"."+parts[1], "compat_driver"); err != nil {
+				return err
+			} else if drv != "" {
+				r.LinuxMinDriverNote += "; its forward-compatibility package ships with driver " + drv
 			}
 		}
 	}

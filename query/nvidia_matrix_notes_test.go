@@ -40,7 +40,7 @@ func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 			t.Errorf("13.4.2 Linux note %q lacks %q", r.LinuxMinDriverNote, want)
 		}
 	}
-	if r := by["13.5"]; r.Status != "facts pending" || r.ReportedBy == "" {
+	if r := by["13.5"]; r.Status != "facts pending" || r.ReportedBy == "" || !strings.Contains(r.LinuxMinDriverNote, "ships with driver 620.70.06 (R620)") {
 		t.Errorf("13.5 = %+v, want facts pending with its evidence", r)
 	}
 	if r := by["13.1.1"]; r.Status != "" || r.LinuxMinDriver != "590.48.01" || r.Released != "2026-01-12" {
@@ -50,8 +50,9 @@ func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 
 // R615 carries the facts its evidence states (max CUDA 13.4 from the 13.4
 // notes' branch table, New Feature Branch and its first release from
-// NVIDIA's releases.json as quoted); R620 is known only from a lead and
-// says so.
+// NVIDIA's releases.json as quoted); R620 has its maximum CUDA from its
+// driver manifest (620.70.06 ships the compat package for CUDA 13.5), its
+// type and end of life from NVIDIA's release-620 data-center table.
 func TestMatrixDriverR615R620(t *testing.T) {
 	rows, err := MatrixDriver(context.Background(), querytest.Embedded(t))
 	if err != nil {
@@ -64,7 +65,7 @@ func TestMatrixDriverR615R620(t *testing.T) {
 	if r := by["615"]; r.MaxCUDA != "13.4" || r.BranchType != "New Feature Branch" || r.Released != "2026-09-09" || r.Status != "" {
 		t.Errorf("R615 = %+v", r)
 	}
-	if r := by["620"]; r.Status != "facts pending" || !strings.Contains(r.ReportedBy, "620.70.06") || r.MaxCUDA != "" {
+	if r := by["620"]; r.Status != "" || r.MaxCUDA != "13.5" || r.BranchType != "Long Term Support Branch" || r.EndOfLife != "September 2029" {
 		t.Errorf("R620 = %+v", r)
 	}
 	if r := by["610"]; r.MaxCUDA != "13.3" || r.Status != "" {
@@ -76,7 +77,8 @@ func TestMatrixDriverR615R620(t *testing.T) {
 // then neither enough nor too old for a CUDA 13 build. resolve keeps the
 // build, unknown, with the reason; the CUDA 12 build a known floor admits
 // stays ok; a Linux driver below the 13.x minor-compatibility floor is
-// still refused.
+// still refused, and so is a Windows driver that misses an older
+// toolkit's known floor.
 func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
 	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.14.1"}, Platform: "windows", Driver: "616.92"})
 	if err != nil {
@@ -92,7 +94,13 @@ func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
 	if s := got["cu126"]; s.Status != StatusOK {
 		t.Errorf("cu126 on Windows driver 616.92 = %+v, want ok", s)
 	}
-	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
+	// A Windows driver below a known floor of an older toolkit (418.96
+	// runs CUDA up to 10.1) is older than any CUDA 13 driver: refused.
+	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "418.96", "13.0", "windows")
+	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, "supports CUDA up to 10.1") {
+		t.Errorf("Windows 418.96 for CUDA 13.0 = %+v, %v; want refused", v, err)
+	}
+	v, err = CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
 	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, ">= 580") {
 		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
 	}

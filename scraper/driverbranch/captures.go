@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -20,13 +21,14 @@ import (
 // does not describe (R615): trimmed copies of published text, read in
 // snapshot mode after the curated CSV (captures/CAPTURES.md).
 //
-//go:embed captures/*.md
+//go:embed captures/*.md captures/*.txt
 var captures embed.FS
 
 // Record tables of the captures.
 const (
 	TableToolkitBranch = "toolkit_branch" // CUDA X.Y → driver branch
 	TableBranchRelease = "branch_release" // branch type and first release date
+	TableBranchText    = "branch_text"    // a text rendering of the data-center table
 )
 
 var captureDocs = []struct {
@@ -35,6 +37,7 @@ var captureDocs = []struct {
 }{
 	{"toolkit-branches@pytorch-ci-infra-685e55c.md", "https://github.com/pytorch/ci-infra/blob/685e55c2a125d4a97e6c6cfa239eb5c6a67d000c/osdc/docs/nvidia-driver-ahead-of-aws.md", ParseToolkitBranches},
 	{"releases@endoflife-date-pr-10992.md", "https://github.com/endoflife-date/endoflife.date/pull/10992", ParseBranchReleases},
+	{"supported-drivers@620.txt", "https://docs.nvidia.com/datacenter/tesla/drivers/620/supported-drivers-and-cuda-toolkit-versions.html", ParseTableText},
 }
 
 func scrapeCaptures() ([]scraper.Record, error) {
@@ -132,6 +135,78 @@ func ParseBranchReleases(b []byte, file, url string) ([]scraper.Record, error) {
 	return out, nil
 }
 
+// ParseTableText reads a text rendering of the transposed "CUDA and
+// Drivers" table, one cell per line: the caption, the branch names (R580,
+// R595, ...), then each attribute row's title followed by one value per
+// branch. Lines starting with "#" are comments.
+func ParseTableText(b []byte, file, url string) ([]scraper.Record, error) {
+	var cells []string
+	var lines []int
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cells, lines = append(cells, line), append(lines, n)
+	}
+	start := -1
+	for i, c := range cells {
+		if strings.Contains(c, "CUDA and Drivers") {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		return nil, errors.New(`no "CUDA and Drivers" caption`)
+	}
+	var branches []string
+	i := start
+	for ; i < len(cells) && branchRe().MatchString(cells[i]); i++ {
+		branches = append(branches, cells[i])
+	}
+	if len(branches) == 0 {
+		return nil, errors.New("the CUDA and Drivers table names no branch")
+	}
+	attrs := map[string]string{"designation": "branch_type", "end of life": "end_of_life", "maximum cuda": "max_cuda_datacenter_doc"}
+	recs := make([]scraper.Record, len(branches))
+	for j, br := range branches {
+		recs[j] = scraper.Record{Table: TableBranchText, Key: br, URL: url, Ref: fmt.Sprintf("%s:%d", file, lines[start+j]),
+			Fields: map[string]string{"branch": br}}
+	}
+	found := 0
+	for i < len(cells) {
+		field := ""
+		for k, f := range attrs {
+			if strings.Contains(strings.ToLower(cells[i]), k) {
+				field = f
+			}
+		}
+		if field == "" {
+			break // the note under the table
+		}
+		if i+len(branches) >= len(cells) {
+			return nil, fmt.Errorf("row %q has fewer cells than branches", cells[i])
+		}
+		for j := range branches {
+			recs[j].Fields[field] = cells[i+1+j]
+		}
+		found++
+		i += 1 + len(branches)
+	}
+	if found == 0 {
+		return nil, errors.New("the CUDA and Drivers table has no designation, end-of-life or maximum-CUDA row")
+	}
+	return recs, nil
+}
+
+func conflictNote(r scraper.Record) string {
+	if r.Table == TableBranchText {
+		return "another edition of NVIDIA's data-center table says otherwise"
+	}
+	return "a third-party quote of NVIDIA's notes disagrees with the data-center table"
+}
+
 var branchTypes = map[string]string{"NFB": "New Feature Branch", "PB": "Production Branch", "LTS": "Long Term Support Branch", "LTSB": "Long Term Support Branch"}
 
 // captured folds the captures' records into the branches the table rows
@@ -160,7 +235,7 @@ func captured(f *db.Facts, recs []scraper.Record) {
 			*dst = val
 		default:
 			f.Conflicts = append(f.Conflicts, db.Conflict{Subject: "driver_branch " + b.Branch, Field: field, Kept: *dst, KeptSource: Name,
-				Other: val, OtherSource: Name + " (" + r.Ref + ")", Note: "a third-party quote of NVIDIA's notes disagrees with the data-center table"})
+				Other: val, OtherSource: Name + " (" + r.Ref + ")", Note: conflictNote(r)})
 		}
 	}
 	// The newest toolkit a branch is mapped to is its maximum CUDA; each
@@ -186,6 +261,20 @@ func captured(f *db.Facts, recs []scraper.Record) {
 		r := newest[n]
 		b := branch(r)
 		fill(b, "max_cuda", &b.MaxCUDA, r.Fields["cuda"], r)
+	}
+	// NVIDIA's own table (a text capture of a newer edition): type and
+	// end of life; its maximum CUDA is a major only, which the precise
+	// sources (toolkit table, driver manifests) state better.
+	for _, r := range recs {
+		if r.Table != TableBranchText {
+			continue
+		}
+		b := branch(r)
+		fill(b, "branch_type", &b.BranchType, r.Fields["branch_type"], r)
+		fill(b, "end_of_life", &b.EndOfLife, r.Fields["end_of_life"], r)
+		f.Attributes = append(f.Attributes, db.Attribute{Component: "driver", Version: r.Fields["branch"], Key: "datacenter_table",
+			Value:      strings.Join([]string{r.Fields["branch_type"], "end of life " + r.Fields["end_of_life"], r.Fields["max_cuda_datacenter_doc"]}, "; "),
+			Provenance: nvsrc.Prov(Name, r)})
 	}
 	for _, r := range recs {
 		if r.Table != TableBranchRelease {

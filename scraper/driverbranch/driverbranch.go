@@ -121,7 +121,7 @@ func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := &db.Facts{}
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if r.Table == TableToolkitBranch || r.Table == TableBranchRelease {
+		if r.Table == TableToolkitBranch || r.Table == TableBranchRelease || r.Table == TableBranchText {
 			continue // folded in below, after every table row
 		}
 		if r.Table != nvsrc.TableCSV && r.Table != TableBranches {

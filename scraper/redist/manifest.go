@@ -159,6 +159,21 @@ func ParseManifest(product, version string, b []byte, url string) (scraper.Recor
 			return scraper.Record{}, err
 		}
 		rec.Fields["cuda_majors"] = strings.Join(majors, ";")
+	case ProductDriver:
+		c, d := m.components["cuda_compat"], m.components["nvidia_driver"]
+		if c == nil && d == nil {
+			return scraper.Record{}, errors.New("no cuda_compat or nvidia_driver component (not a driver manifest)")
+		}
+		if c != nil {
+			if c.Version == "" || len(c.CUDAVariant) == 0 {
+				return scraper.Record{}, errors.New("the cuda_compat component names no version or CUDA variant")
+			}
+			rec.Fields["compat_version"] = c.Version
+			rec.Fields["compat_cuda"] = strings.Join(c.CUDAVariant, ";")
+		}
+		if d != nil {
+			rec.Fields["driver_version"] = d.Version
+		}
 	default:
 		return scraper.Record{}, fmt.Errorf("unknown product %q", product)
 	}

@@ -4,7 +4,9 @@
 // every CUDA toolkit release (release date, the cudart version, the Linux
 // driver bundled with the toolkit, the forward-compatibility package) and
 // every cuDNN release (release date, full build version, the CUDA majors
-// it ships for).
+// it ships for) and every data-center driver release (release date, the
+// CUDA version its forward-compatibility package is built for: the
+// newest CUDA its branch runs).
 //
 // Live, it reads each product's directory listing and every manifest it
 // links. From snapshots, it reads the manifests captured in the NVIDIA
@@ -27,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/nvsrc"
 )
@@ -36,8 +39,9 @@ const Name = "nvidia-redist"
 
 // Products the source reads, and the record table of each.
 const (
-	ProductCUDA  = "cuda"
-	ProductCUDNN = "cudnn"
+	ProductCUDA   = "cuda"
+	ProductCUDNN  = "cudnn"
+	ProductDriver = "nvidia-driver"
 )
 
 // Base is the root of NVIDIA's redist directories.
@@ -52,7 +56,7 @@ func ManifestURL(product, version string) string {
 }
 
 // Products in the order they are read.
-var Products = []string{ProductCUDA, ProductCUDNN}
+var Products = []string{ProductCUDA, ProductCUDNN, ProductDriver}
 
 //go:embed captures/*.json
 var captures embed.FS
@@ -63,6 +67,36 @@ var captures embed.FS
 var captureOrigin = map[string]string{
 	"cuda_redistrib_13.1.1.json": "NixOS/nixpkgs pkgs/development/cuda-modules/_cuda/manifests/cuda/redistrib_13.1.1.json@7b8db30a23ff8ec2af77fe1137cb5a74a4c0b8f1",
 	"cuda_redistrib_13.4.2.json": "NixOS/nixpkgs pkgs/development/cuda-modules/_cuda/manifests/cuda/redistrib_13.4.2.json@0a2c8a5824f4d11518168b74002249c6ecec21d5",
+	// The driver manifests were read from a stored copy of NVIDIA's own
+	// file (the search tool's docs corpus), trimmed to the release keys
+	// and cuda_compat.
+	"nvidia-driver_redistrib_620.70.06.json": "stored copy of https://developer.download.nvidia.com/compute/nvidia-driver/redist/redistrib_620.70.06.json",
+	"nvidia-driver_redistrib_610.57.04.json": "stored copy of https://developer.download.nvidia.com/compute/nvidia-driver/redist/redistrib_610.57.04.json",
+}
+
+// perBranch keeps, of a driver listing (oldest first), the oldest and the
+// newest release of each branch: the branch's CUDA (its compat package)
+// and its first release need no more, and the listing holds every driver
+// since R418.
+func perBranch(versions []string) []string {
+	first, last := map[string]string{}, map[string]string{}
+	var order []string
+	for _, v := range versions {
+		b, _, _ := strings.Cut(v, ".")
+		if _, ok := first[b]; !ok {
+			first[b] = v
+			order = append(order, b)
+		}
+		last[b] = v
+	}
+	var out []string
+	for _, b := range order {
+		out = append(out, first[b])
+		if last[b] != first[b] {
+			out = append(out, last[b])
+		}
+	}
+	return out
 }
 
 // Source implements scraper.Source.
@@ -90,6 +124,9 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		if err != nil {
 			return nil, fmt.Errorf("failed to read %s: %w", list, err)
 		}
+		if p == ProductDriver {
+			versions = perBranch(versions)
+		}
 		for _, v := range versions {
 			u := ManifestURL(p, v)
 			b, err := in.Fetcher.Get(ctx, u)
@@ -107,7 +144,7 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 }
 
 var rawName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:developer\.download\.nvidia\.com_compute_(cuda|cudnn)_redist_|(cuda|cudnn)_)redistrib_(\d+\.\d+\.\d+)\.json$`)
+	return regexp.MustCompile(`^(?:developer\.download\.nvidia\.com_compute_(cuda|cudnn|nvidia-driver)_redist_|(cuda|cudnn|nvidia-driver)_)redistrib_(\d+\.\d+\.\d+)\.json$`)
 })
 
 // scrapeSnapshots reads the raw manifests of the snapshot directory, then
@@ -212,11 +249,56 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			f.Attributes = append(f.Attributes,
 				db.Attribute{Component: "cudnn", Version: v, Key: "cuda_majors", Value: strings.Join(majors, ";"), Provenance: p},
 				db.Attribute{Component: "cudnn", Version: v, Key: "build_version", Value: fl["cudnn_version"], Provenance: p})
+		case ProductDriver:
+			f.Attributes = append(f.Attributes, db.Attribute{Component: "driver", Version: v, Key: "released", Value: date, Provenance: p})
+			if c := fl["compat_cuda"]; c != "" {
+				f.Attributes = append(f.Attributes, db.Attribute{Component: "driver", Version: v, Key: "cuda_compat",
+					Value: fl["compat_version"] + " (for CUDA " + strings.ReplaceAll(c, ";", ", ") + ")", Provenance: p})
+				for _, cu := range strings.Split(c, ";") {
+					f.Attributes = append(f.Attributes, db.Attribute{Component: "cuda", Version: cu, Key: "compat_driver",
+						Value: v + " (R" + branchOf(v) + ")", Provenance: p})
+				}
+			}
 		default:
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
 	}
+	driverBranches(f, recs)
 	return f, nil
+}
+
+func branchOf(driver string) string { b, _, _ := strings.Cut(driver, "."); return b }
+
+// driverBranches gives each branch a driver manifest names its maximum
+// CUDA: the newest CUDA its forward-compatibility packages are built for
+// (driver 620.70.06 ships cuda_compat for CUDA 13.5: R620 runs up to
+// 13.5). The branch tables come first; a different value is a conflict.
+func driverBranches(f *db.Facts, recs []scraper.Record) {
+	best := map[string]scraper.Record{}
+	var order []string
+	for _, r := range recs {
+		if r.Table != ProductDriver || r.Fields["compat_cuda"] == "" {
+			continue
+		}
+		b := branchOf(r.Fields["release_label"])
+		old, ok := best[b]
+		if !ok {
+			order = append(order, b)
+		}
+		if !ok || version.DottedKey(newestOf(r.Fields["compat_cuda"])) > version.DottedKey(newestOf(old.Fields["compat_cuda"])) {
+			best[b] = r
+		}
+	}
+	for _, b := range order {
+		r := best[b]
+		f.DriverBranches = append(f.DriverBranches, db.DriverBranch{Branch: b, MaxCUDA: newestOf(r.Fields["compat_cuda"]), Provenance: nvsrc.Prov(Name, r)})
+	}
+}
+
+func newestOf(list string) string {
+	vs := strings.Split(list, ";")
+	sortVersions(vs)
+	return vs[len(vs)-1]
 }
 
 // Fields implements scraper.Fielded.
@@ -228,6 +310,8 @@ func (Source) Fields() map[string]map[string]scraper.Grammar {
 			"compat_cuda": scraper.OrEmpty(scraper.Pattern("CUDA versions", `\d+\.\d+(?:;\d+\.\d+)*`))},
 		ProductCUDNN: {"release_label": scraper.Dotted, "release_date": date, "cudnn_version": scraper.Dotted,
 			"cuda_majors": scraper.Pattern("CUDA majors", `\d+(?:;\d+)*`)},
+		ProductDriver: {"release_label": scraper.Driver, "release_date": date, "driver_version": scraper.DriverOrEmpty,
+			"compat_version": scraper.DriverOrEmpty, "compat_cuda": scraper.OrEmpty(scraper.Pattern("CUDA versions", `\d+\.\d+(?:;\d+\.\d+)*`))},
 	}
 }
 

@@ -110,6 +110,8 @@ func TestNormalize(t *testing.T) {
 		{ProductCUDA, "13.1.1", "captures/cuda_redistrib_13.1.1.json"},
 		{ProductCUDA, "13.4.2", "captures/cuda_redistrib_13.4.2.json"},
 		{ProductCUDNN, "9.27.0", "testdata/cudnn_redistrib_9.27.0.json"},
+		{ProductDriver, "620.70.06", "captures/nvidia-driver_redistrib_620.70.06.json"},
+		{ProductDriver, "610.57.04", "captures/nvidia-driver_redistrib_610.57.04.json"},
 	} {
 		r, err := ParseManifest(c.product, c.version, read(t, c.file), "")
 		if err != nil {
@@ -136,10 +138,20 @@ func TestNormalize(t *testing.T) {
 		"cuda 13.1.1 cuda_compat":          "590.48.01 (for CUDA 13.1)",
 		"cudnn 9.27.0 cuda_majors":         "12.x;13.x",
 		"cudnn 9.27.0 build_version":       "9.27.0.42",
+		"driver 620.70.06 released":        "2026-11-04",
+		"driver 620.70.06 cuda_compat":     "620.70.06 (for CUDA 13.5)",
+		"cuda 13.5 compat_driver":          "620.70.06 (R620)",
 	} {
 		if attrs[k] != v {
 			t.Errorf("%s = %q, want %q", k, attrs[k], v)
 		}
+	}
+	branches := map[string]string{}
+	for _, b := range f.DriverBranches {
+		branches[b.Branch] = b.MaxCUDA
+	}
+	if len(branches) != 2 || branches["620"] != "13.5" || branches["610"] != "13.3" {
+		t.Errorf("driver branches %v, want R620 13.5 and R610 13.3 (their compat packages)", branches)
 	}
 	if _, err := (Source{}).Normalize([]scraper.Record{{Table: "driver", Key: "620.70.06"}}); err == nil {
 		t.Error("an unknown record table was accepted")
@@ -180,11 +192,14 @@ func TestScrapeSnapshots(t *testing.T) {
 }
 
 var livePages = map[string]string{
-	ListingURL(ProductCUDA):             "testdata/cuda-listing.html",
-	ListingURL(ProductCUDNN):            "testdata/cudnn-listing.html",
-	ManifestURL(ProductCUDA, "13.1.1"):  "captures/cuda_redistrib_13.1.1.json",
-	ManifestURL(ProductCUDA, "13.4.2"):  "captures/cuda_redistrib_13.4.2.json",
-	ManifestURL(ProductCUDNN, "9.27.0"): "testdata/cudnn_redistrib_9.27.0.json",
+	ListingURL(ProductCUDA):                 "testdata/cuda-listing.html",
+	ListingURL(ProductCUDNN):                "testdata/cudnn-listing.html",
+	ManifestURL(ProductCUDA, "13.1.1"):      "captures/cuda_redistrib_13.1.1.json",
+	ManifestURL(ProductCUDA, "13.4.2"):      "captures/cuda_redistrib_13.4.2.json",
+	ManifestURL(ProductCUDNN, "9.27.0"):     "testdata/cudnn_redistrib_9.27.0.json",
+	ListingURL(ProductDriver):               "testdata/nvidia-driver-listing.html",
+	ManifestURL(ProductDriver, "610.57.04"): "captures/nvidia-driver_redistrib_610.57.04.json",
+	ManifestURL(ProductDriver, "620.70.06"): "captures/nvidia-driver_redistrib_620.70.06.json",
 }
 
 // The live refresh end to end: listings and manifests served on loopback,
@@ -200,7 +215,8 @@ func TestLiveRefreshHappy(t *testing.T) {
 			t.Errorf("%s %s cites %q", r.Table, r.Key, r.URL)
 		}
 	}
-	if len(got) != 3 || got["cuda 13.1.1"]["driver_version"] != "590.48.01" || got["cudnn 9.27.0"]["cuda_majors"] != "12;13" {
+	if len(got) != 5 || got["cuda 13.1.1"]["driver_version"] != "590.48.01" || got["cudnn 9.27.0"]["cuda_majors"] != "12;13" ||
+		got["nvidia-driver 620.70.06"]["compat_cuda"] != "13.5" {
 		t.Errorf("records = %v", got)
 	}
 	if n := up.Hits(ManifestURL(ProductCUDA, "13.4.2")); n != 2 {
@@ -249,4 +265,32 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		ParseListing(b)
 	})
+}
+
+func TestParseDriverManifest(t *testing.T) {
+	r, err := ParseManifest(ProductDriver, "620.70.06", read(t, "captures/nvidia-driver_redistrib_620.70.06.json"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Fields["release_date"] != "2026-11-04" || r.Fields["compat_version"] != "620.70.06" || r.Fields["compat_cuda"] != "13.5" {
+		t.Errorf("620.70.06 = %v", r.Fields)
+	}
+	for _, c := range []struct{ name, body, why string }{
+		{"a CUDA manifest", strings.Replace(string(read(t, "captures/cuda_redistrib_13.1.1.json")), `"13.1.1"`, `"620.70.06"`, 1), `release_product is "cuda"`},
+		{"no components", `{"release_label": "620.70.06", "release_product": "nvidia-driver"}`, "not a driver manifest"},
+		{"compat without variant", `{"release_label": "620.70.06", "cuda_compat": {"version": "620.70.06"}}`, "no version or CUDA variant"},
+	} {
+		if _, err := ParseManifest(ProductDriver, "620.70.06", []byte(c.body), ""); err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.why)
+		}
+	}
+}
+
+// A driver listing holds every driver since R418: the live scrape reads
+// the oldest and the newest release of each branch.
+func TestPerBranch(t *testing.T) {
+	got := perBranch([]string{"418.226.00", "450.51.06", "450.80.02", "450.248.02", "610.43.02", "610.57.04", "620.70.06"})
+	if strings.Join(got, " ") != "418.226.00 450.51.06 450.248.02 610.43.02 610.57.04 620.70.06" {
+		t.Errorf("perBranch = %v", got)
+	}
 }

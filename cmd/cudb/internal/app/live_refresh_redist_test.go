@@ -18,11 +18,14 @@ import (
 func TestRefreshCLIRedistLive(t *testing.T) {
 	const dir = "../../../../scraper/redist/"
 	files := map[string]string{
-		redist.ListingURL(redist.ProductCUDA):             dir + "testdata/cuda-listing.html",
-		redist.ListingURL(redist.ProductCUDNN):            dir + "testdata/cudnn-listing.html",
-		redist.ManifestURL(redist.ProductCUDA, "13.1.1"):  dir + "captures/cuda_redistrib_13.1.1.json",
-		redist.ManifestURL(redist.ProductCUDA, "13.4.2"):  dir + "captures/cuda_redistrib_13.4.2.json",
-		redist.ManifestURL(redist.ProductCUDNN, "9.27.0"): dir + "testdata/cudnn_redistrib_9.27.0.json",
+		redist.ListingURL(redist.ProductCUDA):                 dir + "testdata/cuda-listing.html",
+		redist.ListingURL(redist.ProductCUDNN):                dir + "testdata/cudnn-listing.html",
+		redist.ManifestURL(redist.ProductCUDA, "13.1.1"):      dir + "captures/cuda_redistrib_13.1.1.json",
+		redist.ManifestURL(redist.ProductCUDA, "13.4.2"):      dir + "captures/cuda_redistrib_13.4.2.json",
+		redist.ManifestURL(redist.ProductCUDNN, "9.27.0"):     dir + "testdata/cudnn_redistrib_9.27.0.json",
+		redist.ListingURL(redist.ProductDriver):               dir + "testdata/nvidia-driver-listing.html",
+		redist.ManifestURL(redist.ProductDriver, "610.57.04"): dir + "captures/nvidia-driver_redistrib_610.57.04.json",
+		redist.ManifestURL(redist.ProductDriver, "620.70.06"): dir + "captures/nvidia-driver_redistrib_620.70.06.json",
 	}
 	for u, f := range files {
 		files[u] = filepath.FromSlash(f)
@@ -56,7 +59,8 @@ func TestRefreshCLIRedistLive(t *testing.T) {
 		found[r["component"].(string)+" "+r["version"].(string)+" "+r["key"].(string)+" = "+r["value"].(string)] = true
 	}
 	for _, want := range []string{"cuda 13.1.1 bundled_linux_driver = 590.48.01", "cuda 13.4.2 cudart = 13.4.92",
-		"cuda 13.4.2 bundled_linux_driver = " + redist.NoBundledDriver, "cudnn 9.27.0 build_version = 9.27.0.42"} {
+		"cuda 13.4.2 bundled_linux_driver = " + redist.NoBundledDriver, "cudnn 9.27.0 build_version = 9.27.0.42",
+		"driver 620.70.06 cuda_compat = 620.70.06 (for CUDA 13.5)"} {
 		if !found[want] {
 			t.Errorf("the refreshed database lacks %q", want)
 		}
