@@ -24,7 +24,9 @@ import (
 //
 // In snapshot mode it also reads the captured printouts of released
 // wheels' torch.cuda.get_arch_list() (printed_arch_list rows, see
-// archprint.go): the released binary's own arch list.
+// archprint.go): the released binary's own arch list; and the captured
+// collect_env reports of environments holding a variant wheel (env_pins
+// rows, see envprint.go): the installed versions of its pinned libraries.
 type Lockfiles struct{}
 
 // Accumulates: PyPI JSON adds the pins each release declares; the lock-file evidence read from snapshots is other rows of the same table, and stays (scraper.Accumulator).
@@ -58,7 +60,11 @@ func (s Lockfiles) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Reco
 	if err != nil {
 		return nil, err
 	}
-	return append(all, printed...), nil
+	env, err := scrapeEnvPrints(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(all, printed...), env...), nil
 }
 
 // lockMarker keeps a declared PEP 508 marker and drops the compilers'
@@ -154,6 +160,8 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			paired(f, k, r.Fields["torchvision"], audio, p)
 		case "printed_arch_list":
 			printedArchList(f, r, f.prov(r.URL, r.Ref))
+		case "env_pins":
+			envPin(f, r, lockMarker(releaseMarker[r.Fields["torch_version"]]), f.prov(r.URL, r.Ref))
 		default:
 			f.refuse(r, "unknown table")
 		}
