@@ -64,8 +64,8 @@ func TestIssue12Resolve(t *testing.T) {
 			[]string{"CUDA VERSIONS", "9.1.0"}, []string{"{", "\"cudnn\":"}},
 		{"tensorflow best installs and-cuda", []string{"resolve", "tensorflow==2.16.1"}, true, ExitOK,
 			[]string{"best: pip install \"tensorflow[and-cuda]==2.16.1\""}, nil},
-		{"jax best installs the plugin", []string{"resolve", "jax==0.4.30"}, true, ExitOK,
-			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
+		{"jax best installs the plugin and its pjrt", []string{"resolve", "jax==0.4.30"}, true, ExitOK,
+			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-pjrt==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
 		// Builds with no arch list stay, as unknown, below the known-good.
 		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
 			[]string{"best: pip install torch==2.14.1+cu126", "known-good stack(s) come first",
@@ -132,8 +132,9 @@ func TestIssue12Pin(t *testing.T) {
 		// The pytorch channel's last release is named, from the data.
 		{"conda after the pytorch channel", []string{"pin", "torch==2.6.0", "--format", "conda"}, false, ExitNoMatch,
 			[]string{"was not published to the conda channels", "torch releases with conda builds in the data go up to 2.5.1"}, nil},
-		{"jax pins its CUDA plugin", []string{"pin", "jax==0.4.30"}, false, ExitOK,
-			[]string{"\njax==0.4.30\n", "\njax-cuda12-plugin==0.4.30\n", "\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0"}, nil},
+		{"jax pins its CUDA plugin and pjrt", []string{"pin", "jax==0.4.30"}, false, ExitOK,
+			[]string{"\njax==0.4.30\njax-cuda12-pjrt==0.4.30\njax-cuda12-plugin==0.4.30\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0",
+				"# source: jax https://github.com/jax-ml/jax/blob/jax-v0.4.30/jax_plugins/cuda/plugin_setup.py#L53"}, nil},
 		// Every Linux-only pin keeps its marker; the Windows file carries
 		// none of them unmarked.
 		{"linux pins keep markers", []string{"pin", "torch==2.1", "--cuda", "12.1"}, false, ExitOK,
@@ -364,19 +365,25 @@ func TestIssue12JAXEveryReleasePins(t *testing.T) {
 				}
 			}
 			local := s.Packages["jaxlib"] != "" && strings.Contains(s.Packages["jaxlib"], "+cuda")
-			plugin := ""
+			// The CUDA plugin comes with the PJRT wheel of its release
+			// (plugin_setup.py requires jax-cudaNN-pjrt==<version>).
+			plugin, pjrt := "", ""
 			for p := range s.Packages {
-				if strings.HasPrefix(p, "jax-cuda") {
+				switch {
+				case strings.HasPrefix(p, "jax-cuda") && strings.HasSuffix(p, "-pjrt"):
+					pjrt = p
+				case strings.HasPrefix(p, "jax-cuda"):
 					plugin = p
 				}
 			}
 			switch {
-			case local && plugin == "" && findLinks:
+			case local && plugin == "" && pjrt == "" && findLinks:
 				monolithic++
-			case !local && plugin == "jax-cuda"+major+"-plugin" && !findLinks && strings.Contains(s.Packages[plugin], r.JAX):
+			case !local && plugin == "jax-cuda"+major+"-plugin" && !findLinks && strings.Contains(s.Packages[plugin], r.JAX) &&
+				pjrt == "jax-cuda"+major+"-pjrt" && s.Packages[pjrt] == s.Packages[plugin]:
 				plugins++
 			default:
-				t.Errorf("%s: mixes install methods (local jaxlib %v, plugin %q, find-links %v):\n%s", name, local, plugin, findLinks, pin)
+				t.Errorf("%s: mixes install methods or lacks the plugin's pjrt (local jaxlib %v, plugin %q, pjrt %q, find-links %v):\n%s", name, local, plugin, pjrt, findLinks, pin)
 			}
 			if len(pkgs) != len(s.Packages) || !strings.Contains(pin, "\njax=="+r.JAX+"\n") {
 				t.Errorf("%s: pin packages %v, stack %v", name, pkgs, s.Packages)
