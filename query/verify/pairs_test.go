@@ -20,8 +20,7 @@ import (
 // cuDNN 9.3, so it loads libcudnn.so.9 >= 9.3), jax[cuda12] 0.4.30's
 // (nvidia-cudnn-cu12>=9.0,<10.0, nvidia-cublas-cu12>=12.1.3.1, …), and
 // a CUDA major per process (torch 2.11.0+cu128 pins cuDNN 9.17.1.4).
-// Unknown where the data lacks a fact (torch 2.4.x+cu124's pins, the
-// rest of 2.7.0+cu128's).
+// Unknown where the data lacks a fact (torch 2.4.x+cu124's pins).
 func TestOneJudgementResolveAndVerify(t *testing.T) {
 	d := querytest.Embedded(t)
 	ctx := context.Background()
@@ -44,9 +43,10 @@ func TestOneJudgementResolveAndVerify(t *testing.T) {
 		{"torch==2.8.0+cu128", "tensorflow==2.18.0", inc},
 		{"torch==2.11.0+cu128", "tensorflow==2.18.0", inc},
 		{"torch==2.11.0+cu130", "tensorflow==2.18.0", inc},
-		// The data holds 2.7.0+cu128's cuDNN pin but not its other
-		// nvidia-* pins (2.7.0+cu126's are there): unknown.
-		{"torch==2.7.0+cu128", "tensorflow==2.21.0", unk},
+		// 2.7.0+cu128's wheel pins nvidia-cudnn-cu12==9.7.1.26 (its
+		// installed requirements as pip lists them), a cuDNN 9 at or
+		// above the 9.3 tensorflow 2.21 loads.
+		{"torch==2.7.0+cu128", "tensorflow==2.21.0", ok},
 		{"torch==2.4.0+cu121", "jax==0.4.30", ok},
 		{"torch==2.1.0+cu121", "jax==0.4.30", inc},
 		{"torch==2.3.1+cu121", "jax==0.4.30", inc},

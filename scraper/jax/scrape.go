@@ -161,6 +161,11 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 	if live {
 		return recs, nil
 	}
+	pj, err := parsePJRT(pjrtCapture)
+	if err != nil {
+		return nil, fmt.Errorf("the captured plugin_setup.py lines: %w", err)
+	}
+	recs = append(recs, pj...)
 	for _, c := range csvFiles {
 		b, err := srcio.Read(ctx, in, "", "jax/"+c.file)
 		if err != nil {

@@ -1,6 +1,7 @@
 package pytorch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -64,7 +65,41 @@ func (s Lockfiles) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Reco
 	if err != nil {
 		return nil, err
 	}
-	return append(append(all, printed...), env...), nil
+	vpins, err := scrapeVariantPins(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(all, printed...), env...), vpins...), nil
+}
+
+// variantPin records one pin of a download.pytorch.org wheel whose CUDA
+// variant is not the PyPI default's (variant_pins rows, variantpins.go).
+// The build is that variant's Linux wheel; the marker is the one the same
+// release's PyPI wheel states on its pins (the same build scripts write
+// both). Without that marker the pin is refused: written bare, pip would
+// install the nvidia-* wheels on Windows and macOS.
+func variantPin(f *facts, r scraper.Record, marker, pypiVariant string, p db.Provenance) {
+	v, vr := r.Fields["torch_version"], r.Fields["cuda_variant"]
+	switch {
+	case !reRelease().MatchString(v):
+		f.refuse(r, "torch_version is not a release version")
+		return
+	case vr == pypiVariant:
+		f.refuse(r, "the "+vr+" wheel of "+v+" is PyPI's: its pins come from the lock-file table")
+		return
+	case marker == "":
+		f.refuse(r, "no environment marker stated by torch "+v+"'s PyPI wheel to carry over")
+		return
+	}
+	pkg, ver := r.Fields["package"], r.Fields["pinned_version"]
+	if strings.HasPrefix(pkg, "nvidia-cuda-runtime-") && variantOfCUDA(ver) != vr {
+		f.refuse(r, "CUDA runtime "+ver+" is not the "+vr+" variant's")
+		return
+	}
+	b := wheelBuild(v, vr, "linux", false, p)
+	f.release("torch", v, p)
+	f.build(b)
+	pinRequirements(f, b.Key(), pkg, "=="+ver, marker, p)
 }
 
 // lockMarker keeps a declared PEP 508 marker and drops the compilers'
@@ -158,6 +193,8 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				audio = ""
 			}
 			paired(f, k, r.Fields["torchvision"], audio, p)
+		case "variant_pins":
+			variantPin(f, r, releaseMarker[r.Fields["torch_version"]], variant[r.Fields["torch_version"]], f.prov(cmp.Or(r.URL, s.URL()), r.Ref))
 		case "printed_arch_list":
 			printedArchList(f, r, f.prov(r.URL, r.Ref))
 		case "env_pins":

@@ -64,8 +64,8 @@ func TestIssue12Resolve(t *testing.T) {
 			[]string{"CUDA VERSIONS", "9.1.0"}, []string{"{", "\"cudnn\":"}},
 		{"tensorflow best installs and-cuda", []string{"resolve", "tensorflow==2.16.1"}, true, ExitOK,
 			[]string{"best: pip install \"tensorflow[and-cuda]==2.16.1\""}, nil},
-		{"jax best installs the plugin", []string{"resolve", "jax==0.4.30"}, true, ExitOK,
-			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
+		{"jax best installs the plugin and its pjrt", []string{"resolve", "jax==0.4.30"}, true, ExitOK,
+			[]string{"best: pip install jax==0.4.30 jaxlib==0.4.30 jax-cuda12-pjrt==0.4.30 jax-cuda12-plugin==0.4.30"}, nil},
 		// Builds with no arch list stay, as unknown, below the known-good.
 		{"gpu keeps unknown arch lists", []string{"resolve", "torch", "--gpu", "GTX 1080"}, true, ExitOK,
 			[]string{"best: pip install torch==2.14.1+cu126", "known-good stack(s) come first",
@@ -132,8 +132,9 @@ func TestIssue12Pin(t *testing.T) {
 		// The pytorch channel's last release is named, from the data.
 		{"conda after the pytorch channel", []string{"pin", "torch==2.6.0", "--format", "conda"}, false, ExitNoMatch,
 			[]string{"was not published to the conda channels", "torch releases with conda builds in the data go up to 2.5.1"}, nil},
-		{"jax pins its CUDA plugin", []string{"pin", "jax==0.4.30"}, false, ExitOK,
-			[]string{"\njax==0.4.30\n", "\njax-cuda12-plugin==0.4.30\n", "\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0"}, nil},
+		{"jax pins its CUDA plugin and pjrt", []string{"pin", "jax==0.4.30"}, false, ExitOK,
+			[]string{"\njax==0.4.30\njax-cuda12-pjrt==0.4.30\njax-cuda12-plugin==0.4.30\njaxlib==0.4.30\n", "nvidia-cudnn-cu12>=9.0,<10.0",
+				"# source: jax https://github.com/jax-ml/jax/blob/jax-v0.4.30/jax_plugins/cuda/plugin_setup.py#L53"}, nil},
 		// Every Linux-only pin keeps its marker; the Windows file carries
 		// none of them unmarked.
 		{"linux pins keep markers", []string{"pin", "torch==2.1", "--cuda", "12.1"}, false, ExitOK,
@@ -208,29 +209,46 @@ func TestIssue12NoGPUVisible(t *testing.T) {
 }
 
 // torch 2.7.x+cu128: the main-branch snapshot's pins (cuDNN 9.8.0.87,
-// NCCL 2.25.1) are never written. Where the data holds the released
-// wheel's pins the file carries them (cuDNN 9.7.1.26); where it does not,
-// pin refuses naming the gap.
+// NCCL 2.25.1) are never written; the file carries the released wheel's
+// pins (cuDNN 9.7.1.26, NCCL 2.26.2) and exits 0.
 func TestIssue12Torch27CU128(t *testing.T) {
-	for _, v := range []string{"2.7.0", "2.7.1"} {
-		code, out, stderr := run(t, false, "pin", "torch=="+v, "--cuda", "12.8")
+	// The cu128 wheels' own pins, as published installs of each exact
+	// local version show them (scraper/pytorch/captures): 2.7.0+cu128 from
+	// pip's listing of the installed wheel's requirements, 2.7.1+cu128
+	// from a pip freeze. The markers are the ones each release's PyPI
+	// wheel states in the data.
+	bundle := func(marker, triton string) string {
+		var b strings.Builder
+		for _, p := range []string{"nvidia-cublas-cu12==12.8.3.14", "nvidia-cuda-cupti-cu12==12.8.57",
+			"nvidia-cuda-nvrtc-cu12==12.8.61", "nvidia-cuda-runtime-cu12==12.8.57", "nvidia-cudnn-cu12==9.7.1.26",
+			"nvidia-cufft-cu12==11.3.3.41", "nvidia-cufile-cu12==1.13.0.11", "nvidia-curand-cu12==10.3.9.55",
+			"nvidia-cusolver-cu12==11.7.2.55", "nvidia-cusparse-cu12==12.5.7.53", "nvidia-cusparselt-cu12==0.6.3",
+			"nvidia-nccl-cu12==2.26.2", "nvidia-nvjitlink-cu12==12.8.61", "nvidia-nvtx-cu12==12.8.55", triton} {
+			b.WriteString(p + "; " + marker + "\n")
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ v, vision, marker, triton string }{
+		{"2.7.0", "0.22.0", `platform_system == "Linux" and platform_machine == "x86_64"`, "triton==3.3.0"},
+		{"2.7.1", "0.22.1", `sys_platform == "linux" and platform_machine == "x86_64"`, "triton==3.3.1"},
+	} {
+		code, out, stderr := run(t, false, "pin", "torch=="+c.v, "--cuda", "12.8")
 		all := out + stderr
-		for _, bad := range []string{"nvidia-cudnn-cu12==9.8.0.87", "nvidia-nccl-cu12==2.25.1"} {
+		if code != ExitOK {
+			t.Fatalf("torch %s: exit %d: %s", c.v, code, all)
+		}
+		for _, bad := range []string{"9.8.0.87", "2.25.1"} {
 			if strings.Contains(all, bad) {
-				t.Errorf("torch %s: writes the dev snapshot's %s", v, bad)
+				t.Errorf("torch %s: writes the dev snapshot's %s", c.v, bad)
 			}
 		}
-		switch code {
-		case ExitOK:
-			if !strings.Contains(out, "nvidia-cudnn-cu12==9.7.1.26") {
-				t.Errorf("torch %s: pins lack the released wheel's cuDNN:\n%s", v, out)
-			}
-		case ExitNoMatch:
-			if !strings.Contains(stderr, "torch "+v+" cu128: the wheel's Requires-Dist pins") {
-				t.Errorf("torch %s: refusal names no gap: %s", v, stderr)
-			}
-		default:
-			t.Errorf("torch %s: exit %d: %s", v, code, all)
+		want := "--index-url https://download.pytorch.org/whl/cu128\ntorch==" + c.v + "+cu128\ntorchaudio==" + c.v +
+			"\ntorchvision==" + c.vision + "\n" + bundle(c.marker, c.triton)
+		if !strings.HasSuffix(out, want) {
+			t.Errorf("torch %s: pins are not the cu128 wheel's:\n%s\nwant the file to end with:\n%s", c.v, out, want)
+		}
+		if !strings.Contains(out, "# variant cu128; CUDA 12.8; cuDNN 9.7.1.26 (pin); NCCL 2.26.2;") {
+			t.Errorf("torch %s: header does not name the wheel's cuDNN and NCCL:\n%s", c.v, out)
 		}
 	}
 }
@@ -347,19 +365,25 @@ func TestIssue12JAXEveryReleasePins(t *testing.T) {
 				}
 			}
 			local := s.Packages["jaxlib"] != "" && strings.Contains(s.Packages["jaxlib"], "+cuda")
-			plugin := ""
+			// The CUDA plugin comes with the PJRT wheel of its release
+			// (plugin_setup.py requires jax-cudaNN-pjrt==<version>).
+			plugin, pjrt := "", ""
 			for p := range s.Packages {
-				if strings.HasPrefix(p, "jax-cuda") {
+				switch {
+				case strings.HasPrefix(p, "jax-cuda") && strings.HasSuffix(p, "-pjrt"):
+					pjrt = p
+				case strings.HasPrefix(p, "jax-cuda"):
 					plugin = p
 				}
 			}
 			switch {
-			case local && plugin == "" && findLinks:
+			case local && plugin == "" && pjrt == "" && findLinks:
 				monolithic++
-			case !local && plugin == "jax-cuda"+major+"-plugin" && !findLinks && strings.Contains(s.Packages[plugin], r.JAX):
+			case !local && plugin == "jax-cuda"+major+"-plugin" && !findLinks && strings.Contains(s.Packages[plugin], r.JAX) &&
+				pjrt == "jax-cuda"+major+"-pjrt" && s.Packages[pjrt] == s.Packages[plugin]:
 				plugins++
 			default:
-				t.Errorf("%s: mixes install methods (local jaxlib %v, plugin %q, find-links %v):\n%s", name, local, plugin, findLinks, pin)
+				t.Errorf("%s: mixes install methods or lacks the plugin's pjrt (local jaxlib %v, plugin %q, pjrt %q, find-links %v):\n%s", name, local, plugin, pjrt, findLinks, pin)
 			}
 			if len(pkgs) != len(s.Packages) || !strings.Contains(pin, "\njax=="+r.JAX+"\n") {
 				t.Errorf("%s: pin packages %v, stack %v", name, pkgs, s.Packages)
