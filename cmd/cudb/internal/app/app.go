@@ -38,7 +38,7 @@ func Main(args []string, s *cli.Streams) int {
 // drive the real command tree with their own dependencies.
 func Run(f *cli.Factory, args []string) int {
 	s := f.IO
-	root := cli.NewRootCmd(f)
+	root := cli.NewRootCmdFor(f, args)
 	root.SetArgs(args)
 	err := f.Finish(root.Execute())
 	if err == nil {

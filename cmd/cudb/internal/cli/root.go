@@ -112,8 +112,30 @@ func (f *Factory) Out(v any, human func() error) error {
 	return human()
 }
 
-// NewRootCmd builds the command tree.
-func NewRootCmd(f *Factory) *cobra.Command {
+// NewRootCmd builds the whole command tree.
+func NewRootCmd(f *Factory) *cobra.Command { return newRoot(f, "") }
+
+// NewRootCmdFor builds the tree that args need. When args start with the
+// name of one of the commands, only that command is built: the others,
+// with their flags, are a measurable share of a short command's start
+// (docs/benchmarks.md), and cobra consults them only to list, complete or
+// suggest commands, which such a command line never asks for. Anything
+// else (help, completion, mcp, a flag first, an unknown word) gets the
+// whole tree.
+func NewRootCmdFor(f *Factory, args []string) *cobra.Command {
+	if len(args) > 0 {
+		for _, c := range commands {
+			if c.name == args[0] {
+				return newRoot(f, c.name)
+			}
+		}
+	}
+	return NewRootCmd(f)
+}
+
+// newRoot builds the root command with every command, or with only the
+// command named only.
+func newRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cudb",
 		Short: "Which NVIDIA driver, CUDA, cuDNN, framework build and GPU go together",
@@ -153,8 +175,14 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	// cobra's completion command: cudb completion bash|zsh|fish|powershell.
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.PersistentPreRunE = f.preRun
-	for _, add := range commands {
-		root.AddCommand(add(f))
+	for _, c := range commands {
+		if only == "" || c.name == only {
+			root.AddCommand(c.new(f))
+		}
+	}
+	if only != "" {
+		groupCommands(root)
+		return root
 	}
 	// mcp runs the command tree itself (each tool is a command line), so
 	// it is added here rather than listed in commands (an init cycle).
@@ -172,11 +200,16 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	return root
 }
 
-// commands lists the constructors of the top-level commands: adding a
-// command is its file plus one line here.
-var commands = []func(*Factory) *cobra.Command{
-	newCheckCmd, newDBCmd, newExplainCmd, newGenCmd, newMatrixCmd, newPinCmd, newProbeCmd,
-	newRefreshCmd, newResolveCmd, newServeCmd, newVerifyCmd, newVersionCmd,
+// commands lists the top-level commands, by name, with their
+// constructors: adding a command is its file plus one line here
+// (TestCommandTableNames holds each name to its command's).
+var commands = []struct {
+	name string
+	new  func(*Factory) *cobra.Command
+}{
+	{"check", newCheckCmd}, {"db", newDBCmd}, {"explain", newExplainCmd}, {"gen", newGenCmd}, {"matrix", newMatrixCmd},
+	{"pin", newPinCmd}, {"probe", newProbeCmd}, {"refresh", newRefreshCmd}, {"resolve", newResolveCmd},
+	{"serve", newServeCmd}, {"verify", newVerifyCmd}, {"version", newVersionCmd},
 }
 
 // usageError is a usage error whose hint is the command's help.
