@@ -442,12 +442,9 @@ func encodeColumns(ctx context.Context, conn *sql.DB) ([]byte, error) {
 	return out, nil
 }
 
-// check reports whether the image holds every table in Tables and was
-// built for this binary's schema.
+// check reports whether the image holds every table in Tables (its
+// schema version is checked where it is opened, with the file's message).
 func (img *colImage) check() error {
-	if img.version != SchemaVersion {
-		return fmt.Errorf("%w: the column image has schema version %d, this cudb reads schema version %d", ErrSchema, img.version, SchemaVersion)
-	}
 	for _, name := range Tables {
 		if img.tables[name] == nil {
 			return fmt.Errorf("the column image is damaged: it has no table %s", name)

@@ -195,7 +195,8 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 	})
 	rq := d.table("requirement")
 	for _, b := range out {
-		for _, r := range findRequirements(rq, b.ID) {
+		lo, hi := requirementRows(rq, b.ID)
+		for r := lo; r < hi; r++ {
 			b.Reqs = append(b.Reqs, Requirement{Build: b.Key(), Needs: rq.str(rq.col("needs"), r), Spec: rq.str(rq.col("spec"), r),
 				Kind: rq.str(rq.col("kind"), r), Marker: rq.str(rq.col("marker"), r), Provenance: provenance(rq, r)})
 		}
@@ -203,21 +204,17 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 	return out, nil
 }
 
-// findRequirements lists the rows of the requirement table that belong
+// requirementRows is the range [lo, hi) of requirement rows that belong
 // to build id, ordered by needs and kind: the column image keeps that
-// table in key order (keyOrder), so they are found by binary search.
-func findRequirements(rq *colTable, id int64) []int {
+// table in key order (keyOrder), so the range is found by binary search.
+func requirementRows(rq *colTable, id int64) (lo, hi int) {
 	bid := rq.col("build_id")
-	lo := sort.Search(rq.rows, func(r int) bool { return rq.int(bid, r) >= id })
-	hi := lo
+	lo = sort.Search(rq.rows, func(r int) bool { return rq.int(bid, r) >= id })
+	hi = lo
 	for hi < rq.rows && rq.int(bid, hi) == id {
 		hi++
 	}
-	rows := make([]int, 0, hi-lo)
-	for r := lo; r < hi; r++ {
-		rows = append(rows, r)
-	}
-	return rows
+	return lo, hi
 }
 
 // Attribute returns the value of a component attribute ("" when absent)

@@ -54,13 +54,12 @@ func NormalizeName(s string) string {
 		if c := s[i]; c == '-' || c == '_' || c == '.' {
 			run = true
 			continue
-		} else {
-			if run {
-				b.WriteByte('-')
-				run = false
-			}
-			b.WriteByte(c)
 		}
+		if run {
+			b.WriteByte('-')
+			run = false
+		}
+		b.WriteByte(s[i])
 	}
 	if run {
 		b.WriteByte('-')

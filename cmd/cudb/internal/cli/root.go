@@ -180,10 +180,16 @@ capability, from a database embedded in the binary (offline; every fact cites it
 			root.AddCommand(c.new(f))
 		}
 	}
-	if only != "" {
-		groupCommands(root)
-		return root
+	if only == "" {
+		addListedOnly(f, root)
 	}
+	groupCommands(root)
+	return root
+}
+
+// addListedOnly adds what only the whole tree has: mcp, the exit-codes
+// topic and cobra's completion command.
+func addListedOnly(f *Factory, root *cobra.Command) {
 	// mcp runs the command tree itself (each tool is a command line), so
 	// it is added here rather than listed in commands (an init cycle).
 	root.AddCommand(newMCPCmd(f))
@@ -196,8 +202,6 @@ capability, from a database embedded in the binary (offline; every fact cites it
 			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		}
 	}
-	groupCommands(root)
-	return root
 }
 
 // commands lists the top-level commands, by name, with their
