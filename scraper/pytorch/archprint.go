@@ -21,17 +21,13 @@ import (
 //
 // Snapshot-only: the transcripts are captured (captures/CAPTURES.md); a
 // live refresh does not read issue threads.
-var archPrintDocs = []struct {
-	d     doc
-	url   string // the issue comment or pull request quoted
-	parse func(src []byte, ref string) ([]scraper.Record, error)
-}{
+var archPrintDocs = []quotedDoc{
 	{doc{page: "https://github.com/pytorch/pytorch/issues/182250", capture: "get_arch_list@pytorch-issue-182250.md"},
-		"https://github.com/pytorch/pytorch/issues/182250", parseArchPrints},
+		"the printed arch lists", parseArchPrints},
 	// A table of printouts: the released wheels of 2.10 and 2.7.1 (CUDA
 	// 12.6 and 12.8), each installed on Windows and on Linux.
 	{doc{page: "https://github.com/nikopueringer/CorridorKey/pull/141", capture: "get_arch_list@CorridorKey-pr-141.md"},
-		"https://github.com/nikopueringer/CorridorKey/pull/141", parseArchListTable},
+		"the printed arch lists", parseArchListTable},
 }
 
 var (
@@ -46,18 +42,7 @@ var (
 
 // scrapeArchPrints reads the captured transcripts (snapshot mode only).
 func scrapeArchPrints(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	var all []scraper.Record
-	for _, a := range archPrintDocs {
-		recs, err := a.d.scrape(ctx, in, "the printed arch lists", a.parse)
-		if err != nil {
-			return nil, err
-		}
-		for i := range recs {
-			recs[i].URL = a.url
-		}
-		all = append(all, recs...)
-	}
-	return all, nil
+	return scrapeQuoted(ctx, in, archPrintDocs)
 }
 
 // parseArchPrints reads a transcript in which `>>> torch.__version__` is

@@ -112,6 +112,32 @@ func (d doc) scrape(ctx context.Context, in scraper.Input, what string, parse fu
 	return recs, nil
 }
 
+// quotedDoc is a captured document that quotes a page (an issue, a pull
+// request, a README): its records cite that page (none when the capture
+// could not be tied to one, and CAPTURES.md names its origin).
+type quotedDoc struct {
+	d     doc
+	what  string // what it gives, for errors: "the printed arch lists"
+	parse func(src []byte, ref string) ([]scraper.Record, error)
+}
+
+// scrapeQuoted reads each quoted document (snapshot mode only: live
+// refreshes read no issue threads) and cites its page on every record.
+func scrapeQuoted(ctx context.Context, in scraper.Input, docs []quotedDoc) ([]scraper.Record, error) {
+	var all []scraper.Record
+	for _, q := range docs {
+		recs, err := q.d.scrape(ctx, in, q.what, q.parse)
+		if err != nil {
+			return nil, err
+		}
+		for i := range recs {
+			recs[i].URL = q.d.page
+		}
+		all = append(all, recs...)
+	}
+	return all, nil
+}
+
 // facts accumulates one source's facts. A second statement of the same
 // fact identity is folded into the first; a different value becomes a
 // db.Conflict naming both rows, so within-source disagreements are listed

@@ -27,14 +27,11 @@ import (
 // packages in the same environment (nvidia-ml-py, nvcomp, dali, …) belong
 // to other projects. Snapshot-only, like the arch-list printouts (see
 // captures/CAPTURES.md).
-var envPrintDocs = []struct {
-	d   doc
-	url string // the issue quoted
-}{
+var envPrintDocs = []quotedDoc{
 	// The collect_env report of vLLM 0.10.1.1's production image: torch
 	// 2.7.1+cu128 from download.pytorch.org on Linux x86-64.
 	{doc{page: "https://github.com/vllm-project/vllm-ascend/issues/5451", capture: "collect_env@vllm-ascend-issue-5451.md"},
-		"https://github.com/vllm-project/vllm-ascend/issues/5451"},
+		"the environment printouts", parseEnvPrint},
 }
 
 // torchWheelLibs are the NVIDIA libraries (package name without the
@@ -58,18 +55,7 @@ var (
 
 // scrapeEnvPrints reads the captured reports (snapshot mode only).
 func scrapeEnvPrints(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	var all []scraper.Record
-	for _, e := range envPrintDocs {
-		recs, err := e.d.scrape(ctx, in, "the environment printouts", parseEnvPrint)
-		if err != nil {
-			return nil, err
-		}
-		for i := range recs {
-			recs[i].URL = e.url
-		}
-		all = append(all, recs...)
-	}
-	return all, nil
+	return scrapeQuoted(ctx, in, envPrintDocs)
 }
 
 // parseEnvPrint reads one collect_env report: the torch local version and

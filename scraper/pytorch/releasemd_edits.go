@@ -15,30 +15,16 @@ import (
 // in such an edit: the diff's old side is the table as RELEASE.md stated
 // it before the edit, its new side the table the edit wrote. Each side is
 // read as a RELEASE.md of its own. Snapshot-only, like the captures.
-var supportEdits = []struct {
-	d   doc
-	url string
-}{
+var supportEdits = []quotedDoc{
 	// pytorch/pytorch#175253 (2026-02-18, "Update release 2.11 to latest
 	// supported matrix"): old side "For Release 2.9 and 2.10", new side
 	// "For Release 2.11".
 	{doc{page: "https://github.com/pytorch/pytorch/pull/175253", capture: "RELEASE.md-diff@pytorch-pr-175253.md"},
-		"https://github.com/pytorch/pytorch/pull/175253"},
+		"the CUDA support matrix edit", parseSupportDiff},
 }
 
 func scrapeSupportEdits(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	var all []scraper.Record
-	for _, e := range supportEdits {
-		recs, err := e.d.scrape(ctx, in, "the CUDA support matrix edit", parseSupportDiff)
-		if err != nil {
-			return nil, err
-		}
-		for i := range recs {
-			recs[i].URL = e.url
-		}
-		all = append(all, recs...)
-	}
-	return all, nil
+	return scrapeQuoted(ctx, in, supportEdits)
 }
 
 // diffSide is one side of a unified diff: its lines, and for each the

@@ -29,17 +29,12 @@ import (
 // of the lock-file table do.
 //
 // Snapshot-only: the texts are captured (captures/CAPTURES.md).
-var variantPinDocs = []struct {
-	d     doc
-	url   string
-	kind  string
-	parse func(src []byte, ref string) ([]scraper.Record, error)
-}{
+var variantPinDocs = []quotedDoc{
 	{doc{page: "https://github.com/zjwan461/jllama-py/blob/a1fa1376889e838c81c47ac35d6989759354e11a/README.md", capture: "pip-freeze@jllama-py-a1fa1376.md"},
-		"https://github.com/zjwan461/jllama-py/blob/a1fa1376889e838c81c47ac35d6989759354e11a/README.md", "pip-freeze", parseFreezePins},
+		"the pip-freeze of a torch wheel's pins", parseFreezePins},
 	// A session transcript in a public repository whose name the code
 	// index does not give: cited by the capture (CAPTURES.md).
-	{doc{capture: "pip-log@torch-2.7.0-cu128.md"}, "", "pip-log", parsePipLogPins},
+	{doc{capture: "pip-log@torch-2.7.0-cu128.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
 }
 
 var (
@@ -145,16 +140,5 @@ func parseFreezePins(src []byte, ref string) ([]scraper.Record, error) {
 
 // scrapeVariantPins reads the captured texts (snapshot mode only).
 func scrapeVariantPins(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	var all []scraper.Record
-	for _, v := range variantPinDocs {
-		recs, err := v.d.scrape(ctx, in, "the "+v.kind+" of a torch wheel's pins", v.parse)
-		if err != nil {
-			return nil, err
-		}
-		for i := range recs {
-			recs[i].URL = v.url
-		}
-		all = append(all, recs...)
-	}
-	return all, nil
+	return scrapeQuoted(ctx, in, variantPinDocs)
 }
