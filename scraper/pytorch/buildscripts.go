@@ -222,12 +222,36 @@ var (
 	})
 )
 
+// cudnnDownloads collects the cuDNN each CUDA section of a builder
+// script downloads, one toolchain record per variant; a section that
+// names two cuDNN versions is an error.
+type cudnnDownloads struct {
+	platform string
+	recs     []scraper.Record
+	found    map[string]int // variant -> index in recs
+}
+
+// add records that the section (install_118, :cuda118) of variant
+// downloads cuDNN ver on line i of the script at ref.
+func (c *cudnnDownloads) add(variant, ver, section, ref string, i int, line string) error {
+	if j, ok := c.found[variant]; ok {
+		if c.recs[j].Fields["cudnn"] != ver {
+			return fmt.Errorf("line %d: %s downloads cuDNN %s and %s", i+1, section, c.recs[j].Fields["cudnn"], ver)
+		}
+		return nil
+	}
+	c.found[variant] = len(c.recs)
+	c.recs = append(c.recs, scraper.Record{Table: "toolchain", Ref: fmt.Sprintf("%s:%d (%s)", ref, i+1, section),
+		Fields: map[string]string{"cuda_variant": variant, "platform": c.platform, "cudnn": ver, "row": strings.TrimSpace(line)}})
+	return nil
+}
+
 // parseInstallCUDA reads the cuDNN each `function install_<cuda>` of a
 // common/install_cuda.sh downloads. A function naming two different cuDNN
 // versions is an error.
 func parseInstallCUDA(src []byte, ref string) ([]scraper.Record, error) {
-	var recs []scraper.Record
-	variant, found := "", map[string]int{}
+	c := cudnnDownloads{platform: "linux build image (docker)", found: map[string]int{}}
+	variant := ""
 	for i, line := range strings.Split(string(src), "\n") {
 		if m := reICFunc().FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			variant = "cu" + m[1]
@@ -240,19 +264,11 @@ func parseInstallCUDA(src []byte, ref string) ([]scraper.Record, error) {
 		if m == nil || variant == "" {
 			continue
 		}
-		ver := m[1] + m[2] + m[3]
-		if j, ok := found[variant]; ok {
-			if recs[j].Fields["cudnn"] != ver {
-				return nil, fmt.Errorf("line %d: install_%s downloads cuDNN %s and %s", i+1, strings.TrimPrefix(variant, "cu"),
-					recs[j].Fields["cudnn"], ver)
-			}
-			continue
+		if err := c.add(variant, m[1]+m[2]+m[3], "install_"+strings.TrimPrefix(variant, "cu"), ref, i, line); err != nil {
+			return nil, err
 		}
-		found[variant] = len(recs)
-		recs = append(recs, scraper.Record{Table: "toolchain", Ref: fmt.Sprintf("%s:%d (install_%s)", ref, i+1, strings.TrimPrefix(variant, "cu")),
-			Fields: map[string]string{"cuda_variant": variant, "platform": "linux build image (docker)", "cudnn": ver,
-				"row": strings.TrimSpace(line)}})
 	}
+	recs := c.recs
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no install_<cuda> function downloads a cuDNN")
 	}
@@ -270,8 +286,8 @@ var (
 // builder's windows/internal/cuda_install.bat downloads (any other label
 // ends the section). A section naming two cuDNN versions is an error.
 func parseCUDAInstallBat(src []byte, ref string) ([]scraper.Record, error) {
-	var recs []scraper.Record
-	variant, found := "", map[string]int{}
+	c := cudnnDownloads{platform: "windows build", found: map[string]int{}}
+	variant := ""
 	for i, line := range strings.Split(string(src), "\n") {
 		if m := reBatLabel().FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			variant = ""
@@ -284,19 +300,11 @@ func parseCUDAInstallBat(src []byte, ref string) ([]scraper.Record, error) {
 		if m == nil || variant == "" {
 			continue
 		}
-		ver := m[1] + m[2]
-		if j, ok := found[variant]; ok {
-			if recs[j].Fields["cudnn"] != ver {
-				return nil, fmt.Errorf("line %d: :%s downloads cuDNN %s and %s", i+1, "cuda"+strings.TrimPrefix(variant, "cu"),
-					recs[j].Fields["cudnn"], ver)
-			}
-			continue
+		if err := c.add(variant, m[1]+m[2], ":cuda"+strings.TrimPrefix(variant, "cu"), ref, i, line); err != nil {
+			return nil, err
 		}
-		found[variant] = len(recs)
-		recs = append(recs, scraper.Record{Table: "toolchain", Ref: fmt.Sprintf("%s:%d (:cuda%s)", ref, i+1, strings.TrimPrefix(variant, "cu")),
-			Fields: map[string]string{"cuda_variant": variant, "platform": "windows build", "cudnn": ver,
-				"row": strings.TrimSpace(line)}})
 	}
+	recs := c.recs
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no :cuda<nnn> section downloads a cuDNN")
 	}
