@@ -98,7 +98,7 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		}
 	}
 	if len(res.Conflicts) > 0 {
-		for _, line := range conflictLines(res.Conflicts, explain) {
+		for _, line := range query.ConflictLines(res.Conflicts, explain) {
 			fmt.Fprintln(out, f.IO.Paint(Bad, line))
 		}
 		for _, s := range res.Suggestions {
@@ -261,66 +261,6 @@ func packageRank(name string) int {
 		return 0
 	}
 	return 1
-}
-
-// conflictLines summarises conflicts: one line per pair of builds naming
-// the first component they disagree on and how many more there are, or
-// every conflict with all.
-func conflictLines(ks []query.Incompatibility, all bool) []string {
-	var lines []string
-	if all {
-		for _, k := range ks {
-			lines = append(lines, fmt.Sprintf("conflict (%s): %s", k.Kind, k.Message))
-		}
-		return lines
-	}
-	type group struct {
-		first query.Incompatibility
-		more  []string
-	}
-	// The conflict shown for a pair: a disagreement on CUDA, cuDNN,
-	// Python or platform first, then a cuDNN pin, then the first pin.
-	rank := func(k query.Incompatibility) int {
-		switch {
-		case k.Kind != "pin":
-			return 0
-		case strings.Contains(k.Package, "cudnn"):
-			return 1
-		}
-		return 2
-	}
-	what := func(k query.Incompatibility) string {
-		if k.Package != "" {
-			return k.Package
-		}
-		return k.Kind
-	}
-	var order []string
-	groups := map[string]*group{}
-	for _, k := range ks {
-		key := strings.Join(k.Between, "\x00")
-		g, ok := groups[key]
-		switch {
-		case !ok:
-			groups[key] = &group{first: k}
-			order = append(order, key)
-		case rank(k) < rank(g.first):
-			g.more = append(g.more, what(g.first))
-			g.first = k
-		default:
-			g.more = append(g.more, what(k))
-		}
-	}
-	for _, key := range order {
-		g := groups[key]
-		sort.Strings(g.more)
-		line := fmt.Sprintf("conflict (%s): %s", g.first.Kind, g.first.Message)
-		if len(g.more) > 0 {
-			line += fmt.Sprintf(" (and %d more: %s; --explain lists each)", len(g.more), strings.Join(g.more, ", "))
-		}
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // rangeText is "min–max" on a terminal and "min-max" (ASCII) for programs.

@@ -65,6 +65,9 @@ type SelectorFramework struct {
 	Name     string   `json:"name"`
 	Label    string   `json:"label"`
 	Versions []string `json:"versions"`
+	// Paired is how many of Versions (the newest) the page pairs with
+	// another framework's.
+	Paired int `json:"paired"`
 }
 
 // SelectorManager is a package manager the page offers.
@@ -194,6 +197,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 				sf.Versions = append(sf.Versions, v)
 			}
 		}
+		sf.Paired = min(len(sf.Versions), pairedReleases)
 		if len(sf.Versions) > 0 {
 			sel.Frameworks = append(sel.Frameworks, sf)
 		}

@@ -27,12 +27,14 @@ import (
 // selectorCase is one set of selections on install.html.
 type selectorCase struct {
 	fw, v, os, pm, gpu, driver string
+	fw2, v2                    string // a second framework, sharing the environment
 }
 
 // query is the selection as the page writes it into its link.
 func (c selectorCase) query() url.Values {
 	q := url.Values{}
-	for k, v := range map[string]string{"fw": c.fw, "v": c.v, "os": c.os, "pm": c.pm, "gpu": c.gpu, "driver": c.driver} {
+	for k, v := range map[string]string{"fw": c.fw, "v": c.v, "os": c.os, "pm": c.pm, "gpu": c.gpu, "driver": c.driver,
+		"fw2": c.fw2, "v2": c.v2} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -127,8 +129,14 @@ func (p *selectorPage) selectCase(c selectorCase) {
 	if c.fw != p.cur.fw {
 		steps = append(steps, pick("sel-fw", c.fw))
 	}
-	if c.v != p.cur.v || c.fw != p.cur.fw {
+	if c.fw2 != p.cur.fw2 || c.fw != p.cur.fw {
+		steps = append(steps, pick("sel-fw2", c.fw2))
+	}
+	if c.v != p.cur.v || c.fw != p.cur.fw || c.fw2 != p.cur.fw2 {
 		steps = append(steps, pick("sel-v", c.v))
+	}
+	if c.fw2 != "" && (c.v2 != p.cur.v2 || c.fw2 != p.cur.fw2 || c.fw != p.cur.fw) {
+		steps = append(steps, pick("sel-v2", c.v2))
 	}
 	if c.os != p.cur.os {
 		steps = append(steps, chromedp.Click(chromedp.ID("os-"+c.os)))
@@ -170,13 +178,14 @@ func (p *selectorPage) selectCase(c selectorCase) {
 
 // shown is what the page answers.
 type shown struct {
-	Attr    map[string]string `json:"attr"`
-	Command string            `json:"command"`
-	Pin     string            `json:"pin"`
-	PinCmd  string            `json:"pin_cmd"`
-	Request string            `json:"request"`
-	Status  string            `json:"status"`
-	Reasons []string          `json:"reasons"`
+	Attr      map[string]string `json:"attr"`
+	Command   string            `json:"command"`
+	Pin       string            `json:"pin"`
+	PinCmd    string            `json:"pin_cmd"`
+	Request   string            `json:"request"`
+	Status    string            `json:"status"`
+	Reasons   []string          `json:"reasons"`
+	Conflicts []string          `json:"conflicts"`
 }
 
 func (p *selectorPage) read() shown {
@@ -187,7 +196,8 @@ func (p *selectorPage) read() shown {
 		const text = (id) => document.getElementById(id).textContent;
 		return {attr, command: text("ans-command"), pin: text("ans-pin"), pin_cmd: text("ans-pin-cmd"),
 			request: text("ans-request"), status: text("ans-status"),
-			reasons: Array.from(document.querySelectorAll("#ans-reasons li"), (li) => li.textContent)};
+			reasons: Array.from(document.querySelectorAll("#ans-reasons li"), (li) => li.textContent),
+			conflicts: Array.from(document.querySelectorAll("#ans-conflicts li"), (li) => li.textContent)};
 	})()`))
 	if err != nil {
 		p.t.Fatal(err)
@@ -370,6 +380,7 @@ func TestInstallSelectorLink(t *testing.T) {
 // selectorTally counts what the checked selections exercised.
 type selectorTally struct {
 	answered, refused, dropped, pinned, pinRefused int
+	conflicts                                      int            // selections resolve answers with conflicts (exit 3)
 	statuses                                       map[string]int // best stack's status → selections
 }
 
@@ -377,13 +388,20 @@ type selectorTally struct {
 // pin.Pins (the code of cudb resolve and cudb pin) for the same inputs.
 func (n *selectorTally) check(t *testing.T, ctx context.Context, d *db.DB, c selectorCase, got shown) {
 	t.Helper()
-	req := query.ResolveRequest{Requirements: []string{c.fw + "==" + c.v}, Platform: c.os, Channel: c.channel(), GPU: c.gpu, Driver: c.driver}
+	req := query.ResolveRequest{Requirements: c.requirements(), Platform: c.os, Channel: c.channel(), GPU: c.gpu, Driver: c.driver}
 	res, err := query.Resolve(ctx, d, req)
 	preq := req
 	if c.pm != "conda" {
 		preq.Channel = ""
 	}
 	pinned, perr := pin.Pins(ctx, d, preq, c.format(), pin.PinOptions{})
+	if want := "cudb resolve " + strings.Join(req.Requirements, " ") + " "; !strings.HasPrefix(got.Request, want) && got.Request != "" {
+		t.Errorf("%+v: the page names the command %q, want it to start %q", c, got.Request, want)
+	}
+	if err == nil && len(res.Conflicts) > 0 {
+		n.checkConflicts(t, c, res, perr, got)
+		return
+	}
 	if err != nil || len(res.Stacks) == 0 {
 		n.refused++
 		if got.Attr["status"] != "error" || got.Attr["command"] != "" || got.Attr["pin"] != "none" || got.Status == "" {

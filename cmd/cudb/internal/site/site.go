@@ -118,6 +118,9 @@ func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 	if err := writeReleases(w, sel); err != nil {
 		return nil, err
 	}
+	if err := writePairs(ctx, d, w, sel); err != nil {
+		return nil, fmt.Errorf("failed to build the install selector's pairs: %w", err)
+	}
 	for _, a := range []string{"site.css", "site.js", "install.js"} {
 		b, err := fs.ReadFile(files, "assets/"+a)
 		if err != nil {
