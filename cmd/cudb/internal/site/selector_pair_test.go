@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -118,5 +119,29 @@ func TestInstallSelectorPairsInChromium(t *testing.T) {
 		len(cases), n.answered, n.pinned, n.pinRefused, n.conflicts, n.refused, n.dropped, n.statuses)
 	if n.statuses["ok"] == 0 || n.statuses["unknown"] == 0 || n.conflicts == 0 || n.refused == 0 || n.dropped == 0 || n.pinned < 5 {
 		t.Errorf("too little exercised: %+v", n)
+	}
+}
+
+// TestInstallSelectorPairLink: a shared link to a pair opens from
+// file:// (the pair file loads as a script) and names the pair in the
+// order cudb's commands use, whichever order the link gives.
+func TestInstallSelectorPairLink(t *testing.T) {
+	bin := chromium(t)
+	d := selectorDB(t)
+	out := t.TempDir()
+	if _, err := Generate(context.Background(), d, out); err != nil {
+		t.Fatal(err)
+	}
+	base := "file://" + filepath.ToSlash(filepath.Join(out, "install.html"))
+	c := selectorCase{fw: frameworks.TensorFlow, v: "2.14.0", fw2: frameworks.Torch, v2: "2.1.0", os: "linux", pm: "uv", driver: "530.30.02"}
+	page := openSelector(t, bin, base+"?"+c.query().Encode())
+	page.cur = c
+	page.selectCase(c) // nothing to change: waits for the answer
+	got := page.read()
+	if want := "# cudb pin torch==2.1.0 tensorflow==2.14.0 --platform linux --driver 530.30.02 --format uv\n"; !strings.HasPrefix(got.Pin, want) {
+		t.Errorf("the linked pair shows %q and pin file\n%s\nwant it to start %q", got.Status, got.Pin, want)
+	}
+	if errs := page.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }

@@ -25,7 +25,7 @@ import (
 // pairedReleases is how many of each framework's newest releases the
 // page pairs: every pair of them costs a file (see docs/site.md for the
 // sizes).
-const pairedReleases = 10
+const pairedReleases = 12
 
 // SelectorPair is one pair of releases' joint answer for one OS and
 // package manager.
@@ -141,7 +141,9 @@ func (b *selectorBuilder) pair(fa, va, fb, vb, os, manager, ch, format string) (
 		s := c.Stack
 		js := &SelectorJoint{Variant: s.Variant, CUDA: s.CUDA, CUDNN: s.CUDNN, NCCL: s.NCCL, Python: s.Python, Command: s.Install.Command,
 			Status: s.Status, Unknown: s.Unknown, Notes: s.Notes}
-		if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+		if s.Status == query.StatusUnknown {
+			// pin refuses it; the page words the refusal from its gaps.
+		} else if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
 			if b.ctx.Err() != nil {
 				return nil, b.ctx.Err()
 			}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,13 +47,22 @@ func TestInstallSelectorScreenshots(t *testing.T) {
 	}{
 		{"install-torch-driver.png", selectorCase{fw: "torch", v: "2.10.0", os: "linux", pm: "pip", driver: "535.54.03"}},
 		{"install-torch-gpu.png", selectorCase{fw: "torch", v: "2.7.0", os: "windows", pm: "uv", gpu: "Tesla K80"}},
+		{"install-pair-driver.png", selectorCase{fw: "torch", v: "2.10.0", fw2: "jax", v2: "0.9.0", os: "linux", pm: "pip", driver: "535.54.03"}},
+		{"install-pair-conflict.png", selectorCase{fw: "torch", v: "2.9.0", fw2: "tensorflow", v2: "2.18.0", os: "linux", pm: "pip"}},
 	} {
 		page.selectCase(s.c)
 		got := page.read()
-		res, err := query.Resolve(ctx, d, query.ResolveRequest{Requirements: []string{s.c.fw + "==" + s.c.v}, Platform: s.c.os,
+		res, err := query.Resolve(ctx, d, query.ResolveRequest{Requirements: s.c.requirements(), Platform: s.c.os,
 			Channel: s.c.channel(), GPU: s.c.gpu, Driver: s.c.driver})
-		if err != nil || got.Attr["command"] != res.Stacks[0].Install.Command {
-			t.Fatalf("%+v: page shows %q, resolve gives %v %v", s.c, got.Attr["command"], res, err)
+		switch {
+		case err != nil:
+			t.Fatalf("%+v: resolve: %v", s.c, err)
+		case len(res.Conflicts) > 0:
+			if !slices.Equal(got.Conflicts, query.ConflictLines(res.Conflicts, false)) {
+				t.Fatalf("%+v: page shows %q, resolve gives %v", s.c, got.Conflicts, res.Conflicts)
+			}
+		case got.Attr["command"] != res.Stacks[0].Install.Command:
+			t.Fatalf("%+v: page shows %q, resolve gives %v", s.c, got.Attr["command"], res.Stacks[0].Install.Command)
 		}
 		page.screenshot(s.file)
 	}

@@ -246,7 +246,7 @@
   }
   // gpuText is the kernel check of a stack (of each part of a merged one).
   function gpuText(s) {
-    if (s.parts) return s.parts.map(function (p, i) { return picked()[i].fw + ": " + gpuText(p); }).join("; ");
+    if (s.parts) return s.parts.map(function (p, i) { return picked()[i].fw + ": " + (gpuText(p) || "not in the data"); }).join("; ");
     return s.gpu ? s.gpu.support + (s.gpu.detail ? ": " + s.gpu.detail : "") : (s.ccs || []).join(" ");
   }
 
@@ -258,6 +258,7 @@
     text("ans-request", o.request ? o.request + (gpu ? " --gpu '" + gpu + "'" : "") + (drv ? " --driver " + drv : "") : "");
     text("ans-status", o.error ? o.error : o.conflicts ? "status: incompatible (cudb resolve exits 3): these frameworks cannot share one environment" : "status: " + s.status);
     list("ans-conflicts", o.conflicts || []);
+    $("ans-stack").hidden = $("ans-command").hidden = !s;
     text("ans-variant", s ? s.variant + (s.default ? " (default)" : "") : "");
     text("ans-cuda", s ? s.cuda || "none" : "");
     text("ans-cudnn", s ? s.cudnn || "not in the data" : "");
