@@ -212,6 +212,7 @@
       kept = combine(p, kept[0], kept[1], out);
       if (out.conflicts) {
         out.pinError = "cudb pin refuses: these frameworks cannot share one environment (exit status 3, as cudb resolve)";
+        out.reasons.unshift("cudb resolve (the command above) also names nearby releases that would agree");
         return out;
       }
     } else {
