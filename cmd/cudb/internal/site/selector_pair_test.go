@@ -9,10 +9,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 )
+
+// pairDB is selectorDB with a conda build of TensorFlow 2.14.0 beside
+// the fixture's conda-only torch 1.10.2, so a pair has conda answers.
+func pairDB(t *testing.T) *db.DB {
+	return testDBWith(t, func(f *db.Facts) {
+		selectorFacts(f)
+		p := db.Provenance{Source: "fixture-tf", URL: "https://example.test/tf-conda", Ref: "tensorflow 2.14.0 conda"}
+		b := db.Build{Component: frameworks.TensorFlow, Version: "2.14.0", Variant: "cuda11", Platform: "linux", Channel: "conda", CUDA: "11.8",
+			PythonMin: "3.9", PythonMax: "3.11", Provenance: p}
+		f.Builds = append(f.Builds, b)
+		f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: "8.6.0", Kind: db.KindTested, Provenance: p})
+	})
+}
 
 // requirements is the selection as cudb resolve's arguments: one
 // framework, or two in the order of the framework table (the order the
@@ -62,7 +76,7 @@ func (n *selectorTally) checkConflicts(t *testing.T, c selectorCase, res *query.
 func TestInstallSelectorPairsInChromium(t *testing.T) {
 	bin := chromium(t)
 	ctx := context.Background()
-	d := selectorDB(t)
+	d := pairDB(t)
 	out := t.TempDir()
 	if _, err := Generate(ctx, d, out); err != nil {
 		t.Fatal(err)
@@ -101,6 +115,8 @@ func TestInstallSelectorPairsInChromium(t *testing.T) {
 		selectorCase{fw: frameworks.Torch, v: "2.4.0", fw2: frameworks.ONNXRuntime, v2: "1.99.0", os: "linux", pm: "pip"},
 		selectorCase{fw: frameworks.Torch, v: "2.4.0", fw2: frameworks.ONNXRuntime, v2: "1.99.0", os: "linux", pm: "pip", driver: "530.30.02"},
 		selectorCase{fw: frameworks.TensorFlow, v: "2.17.0", fw2: frameworks.ONNXRuntime, v2: "1.99.0", os: "linux", pm: "uv"},
+		selectorCase{fw: frameworks.Torch, v: "1.10.2", fw2: frameworks.TensorFlow, v2: "2.14.0", os: "linux", pm: "conda"},
+		selectorCase{fw: frameworks.Torch, v: "1.10.2", fw2: frameworks.TensorFlow, v2: "2.14.0", os: "linux", pm: "conda", driver: "470.57.02"},
 		// Back to one framework: the pair is dropped from the answer.
 		selectorCase{fw: frameworks.Torch, v: "2.1.0", os: "linux", pm: "pip"})
 	page := openSelector(t, bin, srv.URL+"/install.html")

@@ -251,22 +251,23 @@ func aboveDriver(v string) string {
 
 // selectorDB is the site fixture with the driver floors NVIDIA's CUDA
 // release notes give, so the driver box has something to judge.
-func selectorDB(t *testing.T) *db.DB {
-	return testDBWith(t, func(f *db.Facts) {
-		p := db.Provenance{Source: "fixture", URL: "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/"}
-		for _, r := range [][4]string{{"11.3.0", "toolkit", "465.19.01", "465.89"}, {"11.7.0", "toolkit", "515.43.04", "516.01"},
-			{"11.8.0", "toolkit", "520.61.05", "520.06"}, {"12.1.0", "toolkit", "530.30.02", "531.14"},
-			{"12.4.0", "toolkit", "550.54.14", "551.61"}, {"11", "minor_compat", "450.80.02", "452.39"}, {"12", "minor_compat", "525.60.13", "527.41"}} {
-			f.CUDADrivers = append(f.CUDADrivers, db.CUDADriver{CUDA: r[0], OS: "linux", Kind: r[1], MinDriver: r[2], Provenance: p},
-				db.CUDADriver{CUDA: r[0], OS: "windows", Kind: r[1], MinDriver: r[3], Provenance: p})
-		}
-		// A release whose cuDNN the data lacks: its answer is "unknown".
-		q := db.Provenance{Source: "fixture", URL: "https://example.test/ort", Ref: "ort row"}
-		k := db.BuildKey{Component: "onnxruntime-gpu", Version: "1.99.0", Variant: "cuda12", Platform: "linux"}
-		f.Releases = append(f.Releases, db.Release{Component: k.Component, Version: k.Version, Provenance: q})
-		f.Builds = append(f.Builds, db.Build{Component: k.Component, Version: k.Version, Variant: k.Variant, Platform: k.Platform, CUDA: "12.4", Provenance: q})
-		f.Requirements = append(f.Requirements, db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: "12.4", Provenance: q})
-	})
+func selectorDB(t *testing.T) *db.DB { return testDBWith(t, selectorFacts) }
+
+// selectorFacts adds selectorDB's facts to the fixture.
+func selectorFacts(f *db.Facts) {
+	p := db.Provenance{Source: "fixture", URL: "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/"}
+	for _, r := range [][4]string{{"11.3.0", "toolkit", "465.19.01", "465.89"}, {"11.7.0", "toolkit", "515.43.04", "516.01"},
+		{"11.8.0", "toolkit", "520.61.05", "520.06"}, {"12.1.0", "toolkit", "530.30.02", "531.14"},
+		{"12.4.0", "toolkit", "550.54.14", "551.61"}, {"11", "minor_compat", "450.80.02", "452.39"}, {"12", "minor_compat", "525.60.13", "527.41"}} {
+		f.CUDADrivers = append(f.CUDADrivers, db.CUDADriver{CUDA: r[0], OS: "linux", Kind: r[1], MinDriver: r[2], Provenance: p},
+			db.CUDADriver{CUDA: r[0], OS: "windows", Kind: r[1], MinDriver: r[3], Provenance: p})
+	}
+	// A release whose cuDNN the data lacks: its answer is "unknown".
+	q := db.Provenance{Source: "fixture", URL: "https://example.test/ort", Ref: "ort row"}
+	k := db.BuildKey{Component: "onnxruntime-gpu", Version: "1.99.0", Variant: "cuda12", Platform: "linux"}
+	f.Releases = append(f.Releases, db.Release{Component: k.Component, Version: k.Version, Provenance: q})
+	f.Builds = append(f.Builds, db.Build{Component: k.Component, Version: k.Version, Variant: k.Variant, Platform: k.Platform, CUDA: "12.4", Provenance: q})
+	f.Requirements = append(f.Requirements, db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: "12.4", Provenance: q})
 }
 
 // TestInstallSelectorInChromium serves the generated site on loopback,

@@ -310,6 +310,8 @@
   }
 
   data.gpus.forEach(function (g) { option(sel.gpu, g.name, g.name + " (sm " + g.cc + ")"); });
+  sel.fw2.parentNode.title = "pairs cover each framework's " + Math.max.apply(null, data.frameworks.map(function (f) { return f.paired; })) +
+    " newest releases; cudb resolve answers any pair";
   refreshOptions();
   // The URL preselects: ?fw=torch&v=2.1.0&fw2=tensorflow&v2=2.14.0&os=linux&pm=pip&gpu=Tesla+T4&driver=525.60.13
   ["fw", "fw2", "v", "v2", "gpu", "driver"].forEach(function (k) {
