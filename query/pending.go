@@ -71,7 +71,16 @@ func pendingError(component string, pend []PendingRelease) *errs.Error {
 		Message: fmt.Sprintf("unknown: %s %s is a known release whose facts are pending (no source describes its builds yet), so cudb cannot say what it needs or whether it fits",
 			component, strings.Join(vs, ", ")),
 		Detail: map[string]any{"status": "facts_pending", "pending": pend}}).
-		WithHint("cudb matrix %s (its rows marked pending), or cudb refresh once the release is documented", matrixName(component))
+		WithHint("%s, or cudb refresh once the release is documented", pendingHint(component, pend))
+}
+
+// pendingHint names the command that lists component's pending releases.
+func pendingHint(component string, pend []PendingRelease) string {
+	if component == "cudnn" && len(pend) > 0 {
+		// matrix cudnn holds support rows only; resolve lists releases.
+		return fmt.Sprintf("cudb resolve 'cudnn>=%s' (the releases known without a support row)", pend[len(pend)-1].Version)
+	}
+	return "cudb matrix " + matrixName(component) + " (its rows marked pending)"
 }
 
 // matrixName is the `cudb matrix` table that lists component's releases.
