@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +57,19 @@ func pendingReleases(ctx context.Context, d *db.DB, component string, req versio
 	return out
 }
 
+// leadReleases lists the releases of component matching req that only a
+// lead names (a companion's releases have no builds of their own, so
+// having none does not make them pending).
+func leadReleases(ctx context.Context, d *db.DB, component string, req version.Requirement, pre bool) []PendingRelease {
+	var out []PendingRelease
+	for _, p := range pendingReleases(ctx, d, component, req, pre) {
+		if p.ReportedBy != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // pendingError answers a question about releases whose facts are pending:
 // unknown, not "no such release" and not "incompatible".
 func pendingError(component string, pend []PendingRelease) *errs.Error {
@@ -80,6 +94,10 @@ func pendingHint(component string, pend []PendingRelease) string {
 		// matrix cudnn holds support rows only; resolve lists releases.
 		return fmt.Sprintf("cudb resolve 'cudnn>=%s' (the releases known without a support row)", pend[len(pend)-1].Version)
 	}
+	if fw, ok := frameworks.Get(component); !ok || fw.Name != component {
+		// a companion (torchvision): its column lists the releases paired
+		return "cudb matrix " + matrixName(component) + " (its " + component + " column lists the releases with facts)"
+	}
 	return "cudb matrix " + matrixName(component) + " (its rows marked pending)"
 }
 
@@ -87,6 +105,11 @@ func pendingHint(component string, pend []PendingRelease) string {
 func matrixName(component string) string {
 	if fw, ok := frameworks.Get(component); ok && fw.Matrix != "" {
 		return fw.Matrix
+	}
+	for _, fw := range frameworks.All {
+		if slices.Contains(fw.Companions, component) {
+			return fw.Matrix // torchvision: a column of matrix torch
+		}
 	}
 	return component
 }

@@ -48,3 +48,19 @@ func TestMatrixCUDNNPipedAndReleases(t *testing.T) {
 		t.Errorf("cudb %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
 	}
 }
+
+// A companion release only a lead names (torchvision 0.29.2 on PyPI):
+// what it pairs with is unknown (exit 4), not "no torch build matches".
+func TestPendingCompanionIsUnknown(t *testing.T) {
+	code, out, stderr := run(t, false, "resolve", "torchvision==0.29.2")
+	if code != 4 || out != "" || !strings.Contains(stderr, "unknown: torchvision 0.29.2") || !strings.Contains(stderr, "Try: cudb matrix torch ") {
+		t.Errorf("resolve torchvision==0.29.2: exit %d\n%s%s", code, out, stderr)
+	}
+	// a paired release still resolves; an unknown one is still not found
+	if code, out, stderr = run(t, false, "resolve", "torchvision==0.29.1"); code != 0 || !strings.Contains(out, "torchvision==0.29.1") {
+		t.Errorf("resolve torchvision==0.29.1: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr = run(t, false, "resolve", "torchvision==0.99"); code != 4 || strings.Contains(stderr, "unknown:") {
+		t.Errorf("resolve torchvision==0.99: exit %d %s", code, stderr)
+	}
+}
