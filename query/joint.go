@@ -46,14 +46,33 @@ func Combinations(ctx context.Context, d *db.DB, r ResolveRequest) (*Joint, erro
 	if err != nil {
 		return nil, err
 	}
-	j := &Joint{}
-	n := 1
+	var per [][]Stack
 	for _, fr := range p.frameworks {
 		stacks, err := frameworkStacks(ctx, d, p, fr, cs)
 		if err != nil {
 			return nil, err
 		}
-		j.Stacks = append(j.Stacks, stacks)
+		per = append(per, stacks)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, stacks := range per {
+		for i := range stacks {
+			finish(&stacks[i], p.Explain)
+		}
+	}
+	return CombineStacks(per, p.Platform)
+}
+
+// CombineStacks is Combinations for stacks already resolved: per holds
+// each framework's stacks as Resolve answers that framework alone for
+// the same OS and channel (no driver or GPU), in its order. The site's
+// install selector resolves each release once and pairs the answers.
+func CombineStacks(per [][]Stack, platform string) (*Joint, error) {
+	j := &Joint{Stacks: per}
+	n := 1
+	for _, stacks := range per {
 		n *= len(stacks)
 	}
 	if n > maxPairs {
@@ -61,11 +80,13 @@ func Combinations(ctx context.Context, d *db.DB, r ResolveRequest) (*Joint, erro
 	}
 	var walk func(i int, idx []int, acc []Stack)
 	walk = func(i int, idx []int, acc []Stack) {
-		if i == len(j.Stacks) {
+		if i == len(per) {
 			c := JointCombination{Parts: append([]int(nil), idx...)}
-			merged, conflicts := merge(append([]Stack(nil), acc...), p.Platform)
+			merged, conflicts := merge(append([]Stack(nil), acc...), platform)
 			if len(conflicts) == 0 {
-				finish(&merged, p.Explain)
+				// The parts were finished (their citations kept or
+				// dropped) as Resolve finishes them: keep what they carry.
+				finish(&merged, true)
 				c.Stack = &merged
 			} else {
 				c.Conflicts = conflicts
@@ -73,18 +94,10 @@ func Combinations(ctx context.Context, d *db.DB, r ResolveRequest) (*Joint, erro
 			j.Combinations = append(j.Combinations, c)
 			return
 		}
-		for k, s := range j.Stacks[i] {
+		for k, s := range per[i] {
 			walk(i+1, append(idx, k), append(acc, s))
 		}
 	}
 	walk(0, nil, nil)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for _, stacks := range j.Stacks {
-		for i := range stacks {
-			finish(&stacks[i], p.Explain)
-		}
-	}
 	return j, nil
 }

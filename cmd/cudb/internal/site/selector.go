@@ -58,6 +58,8 @@ type Selector struct {
 	Picks []GPUPick        `json:"picks"`
 	// Answers, by AnswerKey, go into the per-release files.
 	Answers map[string]*SelectorAnswer `json:"-"`
+	// stacks are resolve's stacks behind each answer, to pair releases.
+	stacks map[string][]query.Stack
 }
 
 // SelectorFramework is one framework and the releases offered, newest first.
@@ -159,7 +161,7 @@ func ReleaseFile(framework, ver string) string {
 
 // BuildSelector precomputes the install selector's answers.
 func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
-	sel := &Selector{Answers: map[string]*SelectorAnswer{}}
+	sel := &Selector{Answers: map[string]*SelectorAnswer{}, stacks: map[string][]query.Stack{}}
 	for _, m := range selectorManagers {
 		sel.Managers = append(sel.Managers, SelectorManager{Name: m.name, Channel: m.channel, Format: m.format})
 	}
@@ -229,7 +231,7 @@ func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
 	keys := []string{}
 	for _, os := range selectorOS {
 		for _, m := range selectorManagers {
-			a, err := b.answer(fw, v, os, m.channel, m.format)
+			a, stacks, err := b.answer(fw, v, os, m.channel, m.format)
 			if err != nil {
 				return false, err
 			}
@@ -241,27 +243,29 @@ func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
 			}
 			key := AnswerKey(fw, v, os, m.name)
 			b.sel.Answers[key] = a
+			b.sel.stacks[key] = stacks
 			keys = append(keys, key)
 		}
 	}
 	if !gpu {
 		for _, k := range keys {
 			delete(b.sel.Answers, k)
+			delete(b.sel.stacks, k)
 		}
 	}
 	return gpu, nil
 }
 
-func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer, error) {
+func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer, []query.Stack, error) {
 	req := query.ResolveRequest{Requirements: []string{fw + "==" + v}, Platform: os, Channel: ch}
 	a := &SelectorAnswer{Request: fmt.Sprintf("cudb resolve %s==%s --platform %s --channel %s", fw, v, os, ch), Format: format}
 	res, err := query.Resolve(b.ctx, b.d, req)
 	if err != nil {
 		if b.ctx.Err() != nil {
-			return nil, b.ctx.Err()
+			return nil, nil, b.ctx.Err()
 		}
 		a.Error = err.Error()
-		return a, nil
+		return a, nil, nil
 	}
 	// The pin file's header names the command that makes it: rendered
 	// with placeholders where the page puts the driver and GPU picked.
@@ -282,7 +286,7 @@ func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer,
 		ss.Fit = b.fit(fit)
 		if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
 			if b.ctx.Err() != nil {
-				return nil, b.ctx.Err()
+				return nil, nil, b.ctx.Err()
 			}
 			ss.PinErr = err.Error()
 		} else {
@@ -293,7 +297,7 @@ func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer,
 		}
 		a.Stacks = append(a.Stacks, ss)
 	}
-	return a, nil
+	return a, res.Stacks, nil
 }
 
 func (b *selectorBuilder) pick(p GPUPick) int {

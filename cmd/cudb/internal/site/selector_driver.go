@@ -25,7 +25,14 @@ func (b *selectorBuilder) drivers() error {
 	for c := range b.cudas {
 		cudas = append(cudas, c)
 	}
-	slices.SortFunc(cudas, version.CompareDottedText)
+	// "10" and "10.0" compare equal: the text breaks the tie, so the
+	// table is the same bytes on every run (cudas came from a map).
+	slices.SortFunc(cudas, func(x, y string) int {
+		if c := version.CompareDottedText(x, y); c != 0 {
+			return c
+		}
+		return strings.Compare(x, y)
+	})
 	table, err := b.d.CUDADrivers(b.ctx)
 	if err != nil {
 		return err

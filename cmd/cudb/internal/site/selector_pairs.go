@@ -12,10 +12,10 @@ import (
 
 // Two frameworks in one environment: for every pair of releases the page
 // pairs (each framework's newest pairedReleases), every OS and package
-// manager, `gen site` runs query.Combinations, the walk behind
-// `cudb resolve A==x B==y`: each framework's stacks, in resolve's order
-// and the same as that release's own answer, and merge's verdict on
-// every combination, the merged stack (with the file pin.RenderStack
+// manager, `gen site` runs query.CombineStacks on the two releases' own
+// answers, the walk behind `cudb resolve A==x B==y`'s combine step
+// (resolve combines each framework's stacks as it answers it alone), for
+// merge's verdict on every combination, the merged stack (with the file pin.RenderStack
 // writes for it) or the conflict lines resolve prints
 // (query.ConflictLines). With a driver or GPU chosen the page drops the
 // builds resolve drops before combining (the single-release judgements)
@@ -107,26 +107,20 @@ func writePairs(ctx context.Context, d *db.DB, w *writer, sel *Selector) error {
 func (b *selectorBuilder) pair(fa, va, fb, vb, os, manager, ch, format string) (*SelectorPair, error) {
 	req := query.ResolveRequest{Requirements: []string{fa + "==" + va, fb + "==" + vb}, Platform: os, Channel: ch}
 	p := &SelectorPair{Request: fmt.Sprintf("cudb resolve %s==%s %s==%s --platform %s --channel %s", fa, va, fb, vb, os, ch)}
-	j, err := query.Combinations(b.ctx, b.d, req)
-	if err != nil {
-		if b.ctx.Err() != nil {
-			return nil, b.ctx.Err()
+	// Resolve answers a pair from each framework's stacks alone (no
+	// driver or GPU filters them before combining): the releases' own
+	// answers, or the first one's error, as Resolve stops at it.
+	ka, kb := AnswerKey(fa, va, os, manager), AnswerKey(fb, vb, os, manager)
+	for _, k := range []string{ka, kb} {
+		if e := b.sel.Answers[k].Error; e != "" {
+			p.Error = e
+			return p, nil
 		}
+	}
+	j, err := query.CombineStacks([][]query.Stack{b.sel.stacks[ka], b.sel.stacks[kb]}, os)
+	if err != nil {
 		p.Error = err.Error()
 		return p, nil
-	}
-	// The page finds each part's driver and GPU verdicts in the
-	// release's own answer: the stacks must be the same, in order.
-	for n, rel := range []string{AnswerKey(fa, va, os, manager), AnswerKey(fb, vb, os, manager)} {
-		own := b.sel.Answers[rel].Stacks
-		if len(own) != len(j.Stacks[n]) {
-			return nil, fmt.Errorf("%s: %d stacks alone, %d in %s", rel, len(own), len(j.Stacks[n]), p.Request)
-		}
-		for i, s := range j.Stacks[n] {
-			if own[i].Variant != s.Variant || own[i].CUDA != s.CUDA {
-				return nil, fmt.Errorf("%s: stack %d is %s alone, %s in %s", rel, i, own[i].Variant, s.Variant, p.Request)
-			}
-		}
 	}
 	preq := req
 	preq.Driver, preq.GPU = pinDriverMark, pinGPUMark

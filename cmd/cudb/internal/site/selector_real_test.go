@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -82,6 +83,15 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 	sel, err := BuildSelector(ctx, d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The same database gives the same bytes (CUDA "10" and "10.0" once
+	// swapped places from run to run).
+	again, err := BuildSelector(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustJSON(t, sel), mustJSON(t, again); a != b {
+		t.Errorf("two builds of data/install.js differ")
 	}
 	branches, err := d.DriverBranches(ctx)
 	if err != nil {
@@ -194,4 +204,13 @@ func TestInstallSelectorRealData(t *testing.T) {
 	if n.pinned < 10 || n.dropped == 0 || n.refused == 0 {
 		t.Errorf("too little exercised: %+v", n)
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
