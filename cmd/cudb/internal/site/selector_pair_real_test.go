@@ -2,9 +2,12 @@ package site
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cudb/cudb/data"
@@ -23,21 +26,9 @@ import (
 func TestInstallSelectorPairsRealData(t *testing.T) {
 	bin := chromium(t)
 	ctx := context.Background()
-	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	out := t.TempDir()
-	if _, err := Generate(ctx, d, out); err != nil {
-		t.Fatal(err)
-	}
+	d, out, sel := shippedSite(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
 	defer srv.Close()
-	sel, err := BuildSelector(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
 	paired := map[string][]string{}
 	for _, f := range sel.Frameworks {
 		paired[f.Name] = f.Versions[:f.Paired]
@@ -68,6 +59,12 @@ func TestInstallSelectorPairsRealData(t *testing.T) {
 				case len(res.Stacks) > 0 && res.Status == query.StatusOK && agree == nil:
 					agree = &c
 				}
+				if conflict != nil && agree != nil {
+					break
+				}
+			}
+			if conflict != nil && agree != nil {
+				break
 			}
 		}
 		if conflict == nil || agree == nil {
@@ -102,4 +99,49 @@ func TestInstallSelectorPairsRealData(t *testing.T) {
 	if n.pinned < 5 || n.conflicts < 4 || n.refused == 0 || n.dropped == 0 {
 		t.Errorf("too little exercised: %+v", n)
 	}
+}
+
+// shipped is the site generated from the shipped database, made once for
+// the tests that click through it (generating it is the slow part under
+// the race detector) and removed by TestMain.
+var shipped struct {
+	once sync.Once
+	d    *db.DB
+	dir  string
+	sel  *Selector
+	err  error
+}
+
+func shippedSite(t *testing.T) (*db.DB, string, *Selector) {
+	t.Helper()
+	shipped.once.Do(func() {
+		ctx := context.Background()
+		if shipped.d, shipped.err = db.OpenImage(ctx, data.DB, data.Columns, "embedded"); shipped.err != nil {
+			return
+		}
+		if shipped.dir, shipped.err = os.MkdirTemp("", "cudb-site-test-"); shipped.err != nil {
+			return
+		}
+		if _, shipped.err = Generate(ctx, shipped.d, shipped.dir); shipped.err != nil {
+			return
+		}
+		shipped.sel, shipped.err = BuildSelector(ctx, shipped.d)
+	})
+	if shipped.err != nil {
+		t.Fatal(shipped.err)
+	}
+	return shipped.d, shipped.dir, shipped.sel
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shipped.dir != "" {
+		if err := os.RemoveAll(shipped.dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+	if shipped.d != nil {
+		shipped.d.Close()
+	}
+	os.Exit(code)
 }

@@ -147,21 +147,9 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 func TestInstallSelectorRealData(t *testing.T) {
 	bin := chromium(t)
 	ctx := context.Background()
-	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	out := t.TempDir()
-	if _, err := Generate(ctx, d, out); err != nil {
-		t.Fatal(err)
-	}
+	d, out, sel := shippedSite(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
 	defer srv.Close()
-	sel, err := BuildSelector(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
 	gpuOf := func(cc string) string {
 		for _, g := range sel.GPUs {
 			if g.CC == cc {
