@@ -310,7 +310,7 @@
   }
 
   data.gpus.forEach(function (g) { option(sel.gpu, g.name, g.name + " (sm " + g.cc + ")"); });
-  sel.fw2.parentNode.title = "pairs cover each framework's " + Math.max.apply(null, data.frameworks.map(function (f) { return f.paired; })) +
+  sel.fw2.title = "pairs cover each framework's " + Math.max.apply(null, data.frameworks.map(function (f) { return f.paired; })) +
     " newest releases; cudb resolve answers any pair";
   refreshOptions();
   // The URL preselects: ?fw=torch&v=2.1.0&fw2=tensorflow&v2=2.14.0&os=linux&pm=pip&gpu=Tesla+T4&driver=525.60.13
