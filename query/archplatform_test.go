@@ -100,3 +100,32 @@ func TestArchWindowsUnknownRealData(t *testing.T) {
 		t.Errorf("want an unknown GPU verdict naming the missing Windows list, got %+v", s)
 	}
 }
+
+// The real data: the Windows wheels of 2.1.0 were built with builder's
+// windows/cuda121.bat, whose list keeps sm_61 (the Linux list does not):
+// a GTX 1080 runs natively on Windows, through binary compatibility on
+// Linux, and the Windows answer cites the script at its release branch.
+func TestArchWindowsListRealData(t *testing.T) {
+	for _, tc := range []struct{ plat, support, url string }{
+		{"windows", "sass", "https://github.com/pytorch/builder/blob/55d40b1b06379fddd0ba14744dc3fdd768530da6/windows/cuda121.bat"},
+		{"linux", "sass_compatible", ""},
+	} {
+		res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", SM: "6.1", Platform: tc.plat, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Stacks[0]
+		if s.GPU == nil || s.GPU.Support != tc.support || s.Status != StatusOK {
+			t.Errorf("%s: want %s, got %+v", tc.plat, tc.support, s.GPU)
+		}
+		var cite string
+		for _, c := range s.Citations {
+			if c.Fact == "arch_list" {
+				cite = c.URL
+			}
+		}
+		if tc.url != "" && cite != tc.url {
+			t.Errorf("%s: the arch list must cite %s, got %q", tc.plat, tc.url, cite)
+		}
+	}
+}

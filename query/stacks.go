@@ -316,7 +316,7 @@ func fill(s *Stack, fam family) {
 	}
 	if ab, _ := s.ArchBuild(); ab != nil {
 		s.ComputeCapabilities = archToCC(ab.ArchList)
-		s.cite("arch_list", ab.ArchList, ab.Provenance)
+		s.cite("arch_list", ab.ArchList, ab.ArchCite())
 	}
 	s.Install = install(fam, s, rep, name, pipVersion)
 	s.addSource(rep.Provenance)

@@ -55,3 +55,33 @@ func TestVerifyArchPerPlatform(t *testing.T) {
 		}
 	}
 }
+
+// A report from native Windows with a Windows arch list known: torch
+// 2.0.1+cu117's Windows wheel (builder release/2.0 windows/cuda117.bat)
+// carries sm_61, so a GTX 1050 Ti runs natively (no finding); the Linux
+// wheel reaches it through binary compatibility only (an info).
+func TestVerifyWindowsArchList(t *testing.T) {
+	d := querytest.Embedded(t)
+	for _, tc := range []struct {
+		os   string
+		want int
+	}{{"Microsoft Windows 11 Pro", 0}, {"Ubuntu 22.04.4 LTS (x86_64)", 1}} {
+		r, err := Verify(context.Background(), d, &host.Snapshot{Origin: host.OriginReportPrefix + "collect_env", OS: tc.os,
+			Driver: &host.Driver{Version: "535.98", Source: "collect_env"},
+			GPUs:   []host.GPU{{Index: 0, Name: "NVIDIA GeForce GTX 1050 Ti", ComputeCapability: "6.1", Source: "collect_env"}},
+			Pythons: []host.Python{{Kind: "report", Version: "3.9",
+				Torch: &host.Torch{Version: "2.0.1+cu117", CUDA: "11.7", Variant: "cu117", Source: "collect_env"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var arch []Finding
+		for _, f := range r.Findings {
+			if f.Category == CatArchUnsupported || strings.Contains(f.Message, "arch list") {
+				arch = append(arch, f)
+			}
+		}
+		if len(arch) != tc.want || (tc.want == 1 && !strings.Contains(arch[0].Message, "binary compatibility")) {
+			t.Errorf("%s: arch findings %+v, want %d", tc.os, arch, tc.want)
+		}
+	}
+}
