@@ -127,5 +127,12 @@ func TestArchWindowsListRealData(t *testing.T) {
 		if tc.url != "" && cite != tc.url {
 			t.Errorf("%s: the arch list must cite %s, got %q", tc.plat, tc.url, cite)
 		}
+		listed := false
+		for _, src := range s.Sources {
+			listed = listed || src.URL == tc.url
+		}
+		if tc.url != "" && !listed {
+			t.Errorf("%s: the stack's sources %v lack the arch list's script", tc.plat, s.Sources)
+		}
 	}
 }

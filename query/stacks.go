@@ -326,6 +326,9 @@ func fill(s *Stack, fam family) {
 	for _, b := range s.builds {
 		s.addSource(b.Provenance)
 	}
+	if ab, _ := s.ArchBuild(); ab != nil {
+		s.addSource(ab.ArchCite()) // the arch list's own document (a build script at its commit)
+	}
 	platformFacts(s, rep)
 }
 
