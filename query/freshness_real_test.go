@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -102,5 +103,77 @@ func TestPendingReleaseIsUnknown(t *testing.T) {
 	var qe *errs.Error
 	if !errors.As(err, &qe) || !strings.HasPrefix(qe.Message, "unknown:") || qe.Detail.(map[string]any)["status"] != "facts_pending" {
 		t.Fatalf("resolve torch==2.15.0: %v", err)
+	}
+}
+
+// Every framework's matrix lists its known releases whose facts are
+// pending (ORT 1.29–1.31 and jax 0.11.1/0.11.2 are leads), each answered
+// "unknown" by resolve with a hint naming a matrix that exists; db info
+// shows such a release as the newest of its line, with the newest that
+// has facts beside it.
+func TestPendingReleasesInEveryMatrix(t *testing.T) {
+	ctx := context.Background()
+	d := querytest.Embedded(t)
+	or, err := ONNXRuntimeMatrix(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr, err := JAXMatrix(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := map[string]bool{}
+	for _, r := range or {
+		if r.Status != "" {
+			pending["onnxruntime-gpu=="+r.ONNXRuntime] = r.Status == "facts pending" && r.ReportedBy != "" && r.CUDA == ""
+		}
+	}
+	for _, r := range jr {
+		if r.Status != "" {
+			pending["jax=="+r.JAX] = r.Status == "facts pending" && r.ReportedBy != "" && r.CUDA == ""
+		}
+	}
+	for _, want := range []string{"onnxruntime-gpu==1.29.0", "onnxruntime-gpu==1.30.0", "onnxruntime-gpu==1.31.0", "jax==0.11.1", "jax==0.11.2"} {
+		ok, listed := pending[want]
+		if !listed {
+			if _, err := resolveReal(t, ResolveRequest{Requirements: []string{want}}); err == nil {
+				continue // a fact source describes it now
+			}
+			t.Errorf("%s: not in its matrix (pending rows: %v)", want, pending)
+			continue
+		}
+		if !ok {
+			t.Errorf("%s: pending row without its status, evidence, or with facts", want)
+		}
+		_, err := resolveReal(t, ResolveRequest{Requirements: []string{want}})
+		var qe *errs.Error
+		if !errors.As(err, &qe) || !strings.HasPrefix(qe.Message, "unknown:") {
+			t.Errorf("resolve %s: %v, want unknown", want, err)
+		} else if strings.HasPrefix(want, "onnxruntime") && !strings.Contains(qe.Hint, "cudb matrix onnxruntime ") {
+			t.Errorf("resolve %s: hint %q names no matrix table", want, qe.Hint)
+		}
+	}
+	newest, err := NewestReleases(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range newest {
+		if !n.FactsPending {
+			continue
+		}
+		if n.WithFacts == "" || version.DottedKey(n.WithFacts) >= version.DottedKey(n.Version) {
+			t.Errorf("db info %s: %s pending, newest with facts %q", n.Line, n.Version, n.WithFacts)
+		}
+	}
+	by := map[string]Newest{}
+	for _, n := range newest {
+		by[n.Line] = n
+	}
+	rows, err := MatrixTorch(ctx, d, "pip")
+	if err != nil || len(rows) == 0 {
+		t.Fatal(err)
+	}
+	if tn := by["torch"]; tn.Version != rows[0].Torch || tn.FactsPending != (rows[0].Status != "") {
+		t.Errorf("db info torch = %+v; matrix torch's newest row is %s %q", tn, rows[0].Torch, rows[0].Status)
 	}
 }

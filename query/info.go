@@ -46,6 +46,10 @@ type Newest struct {
 	ReleasedOn string `json:"released_on,omitempty"`
 	Source     string `json:"source,omitempty"`
 	URL        string `json:"url,omitempty"`
+	// FactsPending marks a known release no source describes yet (a
+	// lead); WithFacts is then the newest release answers come from.
+	FactsPending bool   `json:"facts_pending,omitempty"`
+	WithFacts    string `json:"newest_with_facts,omitempty"`
 }
 
 // NewestReleases lists the newest release of every line: each framework
@@ -75,11 +79,17 @@ func NewestReleases(ctx context.Context, d *db.DB) ([]Newest, error) {
 				return nil, err
 			}
 			if len(versions) > 0 && versions[0] != n.Version {
-				// The builds are what answers come from: a release row
-				// without builds does not make a line newer.
-				n = Newest{Line: line, Version: versions[0]}
+				built := Newest{Line: line, Version: versions[0]}
 				if r, ok := releaseOf(rels, line, versions[0]); ok {
-					n.ReleasedOn, n.Source, n.URL = r.ReleasedOn, r.Source, r.URL
+					built.ReleasedOn, built.Source, built.URL = r.ReleasedOn, r.Source, r.URL
+				}
+				// A known release newer than every build is the newest of
+				// its line, its facts pending; answers come from the
+				// newest with builds, which is named beside it.
+				if n.Version != "" && version.DottedKey(n.Version) > version.DottedKey(built.Version) {
+					n.FactsPending, n.WithFacts = true, built.Version
+				} else {
+					n = built
 				}
 			}
 			if n.Version != "" {
@@ -96,9 +106,25 @@ func NewestReleases(ctx context.Context, d *db.DB) ([]Newest, error) {
 	// (CUDA 13.4 has no published floor, cuDNN 9.27 only its manifest,
 	// a lead's release its evidence): a known release is the newest of
 	// its line, its facts pending or not.
+	reportedBy := func(line, v string) bool {
+		by, _, err := d.Attribute(ctx, line, v, "reported_by")
+		return err == nil && by != ""
+	}
 	nvidia := func(line string, n Newest) {
 		if r, ok := newestRel[line]; ok && (n.Version == "" || version.DottedKey(r.Version) > version.DottedKey(n.Version)) {
+			withFacts := n.Version
 			n = Newest{Line: line, Version: r.Version, ReleasedOn: r.ReleasedOn, Source: r.Source, URL: r.URL}
+			// Known only from a lead: its facts are pending, and the
+			// newest release a fact source describes is named beside it.
+			if reportedBy(line, r.Version) {
+				n.FactsPending = true
+				for _, o := range rels {
+					if o.Component == line && version.DottedKey(o.Version) > version.DottedKey(withFacts) && !reportedBy(line, o.Version) {
+						withFacts = o.Version
+					}
+				}
+				n.WithFacts = withFacts
+			}
 		}
 		if n.Version != "" {
 			out = append(out, n)

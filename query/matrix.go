@@ -7,7 +7,6 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
-	"github.com/cudb/cudb/internal/version"
 )
 
 // TorchRow is one row of `cudb matrix torch`: a torch release × variant
@@ -84,22 +83,16 @@ func MatrixTorch(ctx context.Context, d *db.DB, channel string) ([]TorchRow, err
 		return all[i].stack.version.Compare(all[j].stack.version) > 0
 	})
 	rows := make([]TorchRow, 0, len(all))
-	// Known releases without builds lead the list (they are the newest):
-	// one row each, marked pending, citing where they were seen.
-	if channel != "conda" {
-		every, _ := version.ParseRequirement(frameworks.Torch)
-		for _, p := range pendingReleases(ctx, d, frameworks.Torch, every, false) {
-			rows = append(rows, TorchRow{Torch: p.Version, Channel: "pip", Status: "facts pending", Platforms: []string{},
-				ComputeCapabilities: []string{}, Sources: []SourceRef{{Name: "leads (" + p.ReportedBy + ")", URL: ""}}})
-		}
-		sort.SliceStable(rows, func(i, j int) bool {
-			a, _ := version.Parse(rows[i].Torch)
-			b, _ := version.Parse(rows[j].Torch)
-			return a.Compare(b) > 0
-		})
-	}
 	for _, r := range all {
 		rows = append(rows, r.row)
 	}
-	return rows, nil
+	if channel == "conda" {
+		return rows, nil
+	}
+	// Known releases without builds are listed too (they are the newest):
+	// one row each, marked pending, citing where they were seen.
+	return withPending(ctx, d, frameworks.Torch, rows, func(r TorchRow) string { return r.Torch }, func(p PendingRelease) TorchRow {
+		return TorchRow{Torch: p.Version, Channel: "pip", Status: pendingStatus, Platforms: []string{},
+			ComputeCapabilities: []string{}, Sources: []SourceRef{{Name: "leads (" + p.ReportedBy + ")", URL: ""}}}
+	}), nil
 }

@@ -23,6 +23,11 @@ type TensorFlowRow struct {
 	BuildTools string `json:"build_tools"`
 	CUDA       string `json:"cuda"`
 	CUDNN      string `json:"cudnn"`
+	// Status is "facts pending" for a known release no source describes
+	// yet (a lead); ReportedBy then says where it was seen, and every
+	// other field is empty.
+	Status     string `json:"status,omitempty"`
+	ReportedBy string `json:"reported_by,omitempty"`
 }
 
 // JAXRow is one row of `cudb matrix jax`: one CUDA variant of a release.
@@ -33,6 +38,11 @@ type JAXRow struct {
 	CUDNN     string `json:"cudnn"`
 	Extra     string `json:"extra"`
 	DriverMin string `json:"driver_min"`
+	// Status is "facts pending" for a known release no source describes
+	// yet (a lead); ReportedBy then says where it was seen, and every
+	// other field is empty.
+	Status     string `json:"status,omitempty"`
+	ReportedBy string `json:"reported_by,omitempty"`
 }
 
 // ONNXRuntimeRow is one row of `cudb matrix onnxruntime`.
@@ -44,6 +54,11 @@ type ONNXRuntimeRow struct {
 	CUDA     string `json:"cuda"`
 	CUDNN    string `json:"cudnn"`
 	Notes    string `json:"notes"`
+	// Status is "facts pending" for a known release no source describes
+	// yet (a lead); ReportedBy then says where it was seen, and every
+	// other field is empty.
+	Status     string `json:"status,omitempty"`
+	ReportedBy string `json:"reported_by,omitempty"`
 }
 
 // spec is the first spec on needs among kinds (in order), "" when none.
@@ -136,7 +151,9 @@ func TensorFlowMatrix(ctx context.Context, d *db.DB) ([]TensorFlowRow, error) {
 			Compiler: attrs.get(b.Version, "compiler"+q), BuildTools: attrs.get(b.Version, "build_tools"+q),
 			CUDA: firstNonEmpty(spec(b, "cuda", "tested"), b.CUDA), CUDNN: cudnn})
 	}
-	return out, nil
+	return withPending(ctx, d, frameworks.TensorFlow, out, func(r TensorFlowRow) string { return r.TensorFlow }, func(p PendingRelease) TensorFlowRow {
+		return TensorFlowRow{TensorFlow: p.Version, Status: pendingStatus, ReportedBy: p.ReportedBy}
+	}), nil
 }
 
 // JAXMatrix lists JAX's CUDA variants per release, newest first.
@@ -154,7 +171,9 @@ func JAXMatrix(ctx context.Context, d *db.DB) ([]JAXRow, error) {
 			CUDNN: cudnn, Extra: attrs.get(b.Version, "extra@"+b.Variant, "extra_local@"+b.Variant),
 			DriverMin: strings.TrimPrefix(spec(b, "driver", "minimum"), ">=")})
 	}
-	return out, nil
+	return withPending(ctx, d, frameworks.JAX, out, func(r JAXRow) string { return r.JAX }, func(p PendingRelease) JAXRow {
+		return JAXRow{JAX: p.Version, Status: pendingStatus, ReportedBy: p.ReportedBy}
+	}), nil
 }
 
 // ONNXRuntimeMatrix lists onnxruntime-gpu's CUDA builds, newest first.
@@ -170,7 +189,9 @@ func ONNXRuntimeMatrix(ctx context.Context, d *db.DB) ([]ONNXRuntimeRow, error) 
 			CUDNN: firstNonEmpty(spec(b, "cudnn", "tested"), spec(b, "nvidia-cudnn-cu12", "pin")),
 			Notes: attrs.get(b.Version, "notes@"+b.Variant)})
 	}
-	return out, nil
+	return withPending(ctx, d, frameworks.ONNXRuntime, out, func(r ONNXRuntimeRow) string { return r.ONNXRuntime }, func(p PendingRelease) ONNXRuntimeRow {
+		return ONNXRuntimeRow{ONNXRuntime: p.Version, Status: pendingStatus, ReportedBy: p.ReportedBy}
+	}), nil
 }
 
 func firstNonEmpty(s ...string) string {

@@ -46,21 +46,21 @@ func TestFrameworkMatrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []TensorFlowRow{{"2.15.0", "tensorflow", "linux", "3.9", "3.11", "Clang 16.0.0", "Bazel 6.1.0", "12.2", "8.9"}}; !reflect.DeepEqual(tfr, want) {
+	if want := []TensorFlowRow{{"2.15.0", "tensorflow", "linux", "3.9", "3.11", "Clang 16.0.0", "Bazel 6.1.0", "12.2", "8.9", "", ""}}; !reflect.DeepEqual(tfr, want) {
 		t.Errorf("tensorflow = %+v", tfr)
 	}
 	jr, err := JAXMatrix(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []JAXRow{{"0.4.31", "==0.4.31", "12.3", ">=9.1,<10.0", "cuda12", "525.60.13"}}; !reflect.DeepEqual(jr, want) {
+	if want := []JAXRow{{"0.4.31", "==0.4.31", "12.3", ">=9.1,<10.0", "cuda12", "525.60.13", "", ""}}; !reflect.DeepEqual(jr, want) {
 		t.Errorf("jax = %+v", jr)
 	}
 	or, err := ONNXRuntimeMatrix(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []ONNXRuntimeRow{{"1.16.0", "", "11.8", "8.2.4", "n"}}; !reflect.DeepEqual(or, want) {
+	if want := []ONNXRuntimeRow{{"1.16.0", "", "11.8", "8.2.4", "n", "", ""}}; !reflect.DeepEqual(or, want) {
 		t.Errorf("onnxruntime = %+v", or)
 	}
 	if _, err := ONNXRuntimeMatrix(ctx, d); err != nil {

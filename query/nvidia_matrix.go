@@ -119,7 +119,7 @@ func floorNotes(ctx context.Context, d *db.DB, r *CUDARow) error {
 			return err
 		}
 		if r.ReportedBy != "" {
-			r.Status = "facts pending"
+			r.Status = pendingStatus
 		}
 	}
 	win, err := get("windows_min_driver")
@@ -292,7 +292,7 @@ func MatrixDriver(ctx context.Context, d *db.DB) ([]DriverRow, error) {
 				return nil, err
 			}
 			if row.ReportedBy != "" {
-				row.Status = "facts pending"
+				row.Status = pendingStatus
 			}
 		}
 		out = append(out, row)

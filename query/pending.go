@@ -3,12 +3,18 @@ package query
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
+
+// pendingStatus marks a matrix row of a known release whose facts are
+// pending.
+const pendingStatus = "facts pending"
 
 // PendingRelease is a release the data knows exists (a lead: PyPI's
 // release list, an NVIDIA manifest) but no source describes yet: its
@@ -65,5 +71,33 @@ func pendingError(component string, pend []PendingRelease) *errs.Error {
 		Message: fmt.Sprintf("unknown: %s %s is a known release whose facts are pending (no source describes its builds yet), so cudb cannot say what it needs or whether it fits",
 			component, strings.Join(vs, ", ")),
 		Detail: map[string]any{"status": "facts_pending", "pending": pend}}).
-		WithHint("cudb matrix %s (its rows marked pending), or cudb refresh once the release is documented", component)
+		WithHint("cudb matrix %s (its rows marked pending), or cudb refresh once the release is documented", matrixName(component))
+}
+
+// matrixName is the `cudb matrix` table that lists component's releases.
+func matrixName(component string) string {
+	if fw, ok := frameworks.Get(component); ok && fw.Matrix != "" {
+		return fw.Matrix
+	}
+	return component
+}
+
+// withPending puts a row made by mk for each release of component whose
+// facts are pending among rows (newest first), at its place by version:
+// `cudb matrix` lists every known release, the pending ones marked.
+func withPending[R any](ctx context.Context, d *db.DB, component string, rows []R, versionOf func(R) string, mk func(PendingRelease) R) []R {
+	every, _ := version.ParseRequirement(component)
+	pend := pendingReleases(ctx, d, component, every, false)
+	if len(pend) == 0 {
+		return rows
+	}
+	for _, p := range pend {
+		rows = append(rows, mk(p))
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, errA := version.Parse(versionOf(rows[i]))
+		b, errB := version.Parse(versionOf(rows[j]))
+		return errA == nil && errB == nil && a.Compare(b) > 0
+	})
+	return rows
 }

@@ -126,11 +126,20 @@ var (
 	reFirst   = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`\b(\d+\.\d+(?:\.\d+){0,2})\b(?:\s*\((\d{4}-\d{2}(?:-\d{2})?)\))?`)
 	})
-	reBranch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^R(\d{3})$`) })
+	// reRelease is a final release's version (2.14.0, 1.31.0), not a
+	// line (2.14) or a pre-release (2.22.0rc0).
+	reRelease = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
+	reBranch  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^R(\d{3})$`) })
 )
 
 // lines maps a lead's line to the component its releases belong to.
 var lines = map[string]string{"cudnn": "cudnn", "cuda": "cuda", "jax": "jax"}
+
+// frameworkLines maps a framework's lead line to its component. A row of
+// such a line whose subject is a release (X.Y.Z) names that release, even
+// when its fact is one the fact sources must confirm (the CUDA of a PyPI
+// build): the release is known, its facts are not.
+var frameworkLines = map[string]string{"torch": "torch", "tensorflow": "tensorflow", "jax": "jax", "onnxruntime": "onnxruntime-gpu"}
 
 // ParseCSV reads the leads file: line,subject,fact,value,source,strength.
 // Each row naming a release (a PyPI line's newest release, a cuDNN
@@ -211,6 +220,8 @@ func ParseCSV(b []byte, file string) ([]scraper.Record, error) {
 					add(lines[f["line"]], v, released, "release")
 				}
 			}
+		case frameworkLines[f["line"]] != "" && reRelease().MatchString(f["subject"]):
+			add(frameworkLines[f["line"]], f["subject"], "", "release")
 		}
 	}
 	if len(out) == 0 {

@@ -73,6 +73,19 @@ func TestParseCSV(t *testing.T) {
 			t.Errorf("missing lead %s (have %v)", k, recs)
 		}
 	}
+	// A framework row naming a release (ORT 1.29.0's PyPI build) makes the
+	// release known, not its fact; a line (torch 2.14), a build
+	// (2.10.0+cu130) or a pre-release (2.22.0rc0) names no release.
+	for _, k := range []string{"onnxruntime-gpu==1.29.0", "onnxruntime-gpu==1.31.0"} {
+		if r, ok := got[k]; !ok || r.Fields["released"] != "" {
+			t.Errorf("lead %s = %+v, %v; want a release without a date", k, r.Fields, ok)
+		}
+	}
+	for _, k := range []string{"torch==2.14", "torch==2.10.0+cu130", "tensorflow==2.22.0rc0", "tensorflow==2.22.0"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("lead %s: not a release", k)
+		}
+	}
 	if r := got["cudnn==9.28.0"]; r.Fields["released"] != "2026-11-04" || r.Fields["strength"] != "official-manifest" {
 		t.Errorf("cudnn 9.28.0 lead %+v", r.Fields)
 	}

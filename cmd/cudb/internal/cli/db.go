@@ -94,9 +94,13 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 					return err
 				}
 				fmt.Fprintln(f.IO.Out)
-				t = &Table{Header: []string{"line", "newest", "released", "source"}}
+				t = &Table{Header: []string{"line", "newest", "released", "source", "newest with facts"}}
 				for _, l := range info.Newest {
-					t.Add(l.Line, l.Version, l.ReleasedOn, l.Source)
+					v := l.Version
+					if l.FactsPending {
+						v += " (facts pending)"
+					}
+					t.Add(l.Line, v, l.ReleasedOn, l.Source, l.WithFacts)
 				}
 				if err := t.Render(f.IO); err != nil {
 					return err

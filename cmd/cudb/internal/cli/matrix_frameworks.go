@@ -19,7 +19,7 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				rows, err := query.TensorFlowMatrix(ctx, c)
 				var cells [][]string
 				for _, r := range rows {
-					cells = append(cells, []string{r.TensorFlow, r.Package, r.Platform, pyRange(r.PythonMin, r.PythonMax), r.Compiler, r.BuildTools, r.CUDA, r.CUDNN})
+					cells = append(cells, []string{r.TensorFlow, orStatus(r.Package, r.Status), r.Platform, pyRange(r.PythonMin, r.PythonMax), r.Compiler, r.BuildTools, r.CUDA, r.CUDNN})
 				}
 				return rows, cells, err
 			}),
@@ -29,7 +29,7 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				rows, err := query.JAXMatrix(ctx, c)
 				var cells [][]string
 				for _, r := range rows {
-					cells = append(cells, []string{r.JAX, r.JAXLib, r.CUDA, r.CUDNN, r.Extra, r.DriverMin})
+					cells = append(cells, []string{r.JAX, orStatus(r.JAXLib, r.Status), r.CUDA, r.CUDNN, r.Extra, r.DriverMin})
 				}
 				return rows, cells, err
 			}),
@@ -40,14 +40,23 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 				var cells [][]string
 				for _, r := range rows {
 					plat := r.Platform
-					if plat == "" {
+					if plat == "" && r.Status == "" {
 						plat = "all"
 					}
+					plat = orStatus(plat, r.Status)
 					cells = append(cells, []string{r.ONNXRuntime, plat, r.CUDA, r.CUDNN, r.Notes})
 				}
 				return rows, cells, err
 			}),
 	}
+}
+
+// orStatus is cell, or "(facts pending)" on a pending release's row.
+func orStatus(cell, status string) string {
+	if status != "" {
+		return "(" + status + ")"
+	}
+	return cell
 }
 
 func pyRange(lo, hi string) string {
@@ -58,8 +67,13 @@ func pyRange(lo, hi string) string {
 }
 
 func matrixCmd(f *Factory, name, short string, header []string, load func(context.Context, *db.DB) (any, [][]string, error)) *cobra.Command {
+	var aliases []string
+	if fw, ok := frameworks.Get(name); ok && fw.Name != name {
+		aliases = []string{fw.Name} // matrix onnxruntime-gpu, the package's name
+	}
 	return &cobra.Command{
 		Use:     name,
+		Aliases: aliases,
 		Short:   short,
 		Example: "  cudb matrix " + name + "\n  cudb matrix " + name + " --json",
 		Args:    noArgs,

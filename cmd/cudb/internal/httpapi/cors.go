@@ -80,7 +80,9 @@ func originHint(origin string) string {
 // (cuda=11.8;, which Go no longer treats as a separator), control
 // characters. The error names the parameter and the offending text.
 func checkQuery(raw string) error {
-	for _, part := range strings.Split(raw, "&") {
+	for rest := raw; rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, "&")
 		if part == "" {
 			continue
 		}
@@ -90,20 +92,29 @@ func checkQuery(raw string) error {
 			return errs.Errorf(errs.CodeUsage, "bad percent-encoding %s in a parameter name", errs.Quote(badEscape(rawKey))).
 				WithHint("escape %% as %%25 (curl -G --data-urlencode 'req=torch>=2')")
 		}
-		name := errs.Quote(key)
 		if strings.Contains(part, ";") {
-			return errs.Errorf(errs.CodeUsage, "parameter %s holds ';': separate parameters with & (a literal ; is %%3B)", name).WithHint("%s", resolveHint)
+			return errs.Errorf(errs.CodeUsage, "parameter %s holds ';': separate parameters with & (a literal ; is %%3B)", errs.Quote(key)).WithHint("%s", resolveHint)
 		}
 		val, err := url.QueryUnescape(rawVal)
 		if err != nil {
-			return errs.Errorf(errs.CodeUsage, "parameter %s: bad percent-encoding %s", name, errs.Quote(badEscape(rawVal))).
+			return errs.Errorf(errs.CodeUsage, "parameter %s: bad percent-encoding %s", errs.Quote(key), errs.Quote(badEscape(rawVal))).
 				WithHint("escape %% as %%25 (curl -G --data-urlencode 'req=torch>=2')")
 		}
-		if i := strings.IndexFunc(key+val, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
-			return errs.Errorf(errs.CodeUsage, "parameter %s holds a control character", name).WithHint("%s", resolveHint)
+		if hasControl(key) || hasControl(val) {
+			return errs.Errorf(errs.CodeUsage, "parameter %s holds a control character", errs.Quote(key)).WithHint("%s", resolveHint)
 		}
 	}
 	return nil
+}
+
+// hasControl reports whether s holds an ASCII control character.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // badEscape returns the first malformed %-escape in s ("%zz", "%G", "%").

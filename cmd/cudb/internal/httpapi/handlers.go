@@ -28,16 +28,16 @@ import (
 // a client that sends it back in If-None-Match gets 304 without the
 // answer being computed or even looked up.
 func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, compute func(d *db.DB) (*response, error)) error {
-	etag := s.etag(key)
-	if etag != "" && r.Header.Get("If-None-Match") == etag {
-		h := w.Header()
-		h.Set("ETag", etag)
-		h.Set("Cache-Control", cacheControl)
-		w.WriteHeader(http.StatusNotModified)
+	// A cached answer carries its ETag: the hash is computed once per
+	// question, not once per request.
+	if resp, ok := s.cache.get(key); ok {
+		if !s.notModified(w, r, resp.etag) {
+			s.send(w, resp)
+		}
 		return nil
 	}
-	if resp, ok := s.cache.get(key); ok {
-		s.send(w, resp)
+	etag := s.etag(key)
+	if s.notModified(w, r, etag) {
 		return nil
 	}
 	// Concurrent askers of the same uncached question wait for the first
@@ -73,6 +73,18 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 	s.cache.add(key, resp)
 	s.send(w, resp)
 	return nil
+}
+
+// notModified answers 304 when the client already holds etag.
+func (s *Server) notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
+	if etag == "" || r.Header.Get("If-None-Match") != etag {
+		return false
+	}
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", cacheControl)
+	w.WriteHeader(http.StatusNotModified)
+	return true
 }
 
 // cacheControl is sent with answers that change only with the data: the
