@@ -193,10 +193,30 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 					hits = append(hits, r)
 				}
 			}
-			if len(hits) == 0 {
-				return nil, errs.Errorf(errs.CodeNotFound, "no cuDNN release matches %s", req.String()).WithHint("cudb matrix cudnn")
+			// Releases without a support row (a redist manifest, a lead)
+			// are answered with what is known of them, never as absent.
+			known, err := CUDNNReleases(ctx, d, &spec)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, ComponentAnswer{Component: "cudnn", Version: req.SpecText(), Facts: hits})
+			var pend []PendingRelease
+			for _, k := range known {
+				if k.Status == pendingStatus {
+					pend = append(pend, PendingRelease{Component: "cudnn", Version: k.CUDNN, Released: k.Released, ReportedBy: k.ReportedBy})
+				}
+			}
+			switch {
+			case len(hits) == 0 && len(known) == 0:
+				return nil, errs.Errorf(errs.CodeNotFound, "no cuDNN release matches %s", req.String()).WithHint("cudb matrix cudnn")
+			case len(hits) == 0 && len(pend) == len(known):
+				return nil, pendingError("cudnn", pend)
+			}
+			if len(hits) > 0 {
+				out = append(out, ComponentAnswer{Component: "cudnn", Version: req.SpecText(), Facts: hits})
+			}
+			if len(known) > 0 {
+				out = append(out, ComponentAnswer{Component: "cudnn", Version: req.SpecText(), Facts: known})
+			}
 		case "driver":
 			mx, err := MaxCUDAForDriver(ctx, d, p.Driver)
 			if err != nil {

@@ -177,3 +177,55 @@ func TestPendingReleasesInEveryMatrix(t *testing.T) {
 		t.Errorf("db info torch = %+v; matrix torch's newest row is %s %q", tn, rows[0].Torch, rows[0].Status)
 	}
 }
+
+// cuDNN releases known without a support-matrix row are answered with
+// what is known of them: the manifest's build and CUDA majors (9.27.0), or
+// unknown for a lead (9.28.0) — never "no cuDNN release matches".
+func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
+	ctx := context.Background()
+	d := querytest.Embedded(t)
+	known, err := CUDNNReleases(ctx, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	support, err := MatrixCUDNN(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowOf := map[string]bool{}
+	for _, r := range support {
+		rowOf[r.CUDNN] = true
+	}
+	by := map[string]CUDNNRelease{}
+	for _, k := range known {
+		by[k.CUDNN] = k
+		if rowOf[k.CUDNN] {
+			t.Errorf("cuDNN %s has a support row and is listed as without one", k.CUDNN)
+		}
+		if k.Status == supportNotRead && len(k.CUDAMajors) == 0 && k.Build == "" {
+			t.Errorf("cuDNN %s: %q without a fact", k.CUDNN, k.Status)
+		}
+	}
+	if k, ok := by["9.27.0"]; ok && (k.Status != supportNotRead || k.Build != "9.27.0.42" || strings.Join(k.CUDAMajors, ",") != "12,13") {
+		t.Errorf("cuDNN 9.27.0 = %+v", k)
+	}
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cudnn==9.27.0"}})
+	if rowOf["9.27.0"] {
+		return // a support row describes it now
+	}
+	if err != nil || len(res.Components) != 1 {
+		t.Fatalf("resolve cudnn==9.27.0: %+v, %v", res, err)
+	}
+	if f, ok := res.Components[0].Facts.([]CUDNNRelease); !ok || len(f) != 1 || f[0].CUDNN != "9.27.0" {
+		t.Errorf("resolve cudnn==9.27.0 facts = %#v", res.Components[0].Facts)
+	}
+	if k, ok := by["9.28.0"]; ok && k.Status == pendingStatus {
+		_, err := resolveReal(t, ResolveRequest{Requirements: []string{"cudnn==9.28.0"}})
+		var qe *errs.Error
+		if !errors.As(err, &qe) || !strings.HasPrefix(qe.Message, "unknown: cudnn 9.28.0") || !strings.Contains(qe.Hint, "cudb resolve 'cudnn>=") {
+			t.Errorf("resolve cudnn==9.28.0: %v", err)
+		}
+	} else {
+		t.Errorf("cuDNN 9.28.0 (a lead) = %+v, %v", k, ok)
+	}
+}

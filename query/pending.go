@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +57,19 @@ func pendingReleases(ctx context.Context, d *db.DB, component string, req versio
 	return out
 }
 
+// leadReleases lists the releases of component matching req that only a
+// lead names (a companion's releases have no builds of their own, so
+// having none does not make them pending).
+func leadReleases(ctx context.Context, d *db.DB, component string, req version.Requirement, pre bool) []PendingRelease {
+	var out []PendingRelease
+	for _, p := range pendingReleases(ctx, d, component, req, pre) {
+		if p.ReportedBy != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // pendingError answers a question about releases whose facts are pending:
 // unknown, not "no such release" and not "incompatible".
 func pendingError(component string, pend []PendingRelease) *errs.Error {
@@ -71,13 +85,31 @@ func pendingError(component string, pend []PendingRelease) *errs.Error {
 		Message: fmt.Sprintf("unknown: %s %s is a known release whose facts are pending (no source describes its builds yet), so cudb cannot say what it needs or whether it fits",
 			component, strings.Join(vs, ", ")),
 		Detail: map[string]any{"status": "facts_pending", "pending": pend}}).
-		WithHint("cudb matrix %s (its rows marked pending), or cudb refresh once the release is documented", matrixName(component))
+		WithHint("%s, or cudb refresh once the release is documented", pendingHint(component, pend))
+}
+
+// pendingHint names the command that lists component's pending releases.
+func pendingHint(component string, pend []PendingRelease) string {
+	if component == "cudnn" && len(pend) > 0 {
+		// matrix cudnn holds support rows only; resolve lists releases.
+		return fmt.Sprintf("cudb resolve 'cudnn>=%s' (the releases known without a support row)", pend[len(pend)-1].Version)
+	}
+	if fw, ok := frameworks.Get(component); !ok || fw.Name != component {
+		// a companion (torchvision): its column lists the releases paired
+		return "cudb matrix " + matrixName(component) + " (its " + component + " column lists the releases with facts)"
+	}
+	return "cudb matrix " + matrixName(component) + " (its rows marked pending)"
 }
 
 // matrixName is the `cudb matrix` table that lists component's releases.
 func matrixName(component string) string {
 	if fw, ok := frameworks.Get(component); ok && fw.Matrix != "" {
 		return fw.Matrix
+	}
+	for _, fw := range frameworks.All {
+		if slices.Contains(fw.Companions, component) {
+			return fw.Matrix // torchvision: a column of matrix torch
+		}
 	}
 	return component
 }

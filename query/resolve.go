@@ -226,6 +226,13 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		if len(kept) == 0 && st.name == "platform" {
 			kept = cpuOnly(ctx, d, p, fr, all)
 		}
+		if creq, ok := fr.comps[st.name]; ok && len(kept) == 0 {
+			// A companion release known only from a lead (torchvision
+			// 0.29.2): what it pairs with is unknown, not absent.
+			if pend := leadReleases(ctx, d, st.name, creq, p.Pre); len(pend) > 0 {
+				return nil, pendingError(st.name, pend)
+			}
+		}
 		if len(kept) == 0 && st.explain != nil {
 			return nil, (&errs.Error{Code: errs.CodeNotFound,
 				Message: fmt.Sprintf("no %s build matches %s with %s; %s", fr.fam.Name, label, describeStep(p, st.name), st.explain(stacks))}).

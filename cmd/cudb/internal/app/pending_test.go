@@ -29,3 +29,38 @@ func TestPendingReleaseHintRuns(t *testing.T) {
 		t.Errorf("db info: exit %d:\n%s", code, out)
 	}
 }
+
+// matrix cudnn: ranges in ASCII for programs, and on a terminal a note
+// naming the releases known without a support row, whose resolve answers.
+func TestMatrixCUDNNPipedAndReleases(t *testing.T) {
+	code, out, _ := run(t, false, "matrix", "cudnn")
+	if code != 0 || strings.Contains(out, "–") || !strings.Contains(out, "\t12.0-12.8\t") {
+		t.Errorf("piped matrix cudnn: exit %d, en dash or no ASCII range:\n%.400s", code, out)
+	}
+	code, _, stderr := run(t, true, "matrix", "cudnn")
+	if code != 0 || !strings.Contains(stderr, "cuDNN releases are known without a support-matrix row") {
+		t.Fatalf("matrix cudnn on a terminal: exit %d, stderr %q", code, stderr)
+	}
+	_, cmd, _ := strings.Cut(stderr, "; cudb ")
+	args := strings.Fields(strings.SplitN(cmd, " says", 2)[0])
+	code, out, stderr = run(t, false, args...)
+	if !(code == 0 && strings.Contains(out, "support matrix not read")) && !(code == 4 && strings.Contains(stderr, "unknown: cudnn")) {
+		t.Errorf("cudb %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+	}
+}
+
+// A companion release only a lead names (torchvision 0.29.2 on PyPI):
+// what it pairs with is unknown (exit 4), not "no torch build matches".
+func TestPendingCompanionIsUnknown(t *testing.T) {
+	code, out, stderr := run(t, false, "resolve", "torchvision==0.29.2")
+	if code != 4 || out != "" || !strings.Contains(stderr, "unknown: torchvision 0.29.2") || !strings.Contains(stderr, "Try: cudb matrix torch ") {
+		t.Errorf("resolve torchvision==0.29.2: exit %d\n%s%s", code, out, stderr)
+	}
+	// a paired release still resolves; an unknown one is still not found
+	if code, out, stderr = run(t, false, "resolve", "torchvision==0.29.1"); code != 0 || !strings.Contains(out, "torchvision==0.29.1") {
+		t.Errorf("resolve torchvision==0.29.1: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr = run(t, false, "resolve", "torchvision==0.99"); code != 4 || strings.Contains(stderr, "unknown:") {
+		t.Errorf("resolve torchvision==0.99: exit %d %s", code, stderr)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -35,7 +36,21 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 		}),
 		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *db.DB) (any, *Table, error) {
 			rows, err := query.MatrixCUDNN(ctx, d)
-			return rows, cudnnTable(rows), err
+			if err != nil || !f.IO.TTY {
+				return rows, cudnnTable(f.IO, rows), err
+			}
+			// On a terminal, name the releases known without a support
+			// row too (JSON and TSV keep one row shape).
+			known, err := query.CUDNNReleases(ctx, d, nil)
+			if err == nil && len(known) > 0 {
+				var vs []string
+				for _, k := range known {
+					vs = append(vs, k.CUDNN)
+				}
+				fmt.Fprintf(f.IO.ErrOut, "note: %d newer cuDNN releases are known without a support-matrix row (%s); cudb resolve cudnn==%s says what is known of one\n",
+					len(known), strings.Join(vs, ", "), known[0].CUDNN)
+			}
+			return rows, cudnnTable(f.IO, rows), err
 		}),
 		newMatrixGPUCmd(f),
 		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *db.DB) (any, *Table, error) {
@@ -130,6 +145,15 @@ func cudaTable(rows []query.CUDARow) *Table {
 	return t
 }
 
+// cudnnReleaseTable lists cuDNN releases known without a support row.
+func cudnnReleaseTable(rows []query.CUDNNRelease) *Table {
+	t := &Table{Header: []string{"cudnn", "build", "released", "cuda majors", "status", "reported by"}}
+	for _, r := range rows {
+		t.Add(r.CUDNN, r.Build, r.Released, strings.Join(r.CUDAMajors, " "), r.Status, r.ReportedBy)
+	}
+	return t
+}
+
 // floorCell is a driver floor, or why there is none: "N/A" where
 // NVIDIA's table prints it (the driver is not bundled), else "unknown"
 // (--json carries the whole note).
@@ -145,12 +169,12 @@ func floorCell(floor, note string) string {
 }
 
 // cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.
-func cudnnTable(rows []query.CUDNNRow) *Table {
+func cudnnTable(s *Streams, rows []query.CUDNNRow) *Table {
 	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "linux min", "windows min", "compute capabilities"}}
 	for _, r := range rows {
 		cudas, ccs := strings.Join(r.CUDAVersions, " "), strings.Join(r.ComputeCapabilities, " ")
 		if cudas == "" && r.CUDAMin != "" {
-			cudas = r.CUDAMin + "–" + r.CUDAMax
+			cudas = rangeText(s, r.CUDAMin, r.CUDAMax)
 		}
 		if ccs == "" && r.ComputeCapabilityMin != "" {
 			ccs = ">= " + r.ComputeCapabilityMin

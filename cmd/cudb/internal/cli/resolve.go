@@ -224,7 +224,9 @@ func printComponent(f *Factory, comp query.ComponentAnswer) error {
 	case []query.CUDARow:
 		return cudaTable(rows).Render(f.IO)
 	case []query.CUDNNRow:
-		return cudnnTable(rows).Render(f.IO)
+		return cudnnTable(f.IO, rows).Render(f.IO)
+	case []query.CUDNNRelease:
+		return cudnnReleaseTable(rows).Render(f.IO)
 	case map[string]string:
 		t := &Table{Header: []string{"fact", "value"}}
 		keys := make([]string, 0, len(rows))
