@@ -105,3 +105,21 @@ func TestPartialCaptureAndRepoVersions(t *testing.T) {
 		t.Errorf("want one cudart conflict for 13.4.2, got %+v", f.Conflicts)
 	}
 }
+
+func FuzzParseRepoVersion(f *testing.F) {
+	b, err := os.ReadFile("captures/cuda-repo_windows_x86_64_version_13.4.3.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"cuda":{"version":"1.2.3"},"cuda_cudart":{"version":""}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 64<<10 {
+			return
+		}
+		r, err := ParseRepoVersion("windows/x86_64", "", b, "u")
+		if err == nil && (r.Fields["release_label"] == "" || r.Fields["cudart_version"] == "") {
+			t.Errorf("accepted a file without a toolkit or cudart version: %+v", r)
+		}
+	})
+}
