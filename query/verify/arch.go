@@ -122,7 +122,11 @@ func (v *verifier) hostPlatform() string {
 }
 
 func (v *verifier) archFix(fw *framework, cc string) string {
-	req := query.ResolveRequest{Requirements: []string{fw.name}, SM: cc, Platform: "linux", Python: pyMinor(fw.py)}
+	plat := v.hostPlatform()
+	if plat == "" {
+		plat = "linux"
+	}
+	req := query.ResolveRequest{Requirements: []string{fw.name}, SM: cc, Platform: plat, Python: pyMinor(fw.py)}
 	if v.f.Driver != nil {
 		if _, err := query.ParseDriver(v.f.Driver.Version); err == nil {
 			req.Driver = v.f.Driver.Version
