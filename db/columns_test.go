@@ -109,12 +109,13 @@ func TestColumnReadsEqualSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := query(t, conn, `SELECT id, component, version, variant, platform, package, pip_version, cuda, python_min, python_max,
-			index_url, arch_list, is_default, channel, source, url, ref FROM build WHERE component = ? ORDER BY id`, []any{c},
+			index_url, arch_list, is_default, channel, source, url, ref, arch_source, arch_url, arch_ref FROM build WHERE component = ? ORDER BY id`, []any{c},
 			func(r *sql.Rows, x **BuildRow) error {
 				*x = &BuildRow{}
 				b := *x
 				return r.Scan(&b.ID, &b.Component, &b.Version, &b.Variant, &b.Platform, &b.Package, &b.PipVersion, &b.CUDA,
-					&b.PythonMin, &b.PythonMax, &b.IndexURL, &b.ArchList, &b.IsDefault, &b.Channel, &b.Source, &b.URL, &b.Ref)
+					&b.PythonMin, &b.PythonMax, &b.IndexURL, &b.ArchList, &b.IsDefault, &b.Channel, &b.Source, &b.URL, &b.Ref,
+					&b.ArchFrom.Source, &b.ArchFrom.URL, &b.ArchFrom.Ref)
 			})
 		for _, b := range want {
 			b.Reqs = query(t, conn, `SELECT needs, spec, kind, marker, source, url, ref FROM requirement WHERE build_id = ?

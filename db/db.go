@@ -68,7 +68,7 @@ func (d *DB) Close() error {
 // (TestSchemaVersionIsNewestMigration keeps the two in step; a constant,
 // so that no start-up reads the migrations). A database built by another
 // schema is refused at open.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // ErrSchema is returned (wrapped) when a database's schema version is not
 // the one this binary was built for.

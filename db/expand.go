@@ -150,6 +150,7 @@ func fill(parts []*Facts, builds []Build, conflicts *[]Conflict) {
 					continue
 				}
 				hit = true
+				b.FillArch(w) // the list keeps its own citation
 				// A wide Python range is a default for the builds that
 				// have none (RELEASE.md's per-minor range): a build's own
 				// range is not contradicted by it. Arch lists and CUDA are

@@ -103,8 +103,14 @@ func (m *merger) combine(subject string, kept any, other any) {
 	t := kv.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if f.Name == "Provenance" || !f.IsExported() {
+		if f.Name == "Provenance" || f.Name == "ArchFrom" || !f.IsExported() {
 			continue
+		}
+		if f.Name == "ArchList" {
+			// an arch list carries its own citation (Build.FillArch)
+			if b, ok := kept.(*Build); ok && b.FillArch(other.(Build)) {
+				continue
+			}
 		}
 		kf, of := kv.Field(i), ov.Field(i)
 		ks, os := render(kf), render(of)

@@ -33,9 +33,13 @@ type Build struct {
 	IndexURL   string `json:"index_url,omitempty"`
 	// ArchList is space-separated: "sm_50 sm_60 sm_70 sm_80 sm_90 compute_90"
 	// (compute_XY = PTX for XY).
-	ArchList  string `json:"arch_list,omitempty"`
-	IsDefault bool   `json:"is_default,omitempty"` // the variant plain `pip install` gets
-	Channel   string `json:"channel,omitempty"`    // "" = pip; "conda"
+	ArchList string `json:"arch_list,omitempty"`
+	// ArchFrom cites ArchList when another row than the build's own
+	// stated it (a build script at its commit filling a build the wheel
+	// index made); empty when Provenance states it. See (Build).ArchCite.
+	ArchFrom  Provenance `json:"arch_from,omitzero"`
+	IsDefault bool       `json:"is_default,omitempty"` // the variant plain `pip install` gets
+	Channel   string     `json:"channel,omitempty"`    // "" = pip; "conda"
 	// EachRelease, on a wide build (version "X.Y.*", concrete variant and
 	// platform), states that the variant shipped for every release of the
 	// minor: db.Merge makes the build for each known release that lacks
@@ -43,6 +47,25 @@ type Build struct {
 	// RELEASE.md's "Stable CUDA" cell; never stored.
 	EachRelease bool `json:"-"`
 	Provenance
+}
+
+// ArchCite is the citation of the build's arch list: ArchFrom when set,
+// else the build's own provenance.
+func (b Build) ArchCite() Provenance {
+	if b.ArchFrom.Source != "" || b.ArchFrom.Ref != "" {
+		return b.ArchFrom
+	}
+	return b.Provenance
+}
+
+// FillArch gives b the arch list of other (with its citation) when b has
+// none; it reports whether it did.
+func (b *Build) FillArch(other Build) bool {
+	if b.ArchList != "" || other.ArchList == "" {
+		return false
+	}
+	b.ArchList, b.ArchFrom = other.ArchList, other.ArchCite()
+	return true
 }
 
 // BuildKey names a build inside Facts (requirements point at builds).

@@ -191,6 +191,7 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 			Package: t.str(t.col("package"), r), PipVersion: t.str(t.col("pip_version"), r), CUDA: t.str(t.col("cuda"), r),
 			PythonMin: t.str(t.col("python_min"), r), PythonMax: t.str(t.col("python_max"), r), IndexURL: t.str(t.col("index_url"), r),
 			ArchList: t.str(t.col("arch_list"), r), IsDefault: t.int(t.col("is_default"), r) != 0, Channel: t.str(t.col("channel"), r),
+			ArchFrom:   Provenance{Source: t.str(t.col("arch_source"), r), URL: t.str(t.col("arch_url"), r), Ref: t.str(t.col("arch_ref"), r)},
 			Provenance: provenance(t, r)}}
 	})
 	rq := d.table("requirement")

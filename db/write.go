@@ -113,10 +113,11 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		id := int64(i + 1)
 		ids[b.Key()] = id
 		in.exec(`INSERT INTO build(id,component,version,version_key,variant,platform,package,pip_version,cuda,cuda_key,
-			python_min,python_max,index_url,arch_list,is_default,channel,source,url,ref) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			python_min,python_max,index_url,arch_list,is_default,channel,source,url,ref,arch_source,arch_url,arch_ref)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, b.Component, b.Version, version.SortKey(b.Version), b.Variant, b.Platform, b.Package, b.PipVersion,
 			b.CUDA, version.DottedKey(b.CUDA), b.PythonMin, b.PythonMax, b.IndexURL, b.ArchList, b.IsDefault, b.Channel,
-			b.Source, b.URL, b.Ref)
+			b.Source, b.URL, b.Ref, b.ArchFrom.Source, b.ArchFrom.URL, b.ArchFrom.Ref)
 	}
 
 	seenVersion := map[[2]string]bool{}

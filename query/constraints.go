@@ -238,19 +238,29 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 // the stack stays, gap names a missing fact (the stack stays, ranked as
 // unknown). The static site's install selector precomputes it per GPU.
 func StackGPUFit(ctx context.Context, d *db.DB, s *Stack, cc string) (fit GPUFit, keep bool, gap string) {
-	arch := s.ArchBuild().ArchList
+	arch, missing := "", ""
+	if ab, why := s.ArchBuild(); ab != nil {
+		arch = ab.ArchList
+	} else {
+		missing = why
+	}
 	if ar, below := belowToolkit(ctx, d, s.CUDA, cc); arch == "" && below {
 		// The toolkit the build was made with compiles nothing for
-		// this GPU: known, whatever the build's own list.
+		// this GPU, on any platform: known, whatever the build's own
+		// list.
 		return GPUFit{ComputeCapability: cc, Support: "none",
 			Detail: fmt.Sprintf("CUDA %s compiles for %s and newer", s.CUDA, ar.SMMin)}, false, ""
 	}
 	if arch == "" {
 		// Not known is not "no kernels": keep the build, ranked below
 		// the known-good ones, and say what is missing.
-		return GPUFit{ComputeCapability: cc, Support: StatusUnknown,
-				Detail: "the GPU architecture list of this build is not in the data"}, true,
-			"GPU architecture list not in the data (cannot tell whether it carries kernels for compute capability " + cc + ")"
+		if missing == "" {
+			missing = "the GPU architecture list of this build is not in the data"
+			return GPUFit{ComputeCapability: cc, Support: StatusUnknown, Detail: missing}, true,
+				"GPU architecture list not in the data (cannot tell whether it carries kernels for compute capability " + cc + ")"
+		}
+		return GPUFit{ComputeCapability: cc, Support: StatusUnknown, Detail: missing}, true,
+			missing + " (cannot tell whether it carries kernels for compute capability " + cc + ")"
 	}
 	support, detail := GPUSupport(cc, arch)
 	return GPUFit{ComputeCapability: cc, Support: support, Detail: detail}, support != "none", ""

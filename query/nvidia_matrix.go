@@ -66,12 +66,27 @@ func MatrixCUDA(ctx context.Context, d *db.DB) ([]CUDARow, error) {
 		return nil, err
 	}
 	added := false
+	// A lead naming a line ("13.5") gives way to a release of that line
+	// a fact source names ("13.5.0" from NVIDIA's manifest): one row.
+	lines := map[string]bool{}
+	for _, rel := range rels {
+		if rel.Component == "cuda" && strings.Count(rel.Version, ".") == 2 {
+			lines[rel.Version[:strings.LastIndexByte(rel.Version, '.')]] = true
+		}
+	}
 	for _, rel := range rels {
 		if rel.Component != "cuda" {
 			continue
 		}
 		if _, ok := byCUDA[rel.Version]; ok {
 			continue
+		}
+		if lines[rel.Version] {
+			if by, _, err := d.Attribute(ctx, "cuda", rel.Version, "reported_by"); err != nil {
+				return nil, err
+			} else if by != "" {
+				continue
+			}
 		}
 		label, _, err := d.Attribute(ctx, "cuda", rel.Version, "label")
 		if err != nil {

@@ -12,7 +12,8 @@ import (
 // N/A for every CUDA 13.x Windows cell (the Windows driver is not bundled),
 // CUDA 13.4 has no published minimum, no bundled Linux driver (its redist
 // manifest) and needs R615 for its new features (the 13.4 notes' branch
-// table). A toolkit only a lead names (13.5) is marked pending.
+// table). A lead naming a line (13.5) gives way to the release NVIDIA's
+// manifest names (13.5.0).
 func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 	rows, err := MatrixCUDA(context.Background(), querytest.Embedded(t))
 	if err != nil {
@@ -40,8 +41,14 @@ func TestMatrixCUDAExplainsEmptyFloors(t *testing.T) {
 			t.Errorf("13.4.2 Linux note %q lacks %q", r.LinuxMinDriverNote, want)
 		}
 	}
-	if r := by["13.5"]; r.Status != "facts pending" || r.ReportedBy == "" || !strings.Contains(r.LinuxMinDriverNote, "ships with driver 620.70.06 (R620)") {
-		t.Errorf("13.5 = %+v, want facts pending with its evidence", r)
+	// 13.5.0 is named by NVIDIA's own manifests (release date, cudart):
+	// a release with its floor unknown, not a pending lead; the lead that
+	// named the line (13.5) gives way to it.
+	if r := by["13.5.0"]; r.Status != "" || r.Released != "2026-11-04" || !strings.Contains(r.LinuxMinDriverNote, "ships with driver 620.70.06 (R620)") {
+		t.Errorf("13.5.0 = %+v, want NVIDIA's release date and the compat-package note", r)
+	}
+	if r, ok := by["13.5"]; ok {
+		t.Errorf("the lead 13.5 is still a row beside 13.5.0: %+v", r)
 	}
 	if r := by["13.1.1"]; r.Status != "" || r.LinuxMinDriver != "590.48.01" || r.Released != "2026-01-12" {
 		t.Errorf("13.1.1 = %+v", r)
@@ -107,8 +114,9 @@ func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
 }
 
 // db info's NVIDIA lines: a known release newer than every floor or
-// support row is the newest of its line (CUDA 13.5 and cuDNN 9.28.0 are
-// leads; CUDA 13.4.x has no floor; cuDNN 9.27.0 only its manifest).
+// support row is the newest of its line (CUDA 13.5.0 only NVIDIA's
+// manifests name, cuDNN 9.28.0 is a lead; CUDA 13.4.x has no floor;
+// cuDNN 9.27.0 only its manifest).
 func TestNewestNVIDIALinesCountKnownReleases(t *testing.T) {
 	got, err := NewestReleases(context.Background(), querytest.Embedded(t))
 	if err != nil {
@@ -118,7 +126,7 @@ func TestNewestNVIDIALinesCountKnownReleases(t *testing.T) {
 	for _, n := range got {
 		by[n.Line] = n.Version
 	}
-	if by["cuda"] != "13.5" || by["cudnn"] != "9.28.0" || by["driver-branch"] != "620" {
+	if by["cuda"] != "13.5.0" || by["cudnn"] != "9.28.0" || by["driver-branch"] != "620" {
 		t.Errorf("newest NVIDIA lines = %v", by)
 	}
 }

@@ -181,19 +181,65 @@ func (s *Stack) Representative() *db.BuildRow {
 }
 
 // ArchBuild is the build whose GPU architecture list stands for the
-// stack: the asked platform's build when it has a list of its own (the
-// Windows wheels of a release can carry other kernels than the Linux ones:
-// torch 2.7.1+cu128 keeps sm_50 and sm_61 on Windows only), else the
-// representative.
-func (s *Stack) ArchBuild() *db.BuildRow {
-	if s.platform != "" {
-		for _, b := range s.builds {
-			if b.Platform == s.platform && b.ArchList != "" {
-				return b
-			}
+// stack, nil when none does; missing then says which list is not known.
+//
+// An arch list is a statement about one platform's wheels: the Windows
+// wheels of a release can carry other kernels than the Linux ones (torch
+// 2.7.1+cu128 keeps sm_50 to sm_61 on Windows only; the Linux aarch64
+// wheels leave out everything below sm_80). So when a platform other than
+// the representative's is asked, only a list stated for that platform (or
+// for every platform) counts, and none is unknown: the Linux list is never
+// borrowed. With no platform asked, the representative's list stands.
+func (s *Stack) ArchBuild() (b *db.BuildRow, missing string) {
+	return ArchFor(s.builds, s.platform)
+}
+
+// ArchFor applies that rule to the builds of one release and variant (one
+// per platform): the build whose arch list answers for platform ("" for
+// the representative, Linux), or nil and what is not known. verify judges
+// an installed wheel with it too.
+func ArchFor(builds []*db.BuildRow, platform string) (b *db.BuildRow, missing string) {
+	if len(builds) == 0 {
+		return nil, ""
+	}
+	rep := builds[0]
+	for _, b := range builds {
+		if b.Platform == "linux" {
+			rep = b
+			break
 		}
 	}
-	return s.Representative()
+	if platform == "" || rep.Platform == platform || rep.Platform == "" {
+		if rep.ArchList == "" {
+			return nil, ""
+		}
+		return rep, ""
+	}
+	for _, b := range builds {
+		if (b.Platform == platform || b.Platform == "") && b.ArchList != "" {
+			return b, ""
+		}
+	}
+	name := rep.Component
+	if rep.Package != "" {
+		name = rep.Package
+	}
+	return nil, fmt.Sprintf("no %s arch list is known for %s %s+%s", platformName(platform), name, rep.Version, rep.Variant)
+}
+
+// platformName writes a platform as prose ("Windows", "Linux aarch64").
+func platformName(p string) string {
+	switch p {
+	case "windows":
+		return "Windows"
+	case "linux":
+		return "Linux"
+	case "linux-aarch64":
+		return "Linux aarch64"
+	case "macos":
+		return "macOS"
+	}
+	return p
 }
 
 func fill(s *Stack, fam family) {
@@ -268,9 +314,9 @@ func fill(s *Stack, fam family) {
 			s.Pins = append(s.Pins, pin)
 		}
 	}
-	if ab := s.ArchBuild(); ab.ArchList != "" {
+	if ab, _ := s.ArchBuild(); ab != nil {
 		s.ComputeCapabilities = archToCC(ab.ArchList)
-		s.cite("arch_list", ab.ArchList, ab.Provenance)
+		s.cite("arch_list", ab.ArchList, ab.ArchCite())
 	}
 	s.Install = install(fam, s, rep, name, pipVersion)
 	s.addSource(rep.Provenance)
@@ -279,6 +325,9 @@ func fill(s *Stack, fam family) {
 	}
 	for _, b := range s.builds {
 		s.addSource(b.Provenance)
+	}
+	if ab, _ := s.ArchBuild(); ab != nil {
+		s.addSource(ab.ArchCite()) // the arch list's own document (a build script at its commit)
 	}
 	platformFacts(s, rep)
 }

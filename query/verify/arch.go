@@ -27,10 +27,18 @@ func (v *verifier) gpuCC(g host.GPU) string {
 func (v *verifier) arch(fw *framework) error {
 	// The list torch itself reports is the truth; the database's is what
 	// the release's wheels were built with.
-	archList, archEv := "", ""
-	if fw.build != nil && fw.build.ArchList != "" {
-		archList = fw.build.ArchList
-		archEv = fmt.Sprintf("%s: %s", fw.label, archList)
+	archList, archEv, missing := "", "", ""
+	if fw.build != nil {
+		ab := fw.build
+		if plat := v.hostPlatform(); plat != "" {
+			// A Windows wheel carries its own kernels: the Linux list
+			// is not borrowed (query.ArchFor).
+			ab, missing = query.ArchFor(fw.variant, plat)
+		}
+		if ab != nil && ab.ArchList != "" {
+			archList = ab.ArchList
+			archEv = fmt.Sprintf("%s: %s", fw.label, archList)
+		}
 	}
 	if rt := fw.torchRuntime(); rt != nil && len(rt.ArchList) > 0 {
 		rtList := strings.Join(rt.ArchList, " ")
@@ -40,6 +48,12 @@ func (v *verifier) arch(fw *framework) error {
 			archEv = fmt.Sprintf("%s at runtime (torch.cuda.get_arch_list()): %s", fw.label, rtList)
 		}
 		archList = rtList
+	}
+	if archList == "" && missing != "" && fw.cuda != "" && len(v.f.GPUs) > 0 {
+		v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+			Message:  fmt.Sprintf("%s: the architecture check is skipped (cannot tell whether it carries kernels for this GPU)", missing),
+			Evidence: []string{"host: " + v.f.OS}, Fix: "python -c \"import torch; print(torch.cuda.get_arch_list())\" (or cudb verify --deep)"})
+		return nil
 	}
 	if archList == "" || fw.cuda == "" {
 		return nil
@@ -96,8 +110,23 @@ func (v *verifier) arch(fw *framework) error {
 	return nil
 }
 
+// hostPlatform is the wheel platform of the judged host when it is not
+// Linux x86-64: "windows" for a report that names native Windows (a WSL2
+// guest runs Linux wheels), else "" (the representative build).
+func (v *verifier) hostPlatform() string {
+	os := strings.ToLower(v.f.OS)
+	if strings.Contains(os, "windows") && !strings.Contains(os, "wsl") && (v.f.Driver == nil || !v.f.Driver.WSL) {
+		return "windows"
+	}
+	return ""
+}
+
 func (v *verifier) archFix(fw *framework, cc string) string {
-	req := query.ResolveRequest{Requirements: []string{fw.name}, SM: cc, Platform: "linux", Python: pyMinor(fw.py)}
+	plat := v.hostPlatform()
+	if plat == "" {
+		plat = "linux"
+	}
+	req := query.ResolveRequest{Requirements: []string{fw.name}, SM: cc, Platform: plat, Python: pyMinor(fw.py)}
 	if v.f.Driver != nil {
 		if _, err := query.ParseDriver(v.f.Driver.Version); err == nil {
 			req.Driver = v.f.Driver.Version

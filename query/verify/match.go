@@ -152,6 +152,11 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	if fw.cuda == "" {
 		fw.cuda = fw.build.CUDA
 	}
+	for _, b := range bs {
+		if b.Channel == "" && b.Variant == fw.build.Variant {
+			fw.variant = append(fw.variant, b)
+		}
+	}
 	return fw, nil
 }
 

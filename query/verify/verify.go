@@ -214,6 +214,9 @@ type framework struct {
 	cuda    string // the CUDA it was built with ("12.1", or a major "12")
 	py      *host.Python
 	build   *db.BuildRow // nil when the database does not know it
+	// variant holds the pip builds of build's release and variant, one
+	// per platform (the arch judgement picks the host's, query.ArchFor).
+	variant []*db.BuildRow
 }
 
 func (fw *framework) sources() []query.SourceRef {

@@ -1,20 +1,22 @@
 // Package cudadriver is the source of CUDA toolkit → minimum driver facts:
 // Table 3 ("CUDA Toolkit and Corresponding Driver Versions") and Table 2
-// (minor-version compatibility floors) of the CUDA toolkit release notes.
+// (minor-version compatibility floors) of the CUDA toolkit release notes,
+// read from the live HTML page, or from snapshots of NVIDIA's text of it
+// (ParseText) with the curated CSV filling what the tables do not show.
 package cudadriver
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/internal/nvsrc"
 )
@@ -63,14 +65,55 @@ func (s *Source) page() string {
 	return PageURL
 }
 
-// Scrape reads the curated CSV (snapshot mode) or the live page.
+// Scrape reads the live page, or from snapshots NVIDIA's release-notes
+// text (nvidia/raw/, newest edition first) and then the curated CSV: the
+// pages' rows come first and win (see Normalize); the CSV fills the
+// toolkits and fields the pages do not show.
 func (s *Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
-	return nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string {
+	csv := nvsrc.Page{CSV: CSVFile, Columns: csvColumns, Key: func(r map[string]string) string {
 		if r["cuda_version"] != "" {
 			return r["cuda_version"]
 		}
 		return r["label"]
-	}, URLs: []string{s.page()}, What: "the CUDA driver tables", Parse: ParsePage}.Scrape(ctx, in)
+	}, URLs: []string{s.page()}, What: "the CUDA driver tables", Parse: ParsePage}
+	if in.Snapshots == "" {
+		return csv.Scrape(ctx, in)
+	}
+	recs, err := scrapeText(filepath.Join(in.Snapshots, nvsrc.Dir, "raw"))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := csv.Scrape(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return append(recs, rows...), nil
+}
+
+// scrapeText reads every release-notes text snapshot of dir. Keys carry
+// the edition ("13.2.2: CUDA 13.1 GA") so two editions' rows stay apart.
+func scrapeText(dir string) ([]scraper.Record, error) {
+	files, err := rawEditions(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var recs []scraper.Record
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := ParseText(b, "")
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse the CUDA driver tables from %s: %w", filepath.Base(f), err)
+		}
+		ed := editionOf(f)
+		for i := range rs {
+			rs[i].Key = ed + ": " + rs[i].Key
+		}
+		recs = append(recs, rs...)
+	}
+	return recs, nil
 }
 
 // ParsePage reads Table 3 (required) and Table 2 (optional: old editions
@@ -139,186 +182,6 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 		}
 	}
 	return recs, nil
-}
-
-// Normalize turns rows into CUDADriver facts.
-func (s *Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
-	n := &normalizer{f: &db.Facts{}, compat: map[[2]string]compatVal{}}
-	for _, r := range recs {
-		switch r.Table {
-		case nvsrc.TableCSV:
-			n.csvRow(r)
-		case TableToolkit:
-			n.liveToolkit(r)
-		case TableMinorCompat:
-			n.liveCompat(r)
-		default:
-			return nil, fmt.Errorf("unknown record table %q", r.Table)
-		}
-	}
-	n.flushCompat()
-	return n.f, nil
-}
-
-type compatVal struct {
-	val  string
-	cuda string // the toolkit row it was read from
-	rec  scraper.Record
-}
-
-type normalizer struct {
-	f      *db.Facts
-	compat map[[2]string]compatVal // (major, os) → floor
-	seen   map[[3]string]bool
-}
-
-func (n *normalizer) refuse(subject, reason string, r scraper.Record) {
-	n.f.Conflicts = append(n.f.Conflicts, nvsrc.Refused(Name, subject, reason, r))
-}
-
-func (n *normalizer) add(c db.CUDADriver, r scraper.Record) {
-	if n.seen == nil {
-		n.seen = map[[3]string]bool{}
-	}
-	k := [3]string{c.CUDA, c.OS, c.Kind}
-	if n.seen[k] {
-		n.refuse("cuda_driver "+c.CUDA+" "+c.OS, "a second row for the same toolkit and OS", r)
-		return
-	}
-	n.seen[k] = true
-	n.f.CUDADrivers = append(n.f.CUDADrivers, c)
-}
-
-func (n *normalizer) csvRow(r scraper.Record) {
-	f := r.Fields
-	v := f["cuda_version"]
-	subject := "cuda_driver " + v
-	if v == "" {
-		subject = "cuda_driver " + f["label"]
-	}
-	if note := f["note"]; nvsrc.IsDisagreement(note) {
-		n.f.Conflicts = append(n.f.Conflicts, nvsrc.Disagreement(Name, subject, "min_driver", f["min_linux_driver"]+" / "+f["min_windows_driver"], note, r))
-	}
-	if v == "" || !nvsrc.IsDotted(v) {
-		n.refuse(subject, "no toolkit version (the patch number is not stated by any source read)", r)
-		return
-	}
-	label := f["label"]
-	if label == "" {
-		label = f["table_row_text"]
-	}
-	n.toolkit(v, label, f["min_linux_driver"], f["min_windows_driver"], f["release_date"], r)
-	for _, os := range []string{"linux", "windows"} {
-		val, err := nvsrc.Driver(f["minor_compat_min_"+os])
-		if err != nil || val == "" {
-			continue
-		}
-		k := [2]string{nvsrc.Major(v), os}
-		old, ok := n.compat[k]
-		switch {
-		case !ok:
-			n.compat[k] = compatVal{val, v, r}
-		case old.val != val:
-			n.f.Conflicts = append(n.f.Conflicts, db.Conflict{
-				Subject: "cuda_driver " + k[0] + " " + os + " minor_compat", Field: "min_driver",
-				Kept: old.val, KeptSource: Name + ": row " + old.cuda, Other: val, OtherSource: Name + ": row " + v,
-				Note: "rows of one CUDA major disagree on the minor-version compatibility floor"})
-		case version.DottedKey(v) < version.DottedKey(old.cuda):
-			// Cite the earliest toolkit of the line: its notes set the floor.
-			n.compat[k] = compatVal{val, v, r}
-		}
-	}
-}
-
-// toolkit adds the Linux and Windows rows of one toolkit release.
-func (n *normalizer) toolkit(v, label, linux, windows, released string, r scraper.Record) {
-	subject := "cuda_driver " + v
-	lin, lerr := nvsrc.Driver(linux)
-	win, werr := nvsrc.Driver(windows)
-	if lerr != nil && !errors.Is(lerr, nvsrc.ErrNA) {
-		n.refuse(subject, "unreadable Linux driver: "+lerr.Error(), r)
-		return
-	}
-	if werr != nil && !errors.Is(werr, nvsrc.ErrNA) {
-		n.refuse(subject, "unreadable Windows driver: "+werr.Error(), r)
-		return
-	}
-	prov := nvsrc.Prov(Name, r)
-	// Every toolkit the table names is a known release, also one whose
-	// driver floor no source read states (CUDA 13.4: the driver is no
-	// longer bundled and no Table 3 row was found): the release is
-	// listed, its floor is unknown (an attribute says so), never guessed.
-	n.f.Releases = append(n.f.Releases, db.Release{Component: "cuda", Version: v, ReleasedOn: released, Provenance: prov})
-	if label != "" {
-		n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "label", Value: label, Provenance: prov})
-	}
-	if lin == "" && win == "" {
-		n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "min_driver",
-			Value: "unknown: no minimum driver published for this release in the sources read (cells empty or N/A)", Provenance: prov})
-		return
-	}
-	if lin != "" {
-		n.add(db.CUDADriver{CUDA: v, Label: label, OS: "linux", Kind: "toolkit", MinDriver: lin, ReleasedOn: released, Provenance: prov}, r)
-	}
-	if win != "" {
-		n.add(db.CUDADriver{CUDA: v, Label: label, OS: "windows", Kind: "toolkit", MinDriver: win, ReleasedOn: released, Provenance: prov}, r)
-	} else {
-		why := "not stated by the sources read"
-		if errors.Is(werr, nvsrc.ErrNA) {
-			why = "N/A in NVIDIA's table (the Windows driver is not bundled with this toolkit)"
-		}
-		n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "windows_min_driver", Value: why, Provenance: prov})
-	}
-}
-
-func (n *normalizer) flushCompat() {
-	keys := make([][2]string, 0, len(n.compat))
-	for k := range n.compat {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
-	for _, k := range keys {
-		c := n.compat[k]
-		n.add(db.CUDADriver{CUDA: k[0], Label: "CUDA " + k[0] + ".x minor version compatibility", OS: k[1], Kind: "minor_compat",
-			MinDriver: c.val, Provenance: nvsrc.Prov(Name, c.rec)}, c.rec)
-	}
-}
-
-func (n *normalizer) liveToolkit(r scraper.Record) {
-	text := r.Fields["row_text"]
-	v, ok := ParseLabel(text)
-	if !ok {
-		n.refuse("cuda_driver "+text, "cannot tell the toolkit version from the row label", r)
-		return
-	}
-	n.toolkit(v, text, r.Fields["linux"], r.Fields["windows"], "", r)
-}
-
-var compatMajorRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:CUDA\s+)?(\d+)\.(?:x|1\.x\s*[–-]\s*\d+\.\d+\.x)$`)
-})
-
-func (n *normalizer) liveCompat(r scraper.Record) {
-	ctk := strings.TrimSpace(r.Fields["ctk"])
-	m := compatMajorRe().FindStringSubmatch(ctk)
-	if m == nil {
-		n.refuse("cuda_driver minor_compat "+ctk, "row does not cover a whole CUDA major line", r)
-		return
-	}
-	for _, os := range []string{"linux", "windows"} {
-		val, err := nvsrc.Driver(r.Fields[os])
-		if err != nil && !errors.Is(err, nvsrc.ErrNA) {
-			n.refuse("cuda_driver minor_compat "+ctk, os+": "+err.Error(), r)
-			return
-		}
-		if val == "" {
-			continue
-		}
-		k := [2]string{m[1], os}
-		if _, ok := n.compat[k]; !ok {
-			n.compat[k] = compatVal{val, ctk, r}
-		}
-	}
 }
 
 var (

@@ -193,3 +193,38 @@ func TestSnapshotEveryRow(t *testing.T) {
 // maxFuzzInput bounds fuzz inputs: parsers are linear, and a multi-megabyte
 // mutant makes one execution outlast the fuzz time budget.
 const maxFuzzInput = 64 << 10
+
+// TestLiveConvertedHTML reads the live parser's input in the structure of
+// NVIDIA's page as a published HTML rendering of the 13.2 notes keeps it:
+// Table 3's second header row ("Linux x86_64 Driver Version", "Windows
+// ...") is a <tbody> row with an empty first cell under a <thead> whose
+// "Toolkit Driver Version" spans two columns, and Table 2 has two <thead>
+// rows. The reconstructed fixtures had both header rows in <thead>, and the
+// parser failed on this layout ("expected toolkit, Linux and Windows
+// columns").
+func TestLiveConvertedHTML(t *testing.T) {
+	recs, err := live(t, "release-notes-13.2-converted.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Table == TableToolkit && strings.Contains(r.Fields["row_text"], "Driver Version") {
+			t.Errorf("the header row was read as a toolkit: %+v", r)
+		}
+	}
+	f, err := New().Normalize(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFloors(t, f, []floor{
+		{"13.2.0", "linux", "toolkit", "595.45.04"},
+		{"12.9.1", "windows", "toolkit", "576.57"},
+		{"12.0.0", "linux", "toolkit", "525.60.13"},
+		{"11.8.0", "windows", "toolkit", "520.06"},
+		{"13", "linux", "minor_compat", "580"},
+		{"11", "linux", "minor_compat", "450"},
+	})
+	if len(f.CUDADrivers) != 6+3+3 || len(f.Conflicts) != 0 {
+		t.Errorf("%d floors, conflicts %+v", len(f.CUDADrivers), f.Conflicts)
+	}
+}

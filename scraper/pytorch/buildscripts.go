@@ -3,6 +3,7 @@ package pytorch
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"sync"
@@ -86,9 +87,43 @@ var builderCommits = []struct {
 	{commit: "a17d71fa32fc34240ed074f9a73ad5db7853ff25", torch: "1.8.1"},
 }
 
-// buildScripts lists every copy read: the build_cuda.sh copies, then two
-// files per builder commit.
-func buildScripts() []buildScript {
+// windowsArchCommits are the pytorch/builder commits whose
+// windows/cuda<nnn>.bat files are read: each sets the TORCH_CUDA_ARCH_LIST
+// of the Windows wheel build of its CUDA version (pytorch's Windows binary
+// job runs builder's windows/internal/build_wheels.bat, which calls
+// build_pytorch.bat and through it cuda<nnn>.bat). The Windows lists are
+// their own: they keep sm_61 (and 3.7+PTX up to CUDA 11.8), which the
+// Linux lists of the same releases leave out. No release branch changed
+// these files after it was cut, so each branch's copy is the one that
+// built every patch release of its minor. Before builder had release
+// branches (up to 1.8.1), main in force on the release's day, as for the
+// cuDNN captures.
+var windowsArchCommits = []struct{ commit, torch, branch string }{
+	{"7e44027ebad0045165d929fb05a811098e04fbcd", "1.8.2", "lts/release/1.8"},
+	{"0877fd10dd14817c0f84d35bee3840ada86ae34b", "1.9", "release/1.9"},
+	{"f0f41b25781aeb12a59937da169d87aece5a90c5", "1.10", "release/1.10"},
+	{"e77e5d077c1870283a7b391bf58e4857c58fb7f4", "1.11", "release/1.11"},
+	{"049415d44cf345cc531962e15160d910b2f9d620", "1.12", "release/1.12"},
+	{"d08f22640ad6f332026f26242d458b8d157187be", "1.13", "release/1.13"},
+	{"9f0fad92f342b146272d0f99d3969c2c148e80ba", "2.0", "release/2.0"},
+	{"55d40b1b06379fddd0ba14744dc3fdd768530da6", "2.1", "release/2.1"},
+	{"af60d11447443059c6c6c7590241a446a33db0f9", "2.2", "release/2.2"},
+	{"ba10bae9fe9b93365412297d40bc9a3a3eae6155", "2.3", "release/2.3"},
+	{"4ce1afeb2262808c1e9707b93682ac66acf2db2a", "2.4", "release/2.4"},
+	{"aec5fb5de2380a9084f4bb430eec4e576066a17c", "2.5", "release/2.5"},
+	{"30850f425c45cb3050570a77e9bfdd321b237083", "1.5.0", ""},
+	{"40a20b28f302a8c60eceecb29c3b1ce9b3c4b98b", "1.5.1", ""},
+	{"8d064bfcfe2e73d89a067dd5f9311828c1792f90", "1.6.0", ""},
+	{"c286aade3d1d8f9448d8d6a30d0da1eb1281f4fa", "1.7.0", ""},
+	{"24274a90b59258ec16c264615b30ae2f4597f49c", "1.7.1", ""},
+	{"d3bf8530f7712870626f8a3ce609a82cff356a97", "1.8.0", ""},
+	{"a17d71fa32fc34240ed074f9a73ad5db7853ff25", "1.8.1", ""},
+}
+
+// buildScripts lists every copy read: the build_cuda.sh copies, two files
+// per builder commit, then the Windows cuda<nnn>.bat copies (every one
+// captured for the commit: captures/cuda<nnn>.bat@<commit>.bat).
+func buildScripts() ([]buildScript, error) {
 	all := append([]buildScript(nil), archScripts...)
 	for _, c := range builderCommits {
 		short := c.commit[:8]
@@ -98,13 +133,29 @@ func buildScripts() []buildScript {
 			buildScript{capture: "cuda_install.bat@" + short + ".bat", kind: "cuda_install_bat", repo: "pytorch/builder",
 				path: "windows/internal/cuda_install.bat", commit: c.commit, torch: c.torch, branch: c.branch, skip: c.skipWindows})
 	}
-	return all
+	for _, c := range windowsArchCommits {
+		names, err := fs.Glob(captures, "captures/cuda[0-9]*.bat@"+c.commit[:8]+".bat")
+		if err != nil || len(names) == 0 {
+			return nil, fmt.Errorf("no windows/cuda<nnn>.bat captured for pytorch/builder %s (%v)", c.commit[:8], err)
+		}
+		for _, n := range names {
+			base := strings.TrimPrefix(n, "captures/")
+			file, _, _ := strings.Cut(base, "@")
+			all = append(all, buildScript{capture: base, kind: "windows_cuda_bat", repo: "pytorch/builder",
+				path: "windows/" + file, commit: c.commit, torch: c.torch, branch: c.branch})
+		}
+	}
+	return all, nil
 }
 
 // scrapeBuildScripts reads the captured build scripts (snapshot mode).
 func scrapeBuildScripts(ctx context.Context, in scraper.Input) ([]scraper.Record, error) {
+	scripts, err := buildScripts()
+	if err != nil {
+		return nil, err
+	}
 	var all []scraper.Record
-	for _, s := range buildScripts() {
+	for _, s := range scripts {
 		parse := parseInstallCUDA
 		what := "the cuDNN per CUDA version"
 		switch s.kind {
@@ -112,6 +163,8 @@ func scrapeBuildScripts(ctx context.Context, in scraper.Input) ([]scraper.Record
 			parse, what = parseBuildCUDA, "TORCH_CUDA_ARCH_LIST per CUDA version"
 		case "cuda_install_bat":
 			parse, what = parseCUDAInstallBat, "the Windows cuDNN per CUDA version"
+		case "windows_cuda_bat":
+			parse, what = parseWindowsCUDABat, "the Windows TORCH_CUDA_ARCH_LIST"
 		}
 		recs, err := doc{capture: s.capture}.scrape(ctx, in, what, parse)
 		if err != nil {
@@ -119,6 +172,9 @@ func scrapeBuildScripts(ctx context.Context, in scraper.Input) ([]scraper.Record
 		}
 		for _, r := range recs {
 			variant := r.Fields["cuda_variant"]
+			if s.kind == "windows_cuda_bat" && "windows/cuda"+strings.TrimPrefix(variant, "cu")+".bat" != s.path {
+				return nil, fmt.Errorf("%s: %s builds CUDA %s, not the version its name says", s.capture, s.path, cudaOfVariant(variant))
+			}
 			if why, ok := s.skip[variant]; ok {
 				r.Fields["skip"] = why
 			}
@@ -309,4 +365,54 @@ func parseCUDAInstallBat(src []byte, ref string) ([]scraper.Record, error) {
 		return nil, fmt.Errorf("no :cuda<nnn> section downloads a cuDNN")
 	}
 	return recs, nil
+}
+
+var (
+	reWinNVCC = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^IF EXIST "[^"]*\\CUDA\\v(\d+\.\d+)\\bin\\nvcc\.exe"`)
+	})
+	reWinTorchBranch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^IF "%BUILD_VISION%"\s*==\s*""\s*\($`) })
+	reWinArchSet     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^set TORCH_CUDA_ARCH_LIST=(\S+)$`) })
+)
+
+// parseWindowsCUDABat reads builder's windows/cuda<nnn>.bat: the CUDA
+// version whose nvcc it requires (`IF EXIST "...\CUDA\v12.1\bin\nvcc.exe"`)
+// and the TORCH_CUDA_ARCH_LIST it sets in the branch that builds torch
+// (`IF "%BUILD_VISION%" == "" (`; the other branch sets torchvision's
+// flags). An assignment outside that branch, before the CUDA version, or
+// a second, different list is an error rather than a guess.
+func parseWindowsCUDABat(src []byte, ref string) ([]scraper.Record, error) {
+	cuda, inTorch := "", false
+	var rec *scraper.Record
+	for i, line := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case reWinNVCC().MatchString(t):
+			cuda = reWinNVCC().FindStringSubmatch(t)[1]
+		case reWinTorchBranch().MatchString(t):
+			inTorch = true
+		case strings.HasPrefix(t, ")"):
+			inTorch = false
+		case reWinArchSet().MatchString(t):
+			val := reWinArchSet().FindStringSubmatch(t)[1]
+			switch {
+			case !inTorch:
+				return nil, fmt.Errorf("line %d: TORCH_CUDA_ARCH_LIST set outside the torch build's branch", i+1)
+			case cuda == "":
+				return nil, fmt.Errorf("line %d: TORCH_CUDA_ARCH_LIST set before the script names its CUDA version", i+1)
+			case !reBCArchs().MatchString(val):
+				return nil, fmt.Errorf("line %d: %q is not a list of architectures", i+1, val)
+			case rec != nil && rec.Fields["sm_list"] != val:
+				return nil, fmt.Errorf("line %d: a second TORCH_CUDA_ARCH_LIST (%s, then %s)", i+1, rec.Fields["sm_list"], val)
+			case rec == nil:
+				rec = &scraper.Record{Table: "arch_list", Ref: fmt.Sprintf("%s:%d (CUDA %s)", ref, i+1, cuda),
+					Fields: map[string]string{"cuda_variant": variantOfCUDA(cuda), "platform": "windows wheel",
+						"torch_cuda_arch_list": val, "sm_list": val, "row": t}}
+			}
+		}
+	}
+	if rec == nil {
+		return nil, fmt.Errorf("no TORCH_CUDA_ARCH_LIST set for the torch build")
+	}
+	return []scraper.Record{*rec}, nil
 }

@@ -195,7 +195,9 @@ func (f *facts) build(b db.Build) {
 	fill("python_min", &kept.PythonMin, b.PythonMin, b.Provenance)
 	fill("python_max", &kept.PythonMax, b.PythonMax, b.Provenance)
 	fill("index_url", &kept.IndexURL, b.IndexURL, b.Provenance)
-	fill("arch_list", &kept.ArchList, b.ArchList, b.Provenance)
+	if !kept.FillArch(b) { // a list filled in keeps its own citation
+		fill("arch_list", &kept.ArchList, b.ArchList, b.Provenance)
+	}
 	fill("package", &kept.Package, b.Package, b.Provenance)
 	if b.IsDefault {
 		kept.IsDefault = true

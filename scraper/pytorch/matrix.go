@@ -159,37 +159,21 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	}
 	sort.Slice(releases, func(i, j int) bool { return cmpDotted(releases[i], releases[j]) < 0 })
 	s.installMatrix(f, byTable["install_matrix"], url)
+	// The Windows arch lists attach to the Windows builds, some of which
+	// the toolchain rows (the Windows cuDNN read at a release branch) make:
+	// they are read after those.
 	for _, r := range byTable["arch_list"] {
-		plat := "linux"
-		if strings.Contains(r.Fields["platform"], "aarch64") {
-			plat = "linux-aarch64"
-		}
-		if why := r.Fields["skip"]; why != "" {
-			f.refuse(r, why)
-			continue
-		}
-		arch, err := archList(r.Fields["sm_list"])
-		if err != nil || arch == "" {
-			f.refuse(r, fmt.Sprintf("unusable arch list: %v", err))
-			continue
-		}
-		vs := expandVersions(r.Fields["torch_version"], releases)
-		if len(vs) == 0 {
-			f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
-		}
-		for _, v := range vs {
-			k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
-			if _, ok := f.builds[k]; !ok {
-				if !releaseBranchWheel(r, plat) || r.Fields["attach_only"] != "" {
-					continue // the variant did not ship for this patch
-				}
-				f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(rowURL(r, url), r.Ref)))
-			}
-			f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(rowURL(r, url), r.Ref)})
+		if !strings.Contains(r.Fields["platform"], "windows") {
+			s.archRow(f, r, releases, pyRange, url)
 		}
 	}
 	for _, r := range byTable["toolchain"] {
 		s.toolchainRow(f, r, releases, pyRange, url)
+	}
+	for _, r := range byTable["arch_list"] {
+		if strings.Contains(r.Fields["platform"], "windows") {
+			s.archRow(f, r, releases, pyRange, url)
+		}
 	}
 	for _, r := range byTable["cuda_pins"] {
 		spec := r.Fields["spec"]
@@ -227,6 +211,42 @@ func (s BuildMatrix) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		return nil, fmt.Errorf("no builds among %d records", len(recs))
 	}
 	return f.result(), nil
+}
+
+// archRow attaches an arch_list row's TORCH_CUDA_ARCH_LIST to the builds
+// of the releases it names on its platform (Linux x86-64, Linux aarch64 or
+// Windows), making the build only for a release-branch Linux wheel row.
+func (s BuildMatrix) archRow(f *facts, r scraper.Record, releases []string, pyRange map[string][2]string, url string) {
+	plat := "linux"
+	switch {
+	case strings.Contains(r.Fields["platform"], "aarch64"):
+		plat = "linux-aarch64"
+	case strings.Contains(r.Fields["platform"], "windows"):
+		plat = "windows" // builder's windows/cuda<nnn>.bat: the Windows wheels' own list
+	}
+	if why := r.Fields["skip"]; why != "" {
+		f.refuse(r, why)
+		return
+	}
+	arch, err := archList(r.Fields["sm_list"])
+	if err != nil || arch == "" {
+		f.refuse(r, fmt.Sprintf("unusable arch list: %v", err))
+		return
+	}
+	vs := expandVersions(r.Fields["torch_version"], releases)
+	if len(vs) == 0 {
+		f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
+	}
+	for _, v := range vs {
+		k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
+		if _, ok := f.builds[k]; !ok {
+			if !releaseBranchWheel(r, plat) || r.Fields["attach_only"] != "" {
+				continue // the variant did not ship for this patch
+			}
+			f.build(releaseBranchBuild(v, k, pyRange[v], f.prov(rowURL(r, url), r.Ref)))
+		}
+		f.build(db.Build{Component: k.Component, Version: v, Variant: k.Variant, Platform: plat, ArchList: arch, Provenance: f.prov(rowURL(r, url), r.Ref)})
+	}
 }
 
 // toolchainRow attaches what a build image or Windows build installed

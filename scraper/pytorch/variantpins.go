@@ -35,11 +35,17 @@ var variantPinDocs = []quotedDoc{
 	// A session transcript in a public repository whose name the code
 	// index does not give: cited by the capture (CAPTURES.md).
 	{doc{capture: "pip-log@torch-2.7.0-cu128.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
+	// pip re-run over installed variant wheels (a Colab notebook's output,
+	// a terminal session, a notebook's JSON): files the code index stores
+	// without naming their repository (ids in CAPTURES.md).
+	{doc{capture: "pip-log@torch-2.6.0-cu118.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
+	{doc{capture: "pip-log@torch-2.7.1-cu118.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
+	{doc{capture: "pip-log@torch-2.9.0-cu126.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
 }
 
 var (
 	reLogTorch = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^Requirement already satisfied: torch in \S+ \(from [^)]+\) \((\d+\.\d+\.\d+)\+(cu\d+)\)$`)
+		return regexp.MustCompile(`^Requirement already satisfied: torch in \S+ (?:\(from [^)]+\) )?\((\d+\.\d+\.\d+)\+(cu\d+)\)$`)
 	})
 	reLogPin = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^Requirement already satisfied: ([A-Za-z0-9_.-]+)==(\d[\w.]*) in \S+ \(from torch(?:->[^)]+)?\) \((\d[\w.]*)\)$`)
@@ -71,7 +77,7 @@ func parsePipLogPins(src []byte, ref string) ([]scraper.Record, error) {
 	var recs []scraper.Record
 	var ver, variant string
 	for i, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
+		line = pipLogLine(line)
 		if m := reLogTorch().FindStringSubmatch(line); m != nil {
 			if ver != "" && ver+variant != m[1]+m[2] {
 				return nil, fmt.Errorf("line %d: a second torch (%s+%s after %s+%s)", i+1, m[1], m[2], ver, variant)
@@ -95,6 +101,18 @@ func parsePipLogPins(src []byte, ref string) ([]scraper.Record, error) {
 		return nil, fmt.Errorf("no exact requirement of an installed torch local version")
 	}
 	return recs, nil
+}
+
+// pipLogLine is the text of one line of pip's output as published: a
+// terminal's line, or a notebook (.ipynb) output line kept as a JSON string
+// ("Requirement already satisfied: …\n",).
+func pipLogLine(line string) string {
+	line = strings.TrimSpace(line)
+	if s, ok := strings.CutPrefix(line, `"`); ok {
+		s = strings.TrimSuffix(strings.TrimSuffix(s, ","), `"`)
+		line = strings.TrimSuffix(s, `\n`)
+	}
+	return line
 }
 
 // parseFreezePins reads a pip freeze holding exactly one torch==X+cuNNN:

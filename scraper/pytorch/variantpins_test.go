@@ -8,7 +8,8 @@ import (
 	"github.com/cudb/cudb/scraper"
 )
 
-// The captured pip output of the cu128 wheels of 2.7.0 and 2.7.1 becomes
+// The captured pip output of the variant wheels is read whole; that of the
+// cu128 wheels of 2.7.0 and 2.7.1 becomes
 // those builds' pins, each with the marker of its release's PyPI wheel.
 func TestVariantPinsCapture(t *testing.T) {
 	recs, err := scrapeVariantPins(context.Background(), scraper.Input{Snapshots: t.TempDir()})
@@ -19,9 +20,17 @@ func TestVariantPinsCapture(t *testing.T) {
 	for _, r := range recs {
 		count[r.Fields["torch_version"]+"+"+r.Fields["cuda_variant"]+" "+r.Fields["evidence_kind"]]++
 	}
-	if count["2.7.0+cu128 pip-log"] != 15 || count["2.7.1+cu128 pip-freeze"] != 15 || len(count) != 2 {
+	if count["2.7.0+cu128 pip-log"] != 15 || count["2.7.1+cu128 pip-freeze"] != 15 || count["2.6.0+cu118 pip-log"] != 12 ||
+		count["2.7.1+cu118 pip-log"] != 12 || count["2.9.0+cu126 pip-log"] != 16 || len(count) != 5 {
 		t.Fatalf("records per wheel: %v", count)
 	}
+	var cu128 []scraper.Record // the other wheels: TestVariantPinsNCCL
+	for _, r := range recs {
+		if r.Fields["cuda_variant"] == "cu128" {
+			cu128 = append(cu128, r)
+		}
+	}
+	recs = cu128
 	f := newFacts("pytorch-lockfiles")
 	marker := map[string]string{
 		"2.7.0": `platform_system == "Linux" and platform_machine == "x86_64"`,
@@ -129,7 +138,7 @@ func TestParseFreezePinsSad(t *testing.T) {
 }
 
 func FuzzParseVariantPins(f *testing.F) {
-	for _, name := range []string{"pip-log@torch-2.7.0-cu128.md", "pip-freeze@jllama-py-a1fa1376.md"} {
+	for _, name := range []string{"pip-log@torch-2.7.0-cu128.md", "pip-freeze@jllama-py-a1fa1376.md", "pip-log@torch-2.9.0-cu126.md"} {
 		b, err := captures.ReadFile("captures/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -155,4 +164,54 @@ func FuzzParseVariantPins(f *testing.F) {
 			}
 		}
 	})
+}
+
+// pip's listing of the installed 2.6.0+cu118, 2.7.1+cu118 and 2.9.0+cu126
+// wheels' own requirements (a terminal, a Colab output cell, a notebook's
+// JSON) gives those builds their NCCL and cuDNN pins: the wheel's
+// Requires-Dist, which no release table of the data states.
+func TestVariantPinsNCCL(t *testing.T) {
+	want := map[string]struct{ pypi, nccl, cudnn, ncclPkg string }{
+		"pip-log@torch-2.6.0-cu118.md": {"cu124", "2.21.5", "9.1.0.70", "nvidia-nccl-cu11"},
+		"pip-log@torch-2.7.1-cu118.md": {"cu126", "2.21.5", "9.1.0.70", "nvidia-nccl-cu11"},
+		"pip-log@torch-2.9.0-cu126.md": {"cu128", "2.27.5", "9.10.2.21", "nvidia-nccl-cu12"},
+	}
+	for capture, w := range want {
+		recs, err := parsePipLogPins(readCapture(t, capture), strings.TrimSuffix(capture, ".md"))
+		if err != nil {
+			t.Fatalf("%s: %v", capture, err)
+		}
+		f := newFacts("pytorch-lockfiles")
+		for _, r := range recs {
+			variantPin(f, r, `platform_system == "Linux" and platform_machine == "x86_64"`, w.pypi, f.prov(r.URL, r.Ref))
+		}
+		res := f.result()
+		if len(res.Conflicts) != 0 {
+			t.Fatalf("%s: refused %+v", capture, res.Conflicts)
+		}
+		got := map[string]string{}
+		for _, q := range res.Requirements {
+			got[q.Needs] = q.Spec
+		}
+		if got["nccl"] != w.nccl || got[w.ncclPkg] != "=="+w.nccl || got["cudnn"] != w.cudnn {
+			t.Errorf("%s: nccl %q (%s %q), cudnn %q", capture, got["nccl"], w.ncclPkg, got[w.ncclPkg], got["cudnn"])
+		}
+	}
+}
+
+// The two shapes of a published pip line that the captures hold: a torch
+// line with no "(from …)" (pip re-run over an installed torch), and a
+// notebook output line kept as a JSON string.
+func TestParsePipLogShapes(t *testing.T) {
+	src := `            "Requirement already satisfied: torch in /usr/lib/python3/dist-packages (2.9.0+cu126)\n",` + "\n" +
+		`            "Requirement already satisfied: nvidia-nccl-cu12==2.27.5 in /usr/lib/python3/dist-packages (from torch) (2.27.5)\n",` + "\n"
+	recs, err := parsePipLogPins([]byte(src), "x")
+	if err != nil || len(recs) != 1 || recs[0].Fields["torch_version"] != "2.9.0" || recs[0].Fields["cuda_variant"] != "cu126" ||
+		recs[0].Fields["package"] != "nvidia-nccl-cu12" || recs[0].Fields["pinned_version"] != "2.27.5" {
+		t.Fatalf("notebook lines: %+v, %v", recs, err)
+	}
+	bad := "Requirement already satisfied: torch in /x (2.9.0+cu126)\nRequirement already satisfied: nvidia-nccl-cu12==2.27.5 in /x (from torch) (2.27.3)\n"
+	if _, err := parsePipLogPins([]byte(bad), "x"); err == nil {
+		t.Error("an installed version other than the pin: no error")
+	}
 }

@@ -119,6 +119,13 @@ func decode(b []byte) (*manifest, error) {
 // record; version is the X.Y.Z its file name carries, which the manifest's
 // release_label must repeat.
 func ParseManifest(product, version string, b []byte, url string) (scraper.Record, error) {
+	return parseManifest(product, version, b, url, false)
+}
+
+// parseManifest is ParseManifest; trimmed (a capture holding only part of
+// NVIDIA's file, see partialCaptures) lets a CUDA manifest lack
+// cuda_cudart: the part seen did not show it.
+func parseManifest(product, version string, b []byte, url string, trimmed bool) (scraper.Record, error) {
 	m, err := decode(b)
 	if err != nil {
 		return scraper.Record{}, err
@@ -134,10 +141,12 @@ func ParseManifest(product, version string, b []byte, url string) (scraper.Recor
 	switch product {
 	case ProductCUDA:
 		rt := m.components["cuda_cudart"]
-		if rt == nil || rt.Version == "" {
+		switch {
+		case rt != nil && rt.Version != "":
+			rec.Fields["cudart_version"] = rt.Version
+		case rt != nil || !trimmed || m.product != ProductCUDA:
 			return scraper.Record{}, errors.New("no cuda_cudart component (not a CUDA toolkit manifest)")
 		}
-		rec.Fields["cudart_version"] = rt.Version
 		if d := m.components["nvidia_driver"]; d != nil {
 			if d.Version == "" {
 				return scraper.Record{}, errors.New("the nvidia_driver component has no version")

@@ -67,6 +67,13 @@ var captures embed.FS
 var captureOrigin = map[string]string{
 	"cuda_redistrib_13.1.1.json": "NixOS/nixpkgs pkgs/development/cuda-modules/_cuda/manifests/cuda/redistrib_13.1.1.json@7b8db30a23ff8ec2af77fe1137cb5a74a4c0b8f1",
 	"cuda_redistrib_13.4.2.json": "NixOS/nixpkgs pkgs/development/cuda-modules/_cuda/manifests/cuda/redistrib_13.4.2.json@0a2c8a5824f4d11518168b74002249c6ecec21d5",
+	// Stored copies of NVIDIA's own files (the search tool's docs
+	// corpus): the 13.5.0 manifest only up to its first component (see
+	// partialCaptures), the Windows repository's version files trimmed to
+	// the toolkit and cudart.
+	"cuda_redistrib_13.5.0.json":                   "stored copy of https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.5.0.json, first component only",
+	"cuda-repo_windows_x86_64_version_13.5.0.json": "stored copy of https://developer.download.nvidia.com/compute/cuda/repos/windows/x86_64/version_13.5.0.json",
+	"cuda-repo_windows_x86_64_version_13.4.3.json": "stored copy of https://developer.download.nvidia.com/compute/cuda/repos/windows/x86_64/version_13.4.3.json",
 	// The driver manifests were read from a stored copy of NVIDIA's own
 	// file (the search tool's docs corpus), trimmed to the release keys
 	// and cuda_compat.
@@ -161,11 +168,15 @@ func scrapeSnapshots(dir string) ([]scraper.Record, error) {
 		if seen[product+" "+m[3]] {
 			return nil
 		}
-		r, err := ParseManifest(product, m[3], b, ManifestURL(product, m[3]))
+		why := partialCaptures[name]
+		r, err := parseManifest(product, m[3], b, ManifestURL(product, m[3]), why != "")
 		if err != nil {
 			return fmt.Errorf("failed to read %s: %w", name, err)
 		}
 		r.Ref = ref
+		if why != "" {
+			r.Fields["trimmed"] = why
+		}
 		seen[product+" "+m[3]] = true
 		out = append(out, r)
 		return nil
@@ -197,6 +208,13 @@ func scrapeSnapshots(dir string) ([]scraper.Record, error) {
 		if o := captureOrigin[e.Name()]; o != "" {
 			ref += " (" + o + ")"
 		}
+		if r, ok, err := readRepoCapture(e.Name(), b, ref); ok {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+			continue
+		}
 		if err := add(e.Name(), b, ref); err != nil {
 			return nil, err
 		}
@@ -222,7 +240,9 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		switch r.Table {
 		case ProductCUDA:
 			f.Releases = append(f.Releases, db.Release{Component: "cuda", Version: v, ReleasedOn: date, Provenance: p})
-			f.Attributes = append(f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "cudart", Value: fl["cudart_version"], Provenance: p})
+			if rt := fl["cudart_version"]; rt != "" {
+				f.Attributes = append(f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "cudart", Value: rt, Provenance: p})
+			}
 			if d := fl["driver_version"]; d != "" {
 				// The driver a toolkit bundles is the value the release
 				// notes' Table 3 prints for it ("Toolkit Driver
@@ -230,7 +250,8 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				// here is a conflict.
 				f.CUDADrivers = append(f.CUDADrivers, db.CUDADriver{CUDA: v, OS: "linux", Kind: "toolkit", MinDriver: d, ReleasedOn: date, Provenance: p})
 				f.Attributes = append(f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "bundled_linux_driver", Value: d, Provenance: p})
-			} else {
+			} else if fl["trimmed"] == "" {
+				// A partial capture's missing driver is unknown, not absent.
 				f.Attributes = append(f.Attributes, db.Attribute{Component: "cuda", Version: v, Key: "bundled_linux_driver", Value: NoBundledDriver, Provenance: p})
 			}
 			if c := fl["compat_version"]; c != "" {
@@ -259,10 +280,13 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 						Value: v + " (R" + branchOf(v) + ")", Provenance: p})
 				}
 			}
+		case TableRepo:
+			// after the manifests: repoRecords
 		default:
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
 	}
+	repoRecords(f, recs)
 	driverBranches(f, recs)
 	return f, nil
 }
@@ -305,7 +329,8 @@ func newestOf(list string) string {
 func (Source) Fields() map[string]map[string]scraper.Grammar {
 	date := scraper.OrEmpty(scraper.Pattern("a YYYY-MM-DD date", `\d{4}-\d{2}-\d{2}`))
 	return map[string]map[string]scraper.Grammar{
-		ProductCUDA: {"release_label": scraper.Dotted, "release_date": date, "cudart_version": scraper.Dotted,
+		TableRepo: {"release_label": scraper.Dotted, "cudart_version": scraper.Dotted},
+		ProductCUDA: {"release_label": scraper.Dotted, "release_date": date, "cudart_version": scraper.OrEmpty(scraper.Dotted),
 			"driver_version": scraper.DriverOrEmpty, "compat_version": scraper.DriverOrEmpty,
 			"compat_cuda": scraper.OrEmpty(scraper.Pattern("CUDA versions", `\d+\.\d+(?:;\d+\.\d+)*`))},
 		ProductCUDNN: {"release_label": scraper.Dotted, "release_date": date, "cudnn_version": scraper.Dotted,

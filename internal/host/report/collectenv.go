@@ -95,6 +95,12 @@ func (p *parser) collectEnv() {
 			if isCollected(val) {
 				rocm = val
 			}
+		case "OS":
+			// "Microsoft Windows 11 Pro", "Ubuntu 22.04.3 LTS (x86_64)":
+			// which platform's wheels the environment runs.
+			if isCollected(val) && p.os == "" {
+				p.os = val
+			}
 		case "Python version":
 			if v := pyVersion().FindString(val); v != "" {
 				p.python(FormatCollectEnv).Version = v

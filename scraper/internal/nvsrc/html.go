@@ -152,6 +152,10 @@ func ReadGrid(t *goquery.Selection) (*Grid, error) {
 		}
 	})
 	head := expand(headRows)
+	body := expand(bodyRows)
+	if len(body) > 0 && continuesHeader(head, body[0]) {
+		head, body = append(head, body[0]), body[1:]
+	}
 	for _, row := range head {
 		for i, c := range row {
 			for len(g.Header) <= i {
@@ -165,8 +169,30 @@ func ReadGrid(t *goquery.Selection) (*Grid, error) {
 			}
 		}
 	}
-	g.Rows = expand(bodyRows)
+	g.Rows = body
 	return g, nil
+}
+
+// continuesHeader reports whether row, the first body row, is the second
+// header row of a table whose header spans columns: NVIDIA's Table 3
+// heads "Toolkit Driver Version" over two columns and names them
+// ("Linux x86_64 Driver Version", "Windows ...") in a <tbody> row whose
+// first cell is empty.
+func continuesHeader(head [][]Cell, row []Cell) bool {
+	if len(head) == 0 || len(row) < 2 || row[0].Text != "" || head[len(head)-1][0].Text == "" {
+		return false
+	}
+	last := head[len(head)-1]
+	spans := false
+	for i := 1; i < len(last); i++ {
+		spans = spans || (last[i].Text != "" && last[i].Text == last[i-1].Text)
+	}
+	for _, c := range row[1:] {
+		if c.Text == "" {
+			return false
+		}
+	}
+	return spans && len(row) == len(last)
 }
 
 // expand lays rows out on a grid, copying rowspan/colspan cells into
