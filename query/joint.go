@@ -20,17 +20,19 @@ type JointCombination struct {
 // Joint is everything Resolve judges for a request naming two or more
 // frameworks and no host constraint: each framework's stacks, in the
 // order Resolve ranks them, and every combination in the order combine
-// walks them. The site's install selector precomputes it, so its page
-// only looks up Go's verdicts: with a driver or GPU chosen it drops the
-// stacks Resolve would drop before combining and walks the same order.
+// walks them. The site's install selector precomputes it (CombineStacks
+// on each release's own answer), so its page only looks up Go's
+// verdicts: with a driver or GPU chosen it drops the stacks Resolve would
+// drop before combining and walks the same order.
 type Joint struct {
 	Stacks       [][]Stack
 	Combinations []JointCombination
 }
 
 // Combinations answers r (two or more frameworks, no --driver, --gpu or
-// --sm) with every combination merge judges. A request whose product of
-// stacks is past what combine tries is refused.
+// --sm) with every combination merge judges: each framework resolved as
+// Resolve does, then CombineStacks. A request whose product of stacks is
+// past what combine tries is refused. The tests hold it to Resolve.
 func Combinations(ctx context.Context, d *db.DB, r ResolveRequest) (*Joint, error) {
 	if r.Driver != "" || r.GPU != "" || r.SM != "" {
 		return nil, errs.Usage("joint combinations are judged without a driver or GPU")
