@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"container/list"
+	"strconv"
 	"sync"
 )
 
@@ -11,7 +12,37 @@ type response struct {
 	contentType string
 	body        []byte
 	etag        string
+	// hdr holds the header values send writes, built once by prepare
+	// before the cache shares the answer (nil: built on each send).
+	hdr *respHeader
 }
+
+// respHeader is a response's header values. The slices are shared by
+// every request the answer goes to: nothing appends to or changes them
+// (Header.Set and Add replace or copy a one-element slice).
+type respHeader struct {
+	contentType, etag, cacheControl, length []string
+}
+
+var (
+	nosniff     = []string{"nosniff"}
+	cachePublic = []string{cacheControl}
+	noStore     = []string{"no-store"}
+)
+
+func (r *response) headerValues() *respHeader {
+	if r.hdr != nil {
+		return r.hdr
+	}
+	h := &respHeader{contentType: []string{r.contentType}, length: []string{strconv.Itoa(len(r.body))}, cacheControl: noStore}
+	if r.etag != "" {
+		h.etag, h.cacheControl = []string{r.etag}, cachePublic
+	}
+	return h
+}
+
+// prepare builds the header values once, before r is shared.
+func (r *response) prepare() { r.hdr = r.headerValues() }
 
 // lru keeps finished answers keyed by the normalized request. The
 // database is read-only, so an answer never goes stale while the process

@@ -70,6 +70,7 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 		}
 	}
 	resp.etag = etag
+	resp.prepare()
 	s.cache.add(key, resp)
 	s.send(w, resp)
 	return nil

@@ -271,16 +271,14 @@ const jsonType = "application/json; charset=utf-8"
 // send writes resp. The header keys are written in canonical form
 // directly (Header.Set would canonicalise each one on every request).
 func (s *Server) send(w http.ResponseWriter, resp *response) {
-	h := w.Header()
-	h["Content-Type"] = []string{resp.contentType}
-	h["X-Content-Type-Options"] = []string{"nosniff"}
-	if resp.etag != "" {
-		h["Etag"] = []string{resp.etag}
-		h["Cache-Control"] = []string{cacheControl}
-	} else {
-		h["Cache-Control"] = []string{"no-store"}
+	h, v := w.Header(), resp.headerValues()
+	h["Content-Type"] = v.contentType
+	h["X-Content-Type-Options"] = nosniff
+	if v.etag != nil {
+		h["Etag"] = v.etag
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
+	h["Cache-Control"] = v.cacheControl
+	h["Content-Length"] = v.length
 	w.WriteHeader(resp.status)
 	w.Write(resp.body)
 }
