@@ -94,7 +94,7 @@ func merge(parts []Stack, platform string) (Stack, []Incompatibility) {
 		r, ok := intersect(m.Python, s.Python)
 		if !ok {
 			conflicts = append(conflicts, Incompatibility{Kind: "python", Between: []string{label(prev), label(s)},
-				Message: fmt.Sprintf("%s supports Python %s–%s, %s supports %s–%s: no common Python", label(prev), m.Python.Min, m.Python.Max, label(s), s.Python.Min, s.Python.Max)})
+				Message: fmt.Sprintf("%s supports Python %s-%s, %s supports %s-%s: no common Python", label(prev), m.Python.Min, m.Python.Max, label(s), s.Python.Min, s.Python.Max)})
 		}
 		m.Python = r
 	}

@@ -188,10 +188,20 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			func(before []Stack) string {
 				return "variants that exist: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant + cudaSuffix(s.CUDA) }), ", ")
 			}},
-		{"python", func(s *Stack) bool { return p.python == nil || s.Python.HasPython(*p.python) },
-			func(before []Stack) string {
-				return "python ranges: " + strings.Join(distinct(before, func(s Stack) string { return s.Python.Min + "–" + s.Python.Max }), ", ")
-			}},
+		{"python", func(s *Stack) bool {
+			if p.python == nil {
+				return true
+			}
+			if s.Python.Min == "" && s.Python.Max == "" {
+				// Unknown is an answer: only a known range that leaves
+				// the Python out drops the build.
+				s.gap(pythonGap(p.python.String()))
+				return true
+			}
+			return s.Python.HasPython(*p.python)
+		}, func(before []Stack) string {
+			return "python ranges: " + strings.Join(distinct(before, func(s Stack) string { return s.Python.Min + "-" + s.Python.Max }), ", ")
+		}},
 		{"cudnn", func(s *Stack) bool { return p.cudnn == nil || (s.CUDNN != "" && dottedOK(*p.cudnn, s.CUDNN)) },
 			func(before []Stack) string {
 				return "cuDNN versions: " + strings.Join(distinct(before, func(s Stack) string { return s.CUDNN }), ", ")
@@ -244,6 +254,12 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	// stacks stay first.
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks, nil
+}
+
+// pythonGap names the missing Python range of a build for the asked
+// Python (JAX and ONNX Runtime releases state none in the data).
+func pythonGap(py string) string {
+	return "the Python range of this build is not in the data (cannot tell whether it installs on Python " + py + ")"
 }
 
 // platformNote explains a platform a framework left, from the facts:

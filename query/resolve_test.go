@@ -139,7 +139,7 @@ func TestResolveErrors(t *testing.T) {
 		{ResolveRequest{Requirements: []string{"torch"}, Platform: "beos"}, errs.CodeUsage, []string{"--platform"}},
 		{ResolveRequest{Requirements: []string{"torch"}, Python: "banana"}, errs.CodeUsage, []string{"--python"}},
 		{ResolveRequest{Requirements: []string{"torch"}, CUDA: "twelve"}, errs.CodeUsage, []string{"--cuda"}},
-		{ResolveRequest{Requirements: []string{"torch==2.1"}, Python: "3.12"}, errs.CodeNotFound, []string{"Python 3.12", "3.8–3.11"}},
+		{ResolveRequest{Requirements: []string{"torch==2.1"}, Python: "3.12"}, errs.CodeNotFound, []string{"Python 3.12", "3.8-3.11"}},
 		{ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "12.1", Platform: "macos"}, errs.CodeNotFound, []string{"platform macos", "linux, windows"}},
 	}
 	for _, tc := range cases {

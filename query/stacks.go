@@ -263,7 +263,7 @@ func fill(s *Stack, fam family) {
 	s.Default = rep.IsDefault
 	s.Python = Range{Min: rep.PythonMin, Max: rep.PythonMax}
 	if s.Python.Min != "" || s.Python.Max != "" {
-		s.cite("python", s.Python.Min+"–"+s.Python.Max, rep.Provenance)
+		s.cite("python", s.Python.Min+"-"+s.Python.Max, rep.Provenance)
 	}
 	for _, c := range fam.Companions {
 		// A pin names the exact wheel pip must install (jaxlib's
@@ -348,7 +348,7 @@ func platformFacts(s *Stack, rep *db.BuildRow) {
 		}
 		if b.PythonMin != "" || b.PythonMax != "" {
 			s.Python = Range{Min: b.PythonMin, Max: b.PythonMax}
-			s.cite("python ("+b.Platform+")", b.PythonMin+"–"+b.PythonMax, b.Provenance)
+			s.cite("python ("+b.Platform+")", b.PythonMin+"-"+b.PythonMax, b.Provenance)
 		}
 		if b.CUDA != "" {
 			s.CUDA = b.CUDA

@@ -88,18 +88,6 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	}
 	req := c.request(u, g, py)
 	res, err := c.resolve(req)
-	if err != nil && req.Python != "" && errs.CodeOf(err) == errs.CodeNotFound {
-		// A build whose Python range the database does not record is
-		// not refused for the Python: that fact is missing, and said so.
-		r2 := req
-		r2.Python = ""
-		if res2, err2 := c.resolve(r2); err2 == nil && len(res2.Stacks) > 0 && res2.Stacks[0].Python.Min == "" && res2.Stacks[0].Python.Max == "" {
-			res, err = res2, nil
-			c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
-				Message: fmt.Sprintf("the database records no Python range for %s: whether it installs on Python %s is not judged", stackLabel(&res2.Stacks[0]), req.Python),
-				Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
-		}
-	}
 	if err != nil {
 		return c.noMatch(u, g, req, err)
 	}
@@ -117,6 +105,13 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		}
 	}
 	g.stack = pick
+	if req.Python != "" && pick.Python.Min == "" && pick.Python.Max == "" {
+		// resolve keeps a build whose Python range the database does
+		// not record: that fact is missing, and said so.
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("the database records no Python range for %s: whether it installs on Python %s is not judged", stackLabel(pick), req.Python),
+			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
+	}
 	c.unknowns(u, g, req, pick)
 	if !m.Pinned() && !g.fromImage {
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
@@ -138,6 +133,9 @@ func (c *checker) unknowns(u *Unit, g *fwGroup, req query.ResolveRequest, pick *
 	exact := req
 	exact.Requirements = []string{g.component + "==" + pick.Packages[g.component]}
 	exact.Variant = ""
+	// The Python is judged on its own line (resolveGroup): here only the
+	// host's facts.
+	exact.Python = ""
 	res, err := c.resolve(c.withTarget(exact))
 	if err != nil || res.Status != "unknown" {
 		return

@@ -20,7 +20,14 @@ func (v *verifier) python(fw *framework) error {
 		return nil
 	}
 	rng := query.Range{Min: fw.build.PythonMin, Max: fw.build.PythonMax}
-	if rng.Min == "" && rng.Max == "" || rng.HasPython(py) {
+	if rng.Min == "" && rng.Max == "" {
+		// Unknown is an answer, the one resolve gives too.
+		v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+			Message:  fmt.Sprintf("the database records no Python range for %s: whether it runs on Python %s is not judged", fw.label, fw.py.Version),
+			Evidence: []string{"python: " + fw.py.Version + " (" + envName(fw.py) + ")"}, Sources: fw.sources()})
+		return nil
+	}
+	if rng.HasPython(py) {
 		return nil
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name}, Python: pyMinor(fw.py), Platform: "linux"}

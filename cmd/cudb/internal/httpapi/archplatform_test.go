@@ -41,3 +41,21 @@ func TestResolveArchPerPlatform(t *testing.T) {
 		t.Errorf("windows: %s", w.Body)
 	}
 }
+
+// An unknown Python range is an unknown answer over HTTP too (200, the
+// gap named), as on the command line.
+func TestResolveUnknownPythonRange(t *testing.T) {
+	h := (&httpapi.Server{DB: querytest.Embedded(t)}).Handler()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/resolve?req=jax%3D%3D0.4.30&python=3.12", nil))
+	var res struct {
+		Status  string   `json:"status"`
+		Unknown []string `json:"unknown"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &res); w.Code != http.StatusOK || err != nil {
+		t.Fatalf("%d %s (%v)", w.Code, w.Body, err)
+	}
+	if res.Status != "unknown" || !strings.Contains(strings.Join(res.Unknown, "\n"), "the Python range of this build is not in the data") {
+		t.Errorf("%s", w.Body)
+	}
+}
