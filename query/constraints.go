@@ -35,14 +35,9 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 		}
 		c.driver = drv
 	}
-	c.os = "linux"
-	if p.Platform == "windows" {
-		c.os = "windows"
-	}
 	switch p.DriverOS {
-	case "":
-	case "linux", "windows":
-		c.os = p.DriverOS
+	case "", "linux", "windows":
+		c.os = FloorOS(p.Platform, p.DriverOS)
 	default:
 		return nil, errs.Usage("invalid driver OS %q: expected linux or windows", p.DriverOS)
 	}

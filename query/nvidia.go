@@ -24,6 +24,27 @@ type Floors struct {
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
 }
 
+// For returns the floors that apply on os ("windows" or else Linux):
+// the toolkit's own floor and its major's minor-version floor.
+func (f *Floors) For(os string) (toolkit, compat string) {
+	if os == "windows" {
+		return f.WindowsMin, f.MinorCompatWindowsMin
+	}
+	return f.LinuxMin, f.MinorCompatLinuxMin
+}
+
+// FloorOS is whose driver floors a request's answer uses: the driver's
+// OS when stated, windows for --platform windows, else linux.
+func FloorOS(platform, driverOS string) string {
+	if driverOS != "" {
+		return driverOS
+	}
+	if platform == "windows" {
+		return "windows"
+	}
+	return "linux"
+}
+
 // ParseDriver validates a driver version ("535.104.05", "470").
 func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)

@@ -67,3 +67,16 @@ func TestResolveUnknownPythonRange(t *testing.T) {
 		t.Errorf("check: exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// --platform windows shows the Windows driver floors in the table, the
+// ones its JSON carries as windows_min (embedded data).
+func TestResolveWindowsDriverColumn(t *testing.T) {
+	code, out, stderr := run(t, false, "resolve", "tensorflow==2.10.0", "--platform", "windows")
+	if code != ExitOK || !strings.Contains(out, "\t460.82 (compat 452.39)\n") || strings.Contains(out, "460.27.03") {
+		t.Errorf("windows: exit %d: %s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, false, "resolve", "tensorflow==2.10.0", "--platform", "linux")
+	if code != ExitOK || !strings.Contains(out, "\t460.27.03 (compat 450.80.02)\n") {
+		t.Errorf("linux: exit %d: %s%s", code, out, stderr)
+	}
+}

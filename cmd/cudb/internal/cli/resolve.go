@@ -129,9 +129,12 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	for _, s := range res.Stacks {
 		drv := ""
 		if s.Driver != nil {
-			drv = s.Driver.LinuxMin
-			if s.Driver.MinorCompatLinuxMin != "" && s.Driver.MinorCompatLinuxMin != drv {
-				drv += " (compat " + s.Driver.MinorCompatLinuxMin + ")"
+			// The floors of the platform asked for: Windows drivers
+			// carry their own numbers.
+			toolkit, compat := s.Driver.For(query.FloorOS(res.Query.Platform, ""))
+			drv = toolkit
+			if compat != "" && compat != drv {
+				drv += " (compat " + compat + ")"
 			}
 		}
 		row := []string{packagesText(s.Packages), s.Variant, yesNo(s.Default), s.CUDA, s.CUDNN, s.NCCL,
