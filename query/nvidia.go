@@ -22,6 +22,9 @@ type Floors struct {
 	WindowsMin            string `json:"windows_min"`
 	MinorCompatLinuxMin   string `json:"minor_compat_linux_min"`
 	MinorCompatWindowsMin string `json:"minor_compat_windows_min"`
+	// Note says how the floors were chosen when the build names its
+	// CUDA by the major alone.
+	Note string `json:"note,omitempty"`
 }
 
 // For returns the floors that apply on os ("windows" or else Linux):
@@ -167,6 +170,9 @@ func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) 
 
 // DriverFloors returns the driver floors of a CUDA toolkit.
 func DriverFloors(ctx context.Context, d *db.DB, cuda string) (Floors, error) {
+	if bareMajor(cuda) {
+		return majorFloors(ctx, d, strings.TrimSpace(cuda))
+	}
 	v, err := resolveToolkit(ctx, d, cuda)
 	if err != nil {
 		return Floors{}, err
@@ -233,6 +239,9 @@ func CheckDriverOS(ctx context.Context, d *db.DB, driver, cuda, os string) (Driv
 	drv, err := ParseDriver(driver)
 	if err != nil {
 		return DriverVerdict{}, err
+	}
+	if bareMajor(cuda) {
+		return checkMajor(ctx, d, drv, strings.TrimSpace(cuda), os)
 	}
 	fl, err := DriverFloors(ctx, d, cuda)
 	if err != nil {

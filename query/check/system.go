@@ -289,6 +289,10 @@ func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Snapshot {
 		}
 	}
 	ver := s.Packages[g.component]
+	if ver == "" {
+		// The package has its own name (tensorflow_gpu 1.x).
+		ver = s.Version().String()
+	}
 	switch g.component {
 	case frameworks.Torch:
 		if !strings.Contains(ver, "+") && s.Variant != "" && !s.Default {

@@ -98,13 +98,18 @@ func (v *verifier) upgradeDriver() string {
 // checkDriver applies CheckDriver; done is true when it gave a verdict.
 func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, error) {
 	cuda := fw.cuda
+	floor := ""
 	if !strings.Contains(cuda, ".") {
 		// JAX and ONNX Runtime state a major only: the minor-version
-		// compatibility floor is all that can be checked.
-		floor, err := query.MinDriver(v.ctx, v.d, cuda, v.driverOS(), "minor_compat")
-		if err != nil || floor == "" {
+		// compatibility floor is all that can be checked. A major
+		// without one (TensorFlow 1.x's "9") is judged over its minors
+		// by CheckDriverOS, as resolve does.
+		var err error
+		if floor, err = query.MinDriver(v.ctx, v.d, cuda, v.driverOS(), "minor_compat"); err != nil {
 			return false, err
 		}
+	}
+	if floor != "" {
 		if version.CompareDottedText(drv, floor) < 0 {
 			v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 				Message:  fmt.Sprintf("driver %s is below %s, the minimum for CUDA %s, which %s needs", drv, floor, cuda, fw.label),

@@ -80,3 +80,46 @@ func TestResolveWindowsDriverColumn(t *testing.T) {
 		t.Errorf("linux: exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// A CUDA the source names by its major alone (TensorFlow 1.x's "9", 2.0
+// on Windows "10") is judged over the minors the data knows: every 9.x
+// runs on the driver → ok; none does → no; some do → unknown, saying
+// which (embedded data). resolve and check agree.
+func TestResolveBareMajorCUDADriver(t *testing.T) {
+	for _, args := range [][]string{
+		{"tensorflow==1.12.0", "--driver", "535.104.05"},
+		{"tensorflow<2", "--driver", "396.26"},
+		{"tensorflow==2.0.0", "--platform", "windows", "--driver", "535.98"},
+	} {
+		res := resolveJSON(t, args...)
+		if res.Status != "ok" || len(res.Stacks) == 0 {
+			t.Errorf("%v: want ok stacks, got %+v", args, res)
+		}
+	}
+	code, out, stderr := run(t, false, "resolve", "tensorflow==1.12.0", "--driver", "535.104.05")
+	if code != ExitOK || !strings.Contains(out, "tensorflow_gpu==1.12.0\tcuda9\tyes\t9\t7\t\t2.7-3.6\tlinux,windows\t396.26\n") {
+		t.Errorf("driver_min of CUDA 9: exit %d: %s%s", code, out, stderr)
+	}
+	code, _, stderr = run(t, false, "resolve", "tensorflow==1.12.0", "--driver", "380.10")
+	if code != ExitNoMatch || strings.Contains(stderr, "is not a CUDA version") ||
+		!strings.Contains(stderr, "no CUDA 9.x runs on driver 380.10: driver 380.10 supports CUDA up to 8.0; CUDA 9.0.76 needs a CUDA 9-era driver (>= 384.81)") {
+		t.Errorf("too old: exit %d: %s", code, stderr)
+	}
+	res := resolveJSON(t, "tensorflow==1.12.0", "--driver", "390.46")
+	if res.Status != "unknown" || !strings.Contains(strings.Join(res.Unknown, "\n"),
+		"the build names CUDA 9 but not its minor: driver 390.46 runs CUDA 9.0, 9.1 but not 9.2 (needs >= 396.26)") {
+		t.Errorf("in between: %+v", res)
+	}
+	reqs := filepath.Join(t.TempDir(), "requirements.txt")
+	if err := os.WriteFile(reqs, []byte("tensorflow-gpu==1.12.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = run(t, false, "check", reqs, "--driver", "380.10")
+	if code != ExitIncompatible || !strings.Contains(out, "driver_too_old: tensorflow 1.12.0 cannot run on this driver") {
+		t.Errorf("check too old: exit %d: %s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, false, "check", reqs, "--driver", "535.104.05")
+	if code != ExitOK || !strings.Contains(out, "healthy: 0 error(s), 0 warning(s), 0 info(s)") {
+		t.Errorf("check new driver: exit %d: %s%s", code, out, stderr)
+	}
+}
