@@ -166,6 +166,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	}
 	fr.platform = p.Platform
 	stacks := groupStacks(fr, matched, builds)
+	onPlatform := func() bool { return knownOnPlatform(ctx, d, fr.fam.Name, p.Platform, p.Variant) }
 	steps := []step{
 		{"variant", func(s *Stack) bool {
 			if p.Variant != "" {
@@ -176,9 +177,27 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			return "variants: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant }), ", ")
 		}},
 		{"platform", func(s *Stack) bool {
-			return p.Platform == "" || len(s.Platforms) == 0 || slices.Contains(s.Platforms, p.Platform)
+			if p.Platform == "" || slices.Contains(s.Platforms, p.Platform) {
+				return true
+			}
+			if len(s.Platforms) > 0 || !onPlatform() {
+				return false
+			}
+			// Unknown is an answer: the build stays, ranked below the
+			// known-good ones, unless no build of the framework is
+			// known on the platform at all.
+			s.gap("the platforms of this build are not in the data (cannot tell whether it installs on " + platformName(p.Platform) + ")")
+			return true
 		}, func(before []Stack) string {
-			msg := "platforms: " + strings.Join(distinctMany(before, func(s Stack) []string { return s.Platforms }), ", ")
+			pls := distinctMany(before, func(s Stack) []string { return s.Platforms })
+			if len(pls) == 0 {
+				kind := "CUDA"
+				if k := variantKind(p.Variant, ""); k != "cuda" {
+					kind = k
+				}
+				return "the data records no " + fr.fam.Name + " " + kind + " build for " + platformName(p.Platform) + " in any release"
+			}
+			msg := "platforms: " + strings.Join(pls, ", ")
 			if note := platformNote(ctx, d, fr.fam.Name, p.Platform); note != "" {
 				msg += "; " + note
 			}
@@ -254,6 +273,37 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	// stacks stay first.
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
 	return stacks, nil
+}
+
+// knownOnPlatform reports whether the data holds any build of component
+// for platform, of the asked variant or else a CUDA one: a build whose
+// platforms the data lacks is unknown there only if the framework is
+// known to ship there at all (onnxruntime-gpu on macOS: never).
+func knownOnPlatform(ctx context.Context, d *db.DB, component, platform, variant string) bool {
+	all, err := d.Builds(ctx, component, func(string) bool { return true })
+	if err != nil {
+		return false
+	}
+	for _, b := range all {
+		if b.Platform != platform {
+			continue
+		}
+		if variantKind(b.Variant, b.CUDA) == variantKind(variant, "") {
+			return true
+		}
+	}
+	return false
+}
+
+// variantKind is the kind of build a variant names: "cuda" for any CUDA
+// build (cu121, cuda12, or a stated CUDA; also when none is asked), else
+// the variant's letters (cpu, rocm, xpu).
+func variantKind(variant, cuda string) string {
+	v := strings.ToLower(variant)
+	if v == "" || cuda != "" || strings.HasPrefix(v, "cu") {
+		return "cuda"
+	}
+	return strings.TrimRight(v, "0123456789.")
 }
 
 // pythonGap names the missing Python range of a build for the asked

@@ -123,3 +123,33 @@ func TestResolveBareMajorCUDADriver(t *testing.T) {
 		t.Errorf("check new driver: exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// A build whose platforms the data lacks is not "ok" for an asked
+// platform: it stays, unknown, the gap named, below known-good builds;
+// where no build of the framework is known on the platform at all
+// (onnxruntime-gpu on macOS) the answer is no (embedded data).
+func TestResolveUnknownPlatforms(t *testing.T) {
+	code, out, stderr := run(t, false, "resolve", "onnxruntime-gpu==1.18.0", "--platform", "macos")
+	if code != ExitNoMatch || out != "" ||
+		!strings.Contains(stderr, "no onnxruntime-gpu build matches onnxruntime-gpu==1.18.0 with platform macos; the data records no onnxruntime-gpu CUDA build for macOS in any release") {
+		t.Errorf("macos: exit %d: %s%s", code, out, stderr)
+	}
+	res := resolveJSON(t, "onnxruntime-gpu==1.18.0", "--platform", "linux")
+	if res.Status != "unknown" || len(res.Stacks) != 2 {
+		t.Fatalf("linux: %+v", res)
+	}
+	for _, s := range res.Stacks {
+		if s.Status != "unknown" || !strings.Contains(strings.Join(s.Unknown, "\n"), "the platforms of this build are not in the data (cannot tell whether it installs on Linux)") {
+			t.Errorf("linux: %v: %s %v", s.Packages, s.Status, s.Unknown)
+		}
+	}
+	// A build whose platforms are known ranks first.
+	res = resolveJSON(t, "onnxruntime-gpu==1.17.0", "--platform", "linux")
+	if res.Status != "ok" || len(res.Stacks) != 2 || res.Stacks[0].Status != "ok" || res.Stacks[1].Status != "unknown" {
+		t.Errorf("1.17.0 linux: %+v", res)
+	}
+	// Without --platform nothing is asked of the platform.
+	if res := resolveJSON(t, "onnxruntime-gpu==1.18.0"); res.Status != "ok" {
+		t.Errorf("no platform: %+v", res)
+	}
+}
