@@ -341,11 +341,22 @@ func hintFor(p *parsedRequest, step, label string) string {
 	case "variant":
 		return fmt.Sprintf("cudb matrix torch, or cudb resolve '%s' --variant cpu", label)
 	case "driver":
+		if familyName(label) == label { // no version asked: no release runs on it
+			return fmt.Sprintf("cudb resolve %s (without --driver) lists each build's driver floor; or cudb resolve %s --variant cpu", label, label)
+		}
 		return fmt.Sprintf("cudb resolve %s --driver %s (without a version) for the newest release this driver runs", familyName(label), p.Driver)
 	case "gpu":
+		if familyName(label) == label {
+			return fmt.Sprintf("cudb resolve %s (without --gpu) lists each build's kernels; or cudb resolve %s --variant cpu", label, label)
+		}
 		return fmt.Sprintf("cudb resolve %s --gpu ... (without a version) for the newest release with kernels for it", familyName(label))
+	case "python", "platform":
+		return fmt.Sprintf("cudb resolve '%s' without --%s", label, step)
+	case "cudnn", "nccl":
+		return fmt.Sprintf("cudb resolve '%s' without the %s requirement (cudb matrix %s shows each build's)", label, step, familyName(label))
 	}
-	return fmt.Sprintf("cudb resolve '%s' without --%s", label, step)
+	// a companion's requirement (torchaudio==2.14.0): its paired versions
+	return fmt.Sprintf("cudb resolve '%s' without the %s requirement, or cudb matrix %s for the %s paired with each release", label, step, familyName(label), step)
 }
 
 func familyName(label string) string {

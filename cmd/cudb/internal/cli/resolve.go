@@ -34,7 +34,7 @@ Several frameworks at once must share one environment, or resolve exits 3 naming
 		Example: `  cudb resolve torch==2.1
   cudb resolve torch==2.1 --cuda 12.1 --json
   cudb resolve 'torch>=2,<2.3' --python 3.11 --platform windows
-  cudb resolve torch==2.3 tensorflow==2.16
+  cudb resolve torch==2.3 tensorflow==2.16.1
   cudb resolve torch --driver 470.82.01
   cudb resolve torch --gpu "Tesla K80"
   cudb resolve cuda==12.4
