@@ -209,6 +209,11 @@ func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 	if k, ok := by["9.27.0"]; ok && (k.Status != supportNotRead || k.Build != "9.27.0.42" || strings.Join(k.CUDAMajors, ",") != "12,13") {
 		t.Errorf("cuDNN 9.27.0 = %+v", k)
 	}
+	// A release only a wheel's or build's exact cuDNN names (torch 2.10/
+	// 2.11 stacks state 9.17.1.4) is a release with that build.
+	if k, ok := by["9.17.1"]; !rowOf["9.17.1"] && (!ok || k.Build != "9.17.1.4" || k.Status != supportNotRead || !strings.Contains(k.Note, "torch")) {
+		t.Errorf("cuDNN 9.17.1 = %+v, %v; want the build torch stacks state", k, ok)
+	}
 	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cudnn==9.27.0"}})
 	if rowOf["9.27.0"] {
 		return // a support row describes it now
