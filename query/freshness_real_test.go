@@ -234,3 +234,23 @@ func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 		t.Errorf("cuDNN 9.28.0 (a lead) = %+v, %v", k, ok)
 	}
 }
+
+// A range that also matches releases whose facts are pending answers from
+// the others and says so on its best stack (torch>=2.14 and 2.15.0).
+func TestRangeNamesPendingReleases(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch>=2.14"}})
+	if err != nil || len(res.Stacks) == 0 {
+		t.Fatalf("resolve torch>=2.14: %v", err)
+	}
+	rows, _ := MatrixTorch(context.Background(), querytest.Embedded(t), "pip")
+	if len(rows) == 0 || rows[0].Status == "" {
+		t.Skip("no pending torch release in the data")
+	}
+	want := "torch " + rows[0].Torch + " also matches but is a known release whose facts are pending"
+	if !slices.ContainsFunc(res.Stacks[0].Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("best stack notes %q lack %q", res.Stacks[0].Notes, want)
+	}
+	if res.Stacks[0].Packages["torch"] == rows[0].Torch {
+		t.Errorf("a pending release was answered: %+v", res.Stacks[0])
+	}
+}
