@@ -254,3 +254,17 @@ func TestRangeNamesPendingReleases(t *testing.T) {
 		t.Errorf("a pending release was answered: %+v", res.Stacks[0])
 	}
 }
+
+// A malformed requirement's error says what is wrong once, without the
+// parser's chain of wrappers ("version: requirement …: version: …").
+func TestInvalidRequirementSaysItOnce(t *testing.T) {
+	for req, want := range map[string]string{
+		"torch==":    `invalid requirement "torch==": "==": operator == needs a version`,
+		"torch>=abc": `invalid requirement "torch>=abc": ">=abc": "abc" is not a PEP 440 version`,
+	} {
+		_, err := resolveReal(t, ResolveRequest{Requirements: []string{req}})
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", req, err, want)
+		}
+	}
+}
