@@ -149,11 +149,11 @@ func checkMajor(ctx context.Context, d *db.DB, drv, m, os string) (DriverVerdict
 	case len(not) == 0:
 		v.OK = true
 	case len(runs) == 0:
-		v.Reason = fmt.Sprintf("the build names CUDA %s (no minor), and no CUDA %s.x runs on driver %s: %s", m, m, drv, v.Reason)
+		v.Reason = fmt.Sprintf("the build names CUDA %s but not its minor, and no CUDA %s.x runs on this driver: %s", m, m, v.Reason)
 	default:
 		v.Reason, v.Floor = "", ""
-		v.Unknown = fmt.Sprintf("the build names CUDA %s but not its minor: driver %s runs CUDA %s but not %s (needs >= %s)",
-			m, drv, strings.Join(runs, ", "), strings.Join(not, ", "), need)
+		v.Unknown = fmt.Sprintf("the build names CUDA %s but not its minor: this driver runs CUDA %s but not %s (needs >= %s)",
+			m, strings.Join(runs, ", "), strings.Join(not, ", "), need)
 	}
 	return v, nil
 }

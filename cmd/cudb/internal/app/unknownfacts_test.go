@@ -102,12 +102,12 @@ func TestResolveBareMajorCUDADriver(t *testing.T) {
 	}
 	code, _, stderr = run(t, false, "resolve", "tensorflow==1.12.0", "--driver", "380.10")
 	if code != ExitNoMatch || strings.Contains(stderr, "is not a CUDA version") ||
-		!strings.Contains(stderr, "no CUDA 9.x runs on driver 380.10: driver 380.10 supports CUDA up to 8.0; CUDA 9.0.76 needs a CUDA 9-era driver (>= 384.81)") {
+		!strings.Contains(stderr, "the build names CUDA 9 but not its minor, and no CUDA 9.x runs on this driver: driver 380.10 supports CUDA up to 8.0; CUDA 9.0.76 needs a CUDA 9-era driver (>= 384.81)") {
 		t.Errorf("too old: exit %d: %s", code, stderr)
 	}
 	res := resolveJSON(t, "tensorflow==1.12.0", "--driver", "390.46")
 	if res.Status != "unknown" || !strings.Contains(strings.Join(res.Unknown, "\n"),
-		"the build names CUDA 9 but not its minor: driver 390.46 runs CUDA 9.0, 9.1 but not 9.2 (needs >= 396.26)") {
+		"driver 390.46: the build names CUDA 9 but not its minor: this driver runs CUDA 9.0, 9.1 but not 9.2 (needs >= 396.26)") {
 		t.Errorf("in between: %+v", res)
 	}
 	reqs := filepath.Join(t.TempDir(), "requirements.txt")
