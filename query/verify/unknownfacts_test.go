@@ -1,0 +1,73 @@
+package verify
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/querytest"
+)
+
+// verify judges what resolve judges (embedded data): TensorFlow 1.12's
+// CUDA "9" (no minor) against the driver over the 9.x minors, and a
+// Python the data holds no range for as not judged, never a pass or a
+// refusal.
+func TestVerifySameAsResolve(t *testing.T) {
+	d := querytest.Embedded(t)
+	tf := func(drv string) *host.Snapshot {
+		return &host.Snapshot{Origin: host.OriginReportPrefix + "collect_env", OS: "Ubuntu 16.04 LTS (x86_64)",
+			Driver:  &host.Driver{Version: drv, Source: "collect_env"},
+			Pythons: []host.Python{{Kind: "report", Version: "3.6", TensorFlow: &host.TensorFlow{Version: "1.12.0", Source: "collect_env"}}}}
+	}
+	find := func(r *Result, cat string) []Finding {
+		var out []Finding
+		for _, f := range r.Findings {
+			if f.Category == cat {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	r, err := Verify(context.Background(), d, tf("380.10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(r, CatDriverTooOld); len(got) != 1 || got[0].Severity != SevError ||
+		!strings.Contains(got[0].Message, "no CUDA 9.x runs on this driver: driver 380.10 supports CUDA up to 8.0") {
+		t.Errorf("380.10: want one driver_too_old error, got %+v", r.Findings)
+	}
+	r, err = Verify(context.Background(), d, tf("535.104.05"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(r, CatDriverTooOld); len(got) != 0 {
+		t.Errorf("535.104.05: want no driver finding, got %+v", got)
+	}
+	r, err = Verify(context.Background(), d, tf("390.46"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(r, CatUnknownVersion); len(got) != 1 || got[0].Severity != SevInfo ||
+		!strings.Contains(got[0].Message, "the build names CUDA 9 but not its minor: this driver runs CUDA 9.0, 9.1 but not 9.2 (needs >= 396.26)") {
+		t.Errorf("390.46: want one unknown info naming the minors, got %+v", r.Findings)
+	}
+	jax := &host.Snapshot{Origin: host.OriginReportPrefix + "collect_env", OS: "Ubuntu 22.04.4 LTS (x86_64)",
+		Driver: &host.Driver{Version: "550.90.07", Source: "collect_env"},
+		Pythons: []host.Python{{Kind: "report", Version: "3.12", JAX: &host.JAX{Version: "0.4.30", Jaxlib: "0.4.30",
+			Plugins: map[string]string{"jax-cuda12-plugin": "0.4.30", "jax-cuda12-pjrt": "0.4.30"}}}}}
+	r, err = Verify(context.Background(), d, jax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if find(r, CatPythonUnsupported) != nil {
+		t.Errorf("jax 0.4.30 on 3.12: a missing range refused the Python: %+v", r.Findings)
+	}
+	var said bool
+	for _, f := range find(r, CatUnknownVersion) {
+		said = said || strings.Contains(f.Message, "the database records no Python range for jax 0.4.30 (jax-cuda12-plugin 0.4.30): whether it runs on Python 3.12 is not judged")
+	}
+	if !said {
+		t.Errorf("jax 0.4.30 on 3.12: want the Python not judged, got %+v", r.Findings)
+	}
+}
