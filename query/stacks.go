@@ -58,31 +58,45 @@ func (s *Stack) gap(what string) {
 	}
 }
 
-// expectPins marks Linux CUDA wheels whose release pins its CUDA
-// libraries as wheels (another build of the release with the same CUDA
-// major carries nvidia-* pins) but whose own pins are not in the data:
-// pip would install pins cudb cannot show, so the stack is unknown.
+// expectPins marks Linux CUDA wheels that ship their CUDA libraries as
+// nvidia-* pip requirements but whose requirements are not in the data
+// (see pinsMissing): pip would install pins cudb cannot show, so the
+// stack is unknown.
 func expectPins(stacks []Stack, release []*db.BuildRow) {
 	for i := range stacks {
 		s := &stacks[i]
-		if len(s.pinReqs) == 0 && pinsMissing(s.Representative(), release) {
+		if len(s.pinReqs) == 0 && pinsMissing(s.platformBuild(), release) {
 			s.gap(pinsGap)
 		}
 	}
 }
 
-const pinsGap = "the wheel's Requires-Dist pins (nvidia-* wheels) not in the data"
+const pinsGap = "the wheel's nvidia-* requirements (Requires-Dist pins) are not in the data"
 
-// pinsMissing reports a Linux wheel with no pins in the data although
-// another build of its release with the same CUDA major pins nvidia-*
-// wheels: the release ships its CUDA libraries as wheels.
+// pinsMissing is the one rule, for every framework and release, that
+// tells a wheel whose nvidia-* pins the data lacks: a Linux pip wheel
+// built for CUDA with no nvidia-* pin in the data, that the data does not
+// know to bundle its CUDA libraries (a bundled CUDA runtime), while the
+// data says it takes them from pip: its own cuDNN or NCCL is a pip pin,
+// or another Linux pip build of its release pins nvidia-* wheels. A
+// bundled wheel needs no pins and misses none; a wheel the data knows
+// nothing of either way (no pinned build in its release) is taken as the
+// release's builds are, bundled.
 func pinsMissing(b *db.BuildRow, release []*db.BuildRow) bool {
 	if b.Platform != "linux" || b.Channel != "" || cudaMajorOf(b.CUDA, b.Variant) == "" || hasNvidiaPin(b) {
 		return false
 	}
+	if _, bundled := b.Req("cuda", db.KindBundled); bundled {
+		return false
+	}
+	if _, pinned := b.Req("cudnn", db.KindPin); pinned {
+		return true
+	}
+	if _, pinned := b.Req("nccl", db.KindPin); pinned {
+		return true
+	}
 	for _, o := range release {
-		if o.Platform == "linux" && o.Channel == "" && o.Version == b.Version &&
-			cudaMajorOf(o.CUDA, o.Variant) == cudaMajorOf(b.CUDA, b.Variant) && hasNvidiaPin(o) {
+		if o.Platform == "linux" && o.Channel == "" && o.Version == b.Version && hasNvidiaPin(o) {
 			return true
 		}
 	}
@@ -96,6 +110,17 @@ func hasNvidiaPin(b *db.BuildRow) bool {
 		}
 	}
 	return false
+}
+
+// platformBuild is the build the asked platform installs (the Windows
+// wheel for --platform windows), else the representative.
+func (s *Stack) platformBuild() *db.BuildRow {
+	for _, b := range s.builds {
+		if s.platform != "" && b.Platform == s.platform {
+			return b
+		}
+	}
+	return s.Representative()
 }
 
 // expectIndex marks CUDA wheels that plain pip may not install: the
