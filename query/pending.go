@@ -91,8 +91,10 @@ func pendingError(component string, pend []PendingRelease) *errs.Error {
 // pendingHint names the command that lists component's pending releases.
 func pendingHint(component string, pend []PendingRelease) string {
 	if component == "cudnn" && len(pend) > 0 {
-		// matrix cudnn holds support rows only; resolve lists releases.
-		return fmt.Sprintf("cudb resolve 'cudnn>=%s' (the releases known without a support row)", pend[len(pend)-1].Version)
+		// matrix cudnn holds support rows only; resolve lists the
+		// releases of the major, those with facts among them.
+		major, _, _ := strings.Cut(pend[len(pend)-1].Version, ".")
+		return fmt.Sprintf("cudb resolve 'cudnn>=%s' (every cuDNN %s release known, with what is known of each)", major, major)
 	}
 	if fw, ok := frameworks.Get(component); !ok || fw.Name != component {
 		// a companion (torchvision): its column lists the releases paired

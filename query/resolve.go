@@ -243,6 +243,20 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	// Steps may have found gaps (an arch list the data lacks): known-good
 	// stacks stay first.
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
+	// Releases the requirement also matches whose facts are pending are
+	// not answered, but not hidden: the best stack says so.
+	if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(stacks) > 0 && len(pend) > 0 {
+		var vs []string
+		for _, pr := range pend {
+			vs = append(vs, pr.Version)
+		}
+		verb := "also matches but is a known release"
+		if len(vs) > 1 {
+			verb = "also match but are known releases"
+		}
+		stacks[0].Notes = append(slices.Clip(stacks[0].Notes), fmt.Sprintf("%s %s %s whose facts are pending: not answered (cudb matrix %s)",
+			fr.fam.Name, strings.Join(vs, ", "), verb, matrixName(fr.fam.Name)))
+	}
 	return stacks, nil
 }
 
@@ -341,11 +355,22 @@ func hintFor(p *parsedRequest, step, label string) string {
 	case "variant":
 		return fmt.Sprintf("cudb matrix torch, or cudb resolve '%s' --variant cpu", label)
 	case "driver":
+		if familyName(label) == label { // no version asked: no release runs on it
+			return fmt.Sprintf("cudb resolve %s (without --driver) lists each build's driver floor; or cudb resolve %s --variant cpu", label, label)
+		}
 		return fmt.Sprintf("cudb resolve %s --driver %s (without a version) for the newest release this driver runs", familyName(label), p.Driver)
 	case "gpu":
+		if familyName(label) == label {
+			return fmt.Sprintf("cudb resolve %s (without --gpu) lists each build's kernels; or cudb resolve %s --variant cpu", label, label)
+		}
 		return fmt.Sprintf("cudb resolve %s --gpu ... (without a version) for the newest release with kernels for it", familyName(label))
+	case "python", "platform":
+		return fmt.Sprintf("cudb resolve '%s' without --%s", label, step)
+	case "cudnn", "nccl":
+		return fmt.Sprintf("cudb resolve '%s' without the %s requirement (cudb matrix %s shows each build's)", label, step, familyName(label))
 	}
-	return fmt.Sprintf("cudb resolve '%s' without --%s", label, step)
+	// a companion's requirement (torchaudio==2.14.0): its paired versions
+	return fmt.Sprintf("cudb resolve '%s' without the %s requirement, or cudb matrix %s for the %s paired with each release", label, step, familyName(label), step)
 }
 
 func familyName(label string) string {

@@ -64,3 +64,20 @@ func TestPendingCompanionIsUnknown(t *testing.T) {
 		t.Errorf("resolve torchvision==0.99: exit %d %s", code, stderr)
 	}
 }
+
+// A cuDNN release only a lead names: the hint runs and lists it.
+func TestPendingCUDNNHintRuns(t *testing.T) {
+	code, _, stderr := run(t, false, "resolve", "cudnn==9.28.0")
+	if code != 4 || !strings.Contains(stderr, "unknown: cudnn 9.28.0") {
+		t.Skipf("cuDNN 9.28.0 is no longer a pending release: exit %d %s", code, stderr)
+	}
+	_, hint, _ := strings.Cut(stderr, "Try: cudb ")
+	args, ok := shellWords(strings.SplitN(hint, " (", 2)[0])
+	if !ok {
+		t.Fatalf("hint %q", hint)
+	}
+	code, out, stderr := run(t, false, args...)
+	if code != 0 || !strings.Contains(out, "9.28.0\t") || !strings.Contains(out, "facts pending") {
+		t.Errorf("cudb %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+	}
+}

@@ -47,7 +47,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 				for _, k := range known {
 					vs = append(vs, k.CUDNN)
 				}
-				fmt.Fprintf(f.IO.ErrOut, "note: %d newer cuDNN releases are known without a support-matrix row (%s); cudb resolve cudnn==%s says what is known of one\n",
+				fmt.Fprintf(f.IO.ErrOut, "note: %d cuDNN releases are known without a support-matrix row (%s); cudb resolve cudnn==%s says what is known of one\n",
 					len(known), strings.Join(vs, ", "), known[0].CUDNN)
 			}
 			return rows, cudnnTable(f.IO, rows), err

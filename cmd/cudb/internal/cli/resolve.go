@@ -34,7 +34,7 @@ Several frameworks at once must share one environment, or resolve exits 3 naming
 		Example: `  cudb resolve torch==2.1
   cudb resolve torch==2.1 --cuda 12.1 --json
   cudb resolve 'torch>=2,<2.3' --python 3.11 --platform windows
-  cudb resolve torch==2.3 tensorflow==2.16
+  cudb resolve torch==2.3 tensorflow==2.16.1
   cudb resolve torch --driver 470.82.01
   cudb resolve torch --gpu "Tesla K80"
   cudb resolve cuda==12.4
@@ -158,6 +158,14 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		for _, n := range best.Notes {
 			fmt.Fprintf(out, "# note: %s\n", n)
 		}
+		if explain {
+			// --explain piped: one comment line per citation.
+			for _, st := range res.Stacks {
+				for _, ci := range st.Citations {
+					fmt.Fprintf(out, "# cite: %s (%s) %s %s: %s: %s\n", packagesText(st.Packages), st.Variant, ci.Fact, ci.Value, ci.Source, citeRef(ci))
+				}
+			}
+		}
 		return nil
 	}
 	fmt.Fprintf(out, "\nbest: %s\n", best.Install.Command)
@@ -169,15 +177,19 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		for _, s := range res.Stacks {
 			fmt.Fprintf(out, "\n%s (%s):\n", packagesText(s.Packages), s.Variant)
 			for _, ci := range s.Citations {
-				ref := ci.Ref
-				if ref == "" {
-					ref = ci.URL
-				}
-				fmt.Fprintf(out, "  %-12s %-28s %s: %s\n", ci.Fact, ci.Value, ci.Source, ref)
+				fmt.Fprintf(out, "  %-12s %-28s %s: %s\n", ci.Fact, ci.Value, ci.Source, citeRef(ci))
 			}
 		}
 	}
 	return nil
+}
+
+// citeRef is where a citation points: its row reference, else its URL.
+func citeRef(ci query.Citation) string {
+	if ci.Ref != "" {
+		return ci.Ref
+	}
+	return ci.URL
 }
 
 // printUnknowns says why stacks are ranked where they are: known-good
