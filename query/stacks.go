@@ -68,7 +68,28 @@ func expectPins(stacks []Stack, release []*db.BuildRow) {
 		if len(s.pinReqs) == 0 && pinsMissing(s.platformBuild(), release) {
 			s.gap(pinsGap)
 		}
+		if s.NCCL == "" && ncclKnownElsewhere(s, release) {
+			// Named, but no gap: no command writes or checks an NCCL pin
+			// of its own (a wheel's nvidia-nccl pin is one of its pins,
+			// judged above); only a nccl== constraint needs it.
+			s.Notes = append(s.Notes, "NCCL: the version this build ships or pins is not in the data")
+		}
 	}
+}
+
+// ncclKnownElsewhere reports a CUDA build whose NCCL is not in the data
+// while other builds of its release have theirs: a fact the data lacks
+// for this build, not one the framework does without.
+func ncclKnownElsewhere(s *Stack, release []*db.BuildRow) bool {
+	if !isCUDAVariant(s) || s.Representative().Channel != "" {
+		return false
+	}
+	for _, o := range release {
+		if _, ok := o.Req("nccl", db.KindPin, db.KindBundled, db.KindTested); ok && o.Version == s.version.String() {
+			return true
+		}
+	}
+	return false
 }
 
 const pinsGap = "the wheel's nvidia-* requirements (Requires-Dist pins) are not in the data"

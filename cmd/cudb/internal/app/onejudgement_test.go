@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,43 @@ func TestMissingPinsOneRule(t *testing.T) {
 		} else if res.Status != "ok" || gap || pinCode != 0 {
 			t.Errorf("%s --cuda %s: status %s %v, pin exit %d %s; want ok", tc.req, tc.cuda, res.Status, res.Unknown, pinCode, pinErr)
 		}
+	}
+}
+
+// TestMissingNCCLNamedNotJudged: a wheel whose NCCL the data lacks (torch
+// 2.7.0 cu118, while 2.7.0's other builds have theirs) names the gap in
+// a note; the NCCL never makes a stack unknown, as no command writes or
+// checks an NCCL pin of its own. (That stack is unknown for its missing
+// nvidia-* pins, which the unknown list names alone.)
+func TestMissingNCCLNamedNotJudged(t *testing.T) {
+	code, out, stderr := run(t, false, "resolve", "torch==2.7.0", "--cuda", "11.8", "--json", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Unknown []string `json:"unknown"`
+		Stacks  []struct {
+			NCCL  string   `json:"nccl"`
+			Notes []string `json:"notes"`
+		} `json:"stacks"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stacks) == 0 || res.Stacks[0].NCCL != "" {
+		t.Fatalf("want torch 2.7.0 cu118 without an NCCL: %s", out)
+	}
+	if !slices.Contains(res.Stacks[0].Notes, "NCCL: the version this build ships or pins is not in the data") {
+		t.Errorf("notes %q do not name the missing NCCL", res.Stacks[0].Notes)
+	}
+	for _, u := range res.Unknown {
+		if strings.Contains(u, "NCCL") {
+			t.Errorf("a missing NCCL decided the status: %q", u)
+		}
+	}
+	// 2.10.0 cu128 has its NCCL: no note.
+	_, out, _ = run(t, false, "resolve", "torch==2.10.0", "--cuda", "12.8", "--json", "-q")
+	if strings.Contains(out, "NCCL: the version") {
+		t.Errorf("2.10.0 cu128 names a missing NCCL")
 	}
 }
