@@ -122,9 +122,12 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	if withStatus {
 		header = append(header, "status")
 	}
-	t := &Table{Header: header}
+	t := &Table{Header: header, Status: map[int]func(string) Tone{}}
 	if withGPU {
-		t.Status = map[int]func(string) Tone{gpuCol: supportTone}
+		t.Status[gpuCol] = supportTone
+	}
+	if withStatus {
+		t.Status[len(header)-1] = stackTone
 	}
 	for _, s := range res.Stacks {
 		drv := ""
@@ -314,6 +317,17 @@ func SupportWords(token string) string {
 
 // supportTone colours a support cell: native green, compatible or JIT
 // yellow, no kernels red.
+// stackTone colours a stack's status: ok green, unknown yellow.
+func stackTone(cell string) Tone {
+	switch cell {
+	case query.StatusOK:
+		return Good
+	case query.StatusUnknown:
+		return Warn
+	}
+	return Bad
+}
+
 func supportTone(cell string) Tone {
 	switch cell {
 	case query.SupportSASS, supportWords[query.SupportSASS]:
