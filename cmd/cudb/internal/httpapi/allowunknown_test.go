@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,5 +58,52 @@ func TestPinAllowUnknown(t *testing.T) {
 	// resolve takes no allow_unknown: it reports unknown stacks anyway.
 	if r := get(t, base+"/v1/resolve?req=torch==2.4.0&allow_unknown=true"); r.status != http.StatusBadRequest {
 		t.Errorf("resolve allow_unknown: %d", r.status)
+	}
+}
+
+// TestEveryTorchStackResolveAndPinAgreeOverHTTP: the API's walk of the
+// torch matrix: /v1/resolve's ok is /v1/pin's 200, its unknown is pin's
+// 404 without allow_unknown and 200 with it (the CLI's walk is in app).
+func TestEveryTorchStackResolveAndPinAgreeOverHTTP(t *testing.T) {
+	base := start(t, &httpapi.Server{DB: querytest.Embedded(t), Log: &syncBuffer{}, Version: "dev"})
+	var rows []struct {
+		Torch, Variant, Channel, Status string
+	}
+	if r := get(t, base+"/v1/matrix/torch"); r.status != 200 || json.Unmarshal([]byte(r.body), &rows) != nil {
+		t.Fatalf("matrix: %d %.200s", r.status, r.body)
+	}
+	counts := map[string]int{}
+	seen := map[string]bool{}
+	for _, row := range rows {
+		if row.Status != "" || row.Variant == "" || row.Channel != "pip" || seen[row.Torch+row.Variant] {
+			continue
+		}
+		seen[row.Torch+row.Variant] = true
+		q := "req=torch==" + row.Torch + "&variant=" + row.Variant
+		var res struct{ Status string }
+		if r := get(t, base+"/v1/resolve?"+q); r.status != 200 || json.Unmarshal([]byte(r.body), &res) != nil {
+			t.Errorf("%s: resolve %d", q, r.status)
+			continue
+		}
+		counts[res.Status]++
+		p := get(t, base+"/v1/pin?"+q)
+		switch res.Status {
+		case "ok":
+			if p.status != 200 {
+				t.Errorf("%s: resolve ok, pin %d", q, p.status)
+			}
+		case "unknown":
+			if p.status != http.StatusNotFound || !strings.Contains(errorBody(t, p).Hint, "allow_unknown=true") {
+				t.Errorf("%s: resolve unknown, pin %d %s", q, p.status, p.body)
+			}
+			if a := get(t, base+"/v1/pin?"+q+"&allow_unknown=true"); a.status != 200 {
+				t.Errorf("%s: pin allow_unknown %d", q, a.status)
+			}
+		default:
+			t.Errorf("%s: status %q", q, res.Status)
+		}
+	}
+	if counts["ok"] < 100 || counts["unknown"] == 0 {
+		t.Errorf("walked %v", counts)
 	}
 }
