@@ -81,11 +81,16 @@ func hasNvidiaPin(b *db.BuildRow) bool {
 	return false
 }
 
-// platformBuild is the build the asked platform installs (the Windows
-// wheel for --platform windows), else the representative.
+// platformBuild is the build whose pins the asked platform needs: the
+// Windows (or macOS) wheel for --platform windows, which carries its
+// libraries; else the representative, Linux x86-64, whose pin list also
+// stands for the Linux aarch64 wheels (they pin nvidia-* wheels too).
 func (s *Stack) platformBuild() *db.BuildRow {
+	if s.platform == "" || strings.HasPrefix(s.platform, "linux") {
+		return s.Representative()
+	}
 	for _, b := range s.builds {
-		if s.platform != "" && b.Platform == s.platform {
+		if b.Platform == s.platform {
 			return b
 		}
 	}

@@ -156,3 +156,18 @@ func TestMissingNCCLNamedNotJudged(t *testing.T) {
 		t.Errorf("2.10.0 cu128 names a missing NCCL")
 	}
 }
+
+// TestMissingPinsByPlatform: the Windows wheel carries its libraries, so
+// --platform windows needs no pins and pins the stack; the Linux aarch64
+// wheels pin nvidia-* wheels as x86-64's do, so the gap stands there.
+func TestMissingPinsByPlatform(t *testing.T) {
+	for _, tc := range []struct {
+		platform string
+		want     int
+	}{{"windows", 0}, {"linux-aarch64", 4}, {"linux", 4}} {
+		code, _, stderr := run(t, false, "pin", "torch==2.10.0", "--cuda", "12.6", "--platform", tc.platform, "-q")
+		if code != tc.want {
+			t.Errorf("--platform %s: pin exit %d, want %d: %s", tc.platform, code, tc.want, stderr)
+		}
+	}
+}
