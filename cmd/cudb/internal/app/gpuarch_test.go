@@ -98,3 +98,19 @@ func TestMatrixGPUUnknownArch(t *testing.T) {
 		t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, stderr)
 	}
 }
+
+// TestGPUNameExtraWordIsUnknown: "RTX A6000 Ada" is not the Ampere RTX
+// A6000; the answer is unknown with a suggestion and the --sm hint.
+func TestGPUNameExtraWordIsUnknown(t *testing.T) {
+	for name, suggest := range map[string]string{"RTX A6000 Ada": "NVIDIA RTX A6000", "GTX 1080 Super": "GeForce GTX 1080"} {
+		code, out, stderr := run(t, false, "resolve", "torch", "--gpu", name)
+		if code != 4 || out != "" || !strings.Contains(stderr, "unknown GPU") || !strings.Contains(stderr, "did you mean: "+suggest) ||
+			!strings.Contains(stderr, "Try: give its compute capability instead (--sm") {
+			t.Errorf("--gpu %q: exit %d\n%s%s", name, code, out, stderr)
+		}
+	}
+	code, out, stderr := run(t, false, "resolve", "torch==2.5.1", "--gpu", "NVIDIA A100-SXM4-80GB")
+	if code != 0 || !strings.Contains(out, "torch==2.5.1") {
+		t.Errorf("nvidia-smi name: exit %d\n%s%s", code, out, stderr)
+	}
+}
