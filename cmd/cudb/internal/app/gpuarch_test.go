@@ -1,6 +1,8 @@
 package app
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -112,5 +114,38 @@ func TestGPUNameExtraWordIsUnknown(t *testing.T) {
 	code, out, stderr := run(t, false, "resolve", "torch==2.5.1", "--gpu", "NVIDIA A100-SXM4-80GB")
 	if code != 0 || !strings.Contains(out, "torch==2.5.1") {
 		t.Errorf("nvidia-smi name: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestVerifyReportsLookedUpCC: collect_env states no compute capability;
+// the one verify looked up from the GPU name (and judged with) is in
+// --json facts, marked as from the GPU table, and in the Prometheus
+// gpu_info label, as the text output shows it.
+func TestVerifyReportsLookedUpCC(t *testing.T) {
+	report := filepath.Join("..", "..", "..", "..", "query", "verify", "testdata", "corpus", "healthy_vllm_collect_env_wsl2.txt")
+	_, out, stderr := run(t, false, "verify", "--from", report, "--json")
+	var res struct {
+		Facts struct {
+			GPUs []struct {
+				Name   string `json:"name"`
+				CC     string `json:"compute_capability"`
+				CCFrom string `json:"compute_capability_source"`
+				Source string `json:"source"`
+			} `json:"gpus"`
+		} `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, stderr)
+	}
+	if g := res.Facts.GPUs; len(g) != 1 || g[0].Name != "NVIDIA GeForce RTX 4070 Laptop GPU" || g[0].CC != "8.9" || g[0].CCFrom != "gpu_table" || g[0].Source != "collect_env" {
+		t.Errorf("facts.gpus: %+v", g)
+	}
+	_, out, _ = run(t, false, "verify", "--from", report, "--format", "prometheus")
+	if !strings.Contains(out, `cudb_gpu_info{index="0",name="NVIDIA GeForce RTX 4070 Laptop GPU",compute_capability="8.9"} 1`) {
+		t.Errorf("prometheus:\n%s", out)
+	}
+	_, out, _ = run(t, false, "verify", "--from", report)
+	if !strings.Contains(out, "NVIDIA GeForce RTX 4070 Laptop GPU (compute capability 8.9)") {
+		t.Errorf("text:\n%s", out)
 	}
 }
