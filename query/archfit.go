@@ -64,10 +64,14 @@ func filterComponentsByGPU(ctx context.Context, d *db.DB, cs *constraints, comp 
 	}
 	switch rows := comp.Facts.(type) {
 	case []CUDARow:
+		at, err := loadArchTargets(ctx, d)
+		if err != nil {
+			return err
+		}
 		var kept []CUDARow
 		var why []string
 		for _, r := range rows {
-			if f, refused := toolkitRefuses(ctx, d, r.CUDA, cs.cc); refused {
+			if f := at.judge(r.CUDA, cs.cc); f.Support == CUDAUnsupported {
 				msg := f.Reason
 				if len(why) < 3 && !slices.Contains(why, msg) {
 					why = append(why, msg)
