@@ -2,9 +2,13 @@ package query
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -67,5 +71,82 @@ func CUDNNReleases(ctx context.Context, d *db.DB, spec *version.DottedSpec) ([]C
 		c.Note = strings.TrimPrefix(c.Note, "pending: ")
 		out = append(out, c)
 	}
+	pinned, err := pinnedCUDNN(ctx, d, hasRow, spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range pinned {
+		i := slices.IndexFunc(out, func(o CUDNNRelease) bool { return o.CUDNN == c.CUDNN })
+		switch {
+		case i < 0:
+			out = append(out, c)
+		case out[i].Status == pendingStatus:
+			// a lead's release that a wheel pins: the pin's facts, the
+			// lead's date and evidence
+			c.Released, c.ReportedBy = out[i].Released, out[i].ReportedBy
+			out[i] = c
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return version.DottedKey(out[i].CUDNN) > version.DottedKey(out[j].CUDNN) })
 	return out, nil
+}
+
+// pinnedCUDNN lists the cuDNN releases the frameworks' wheels pin
+// (nvidia-cudnn-cu12==9.15.1.9 in torch 2.10.0's metadata) that neither a
+// support row nor the release table names: a released artefact shows the
+// release exists, and which CUDA major it was built for.
+func pinnedCUDNN(ctx context.Context, d *db.DB, hasRow map[string]bool, spec *version.DottedSpec) ([]CUDNNRelease, error) {
+	by := map[string]*CUDNNRelease{}
+	for _, fw := range frameworks.All {
+		builds, err := d.Builds(ctx, fw.Name, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range builds {
+			for _, r := range b.Reqs {
+				// nvidia-cudnn-cu12==9.1.0.70 (a wheel's pin), or the
+				// cuDNN a build bundles or was tested with, stated
+				// exactly (9.15.1.9); never a range.
+				major, isPin := strings.CutPrefix(r.Needs, "nvidia-cudnn-cu")
+				build := strings.TrimPrefix(r.Spec, "==")
+				switch {
+				case isPin && r.Kind == "pin" && build != r.Spec:
+				case r.Needs == "cudnn" && (r.Kind == "pin" || r.Kind == "bundled" || r.Kind == "tested"):
+					major, _, _ = strings.Cut(b.CUDA, ".")
+				default:
+					continue
+				}
+				f := strings.Split(build, ".")
+				if len(f) < 3 || !isDottedRelease(build) {
+					continue
+				}
+				v := strings.Join(f[:3], ".")
+				if hasRow[v] || (spec != nil && !dottedOK(*spec, v)) {
+					continue
+				}
+				c := by[v]
+				if c == nil {
+					c = &CUDNNRelease{CUDNN: v, Build: build, CUDAMajors: []string{}, Status: supportNotRead,
+						Note:   fmt.Sprintf("known from %s %s %s's pin %s%s (wheel metadata); its support matrix was not read", b.Component, b.Version, b.Variant, r.Needs, r.Spec),
+						Source: r.Source, URL: r.URL}
+					by[v] = c
+				}
+				if major != "" && !slices.Contains(c.CUDAMajors, major) {
+					c.CUDAMajors = append(c.CUDAMajors, major)
+					sort.Strings(c.CUDAMajors)
+				}
+			}
+		}
+	}
+	out := make([]CUDNNRelease, 0, len(by))
+	for _, c := range by {
+		out = append(out, *c)
+	}
+	return out, nil
+}
+
+// isDottedRelease reports whether s is an exact dotted version (9.15.1.9).
+func isDottedRelease(s string) bool {
+	_, err := version.ParseDotted(s)
+	return err == nil && !strings.ContainsAny(s, "<>=!~*, ")
 }

@@ -209,6 +209,11 @@ func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 	if k, ok := by["9.27.0"]; ok && (k.Status != supportNotRead || k.Build != "9.27.0.42" || strings.Join(k.CUDAMajors, ",") != "12,13") {
 		t.Errorf("cuDNN 9.27.0 = %+v", k)
 	}
+	// A release only a wheel's or build's exact cuDNN names (torch 2.10/
+	// 2.11 stacks state 9.17.1.4) is a release with that build.
+	if k, ok := by["9.17.1"]; !rowOf["9.17.1"] && (!ok || k.Build != "9.17.1.4" || k.Status != supportNotRead || !strings.Contains(k.Note, "torch")) {
+		t.Errorf("cuDNN 9.17.1 = %+v, %v; want the build torch stacks state", k, ok)
+	}
 	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cudnn==9.27.0"}})
 	if rowOf["9.27.0"] {
 		return // a support row describes it now
@@ -227,5 +232,39 @@ func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 		}
 	} else {
 		t.Errorf("cuDNN 9.28.0 (a lead) = %+v, %v", k, ok)
+	}
+}
+
+// A range that also matches releases whose facts are pending answers from
+// the others and says so on its best stack (torch>=2.14 and 2.15.0).
+func TestRangeNamesPendingReleases(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch>=2.14"}})
+	if err != nil || len(res.Stacks) == 0 {
+		t.Fatalf("resolve torch>=2.14: %v", err)
+	}
+	rows, _ := MatrixTorch(context.Background(), querytest.Embedded(t), "pip")
+	if len(rows) == 0 || rows[0].Status == "" {
+		t.Skip("no pending torch release in the data")
+	}
+	want := "torch " + rows[0].Torch + " also matches but is a known release whose facts are pending"
+	if !slices.ContainsFunc(res.Stacks[0].Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("best stack notes %q lack %q", res.Stacks[0].Notes, want)
+	}
+	if res.Stacks[0].Packages["torch"] == rows[0].Torch {
+		t.Errorf("a pending release was answered: %+v", res.Stacks[0])
+	}
+}
+
+// A malformed requirement's error says what is wrong once, without the
+// parser's chain of wrappers ("version: requirement …: version: …").
+func TestInvalidRequirementSaysItOnce(t *testing.T) {
+	for req, want := range map[string]string{
+		"torch==":    `invalid requirement "torch==": "==": operator == needs a version`,
+		"torch>=abc": `invalid requirement "torch>=abc": ">=abc": "abc" is not a PEP 440 version`,
+	} {
+		_, err := resolveReal(t, ResolveRequest{Requirements: []string{req}})
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", req, err, want)
+		}
 	}
 }

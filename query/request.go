@@ -1,6 +1,7 @@
 package query
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -105,7 +106,7 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 	for _, raw := range r.Requirements {
 		req, err := version.ParseRequirement(raw)
 		if err != nil {
-			return nil, errs.Usage("invalid requirement %s: %v", errs.Quote(raw), err).WithHint("cudb resolve 'torch==2.1' (pip syntax: ==, !=, >=, <=, >, <, ~=, ==X.*)")
+			return nil, errs.Usage("invalid requirement %s: %s", errs.Quote(raw), rootCause(err)).WithHint("cudb resolve 'torch==2.1' (pip syntax: ==, !=, >=, <=, >, <, ~=, ==X.*)")
 		}
 		name := req.Name
 		if component, pkg, ok := alias(name); ok {
@@ -243,4 +244,17 @@ func (p *parsedRequest) echo() Query {
 		}
 	}
 	return q
+}
+
+// rootCause is the innermost error's message without the package prefix
+// the version parser gives every layer ("version: "): the reader sees
+// what is wrong once, not the parser's call chain.
+func rootCause(err error) string {
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return strings.TrimPrefix(err.Error(), "version: ")
+		}
+		err = inner
+	}
 }

@@ -243,6 +243,20 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	// Steps may have found gaps (an arch list the data lacks): known-good
 	// stacks stay first.
 	sort.SliceStable(stacks, func(i, j int) bool { return better(&stacks[i], &stacks[j]) })
+	// Releases the requirement also matches whose facts are pending are
+	// not answered, but not hidden: the best stack says so.
+	if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(stacks) > 0 && len(pend) > 0 {
+		var vs []string
+		for _, pr := range pend {
+			vs = append(vs, pr.Version)
+		}
+		verb := "also matches but is a known release"
+		if len(vs) > 1 {
+			verb = "also match but are known releases"
+		}
+		stacks[0].Notes = append(slices.Clip(stacks[0].Notes), fmt.Sprintf("%s %s %s whose facts are pending: not answered (cudb matrix %s)",
+			fr.fam.Name, strings.Join(vs, ", "), verb, matrixName(fr.fam.Name)))
+	}
 	return stacks, nil
 }
 

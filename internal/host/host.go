@@ -147,6 +147,7 @@ const (
 	KindVenv   = "venv"
 	KindConda  = "conda"
 	KindSystem = "system"
+	KindPyenv  = "pyenv" // an interpreter under pyenv's versions/
 	KindUser   = "user"
 	KindReport = "report"
 )

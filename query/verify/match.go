@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
@@ -79,10 +80,21 @@ func orUnknown(s string) string {
 }
 
 func (v *verifier) unknown(fw *framework, component string) {
+	table := component
+	if f, ok := frameworks.Get(component); ok && f.Matrix != "" {
+		table = f.Matrix
+	}
+	msg := fmt.Sprintf("%s is not in the database: its CUDA, cuDNN and GPU checks are skipped", fw.label)
+	// A release a lead names is known, its facts pending: say so, as
+	// resolve does, rather than "not in the database".
+	public, _, _ := strings.Cut(fw.version, "+")
+	if by, _, err := v.d.Attribute(v.ctx, component, public, "reported_by"); err == nil && by != "" {
+		msg = fmt.Sprintf("%s is a known release whose facts are pending (reported by %s): its CUDA, cuDNN and GPU checks are skipped", fw.label, by)
+	}
 	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
-		Message:  fmt.Sprintf("%s is not in the database: its CUDA, cuDNN and GPU checks are skipped", fw.label),
+		Message:  msg,
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", component, fw.version, envName(fw.py))},
-		Fix:      fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", component)})
+		Fix:      fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", table)})
 }
 
 func envName(py *host.Python) string {

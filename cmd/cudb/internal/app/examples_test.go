@@ -129,3 +129,18 @@ func TestNoMatchHintsRun(t *testing.T) {
 		}
 	}
 }
+
+// --explain is honoured when piped: the citations follow the table as
+// comment lines, and the TSV stays one table.
+func TestExplainPiped(t *testing.T) {
+	_, plain, _ := run(t, false, "resolve", "torch==2.1", "--cuda", "12.1")
+	code, out, stderr := run(t, false, "resolve", "torch==2.1", "--cuda", "12.1", "--explain")
+	if code != 0 || strings.Contains(plain, "# cite: ") || !strings.HasPrefix(out, plain) || !strings.Contains(out, "# cite: torch==2.1.0+cu121") {
+		t.Fatalf("exit %d %s\nwithout --explain:\n%s\nwith:\n%s", code, stderr, plain, out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(strings.TrimPrefix(out, plain)), "\n") {
+		if !strings.HasPrefix(l, "# cite: ") || strings.Count(l, ": ") < 3 {
+			t.Errorf("line %q is not a citation comment", l)
+		}
+	}
+}

@@ -108,3 +108,21 @@ func TestTableFitsTerminal(t *testing.T) {
 		t.Errorf("piped db check was cut or lacks its header")
 	}
 }
+
+// resolve's status column is coloured on a terminal like verify's
+// summary (ok green, unknown yellow), plain under NO_COLOR and piped.
+func TestResolveStatusColour(t *testing.T) {
+	args := []string{"resolve", "torch", "--json"}
+	_, js, _ := run(t, false, args...)
+	if !strings.Contains(js, `"status": "unknown"`) {
+		t.Skip("no unknown stack among torch's")
+	}
+	_, out, _ := runTTY(t, 0, nil, "resolve", "torch")
+	if !strings.Contains(out, "\x1b[33munknown\x1b[0m") || !strings.Contains(out, "\x1b[32mok\x1b[0m") {
+		t.Errorf("tty status not coloured:\n%.600q", out)
+	}
+	_, out, _ = runTTY(t, 0, map[string]string{"NO_COLOR": "1"}, "resolve", "torch")
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("NO_COLOR:\n%.300q", out)
+	}
+}

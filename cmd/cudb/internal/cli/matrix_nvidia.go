@@ -47,7 +47,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 				for _, k := range known {
 					vs = append(vs, k.CUDNN)
 				}
-				fmt.Fprintf(f.IO.ErrOut, "note: %d newer cuDNN releases are known without a support-matrix row (%s); cudb resolve cudnn==%s says what is known of one\n",
+				fmt.Fprintf(f.IO.ErrOut, "note: %d cuDNN releases are known without a support-matrix row (%s); cudb resolve cudnn==%s says what is known of one\n",
 					len(known), strings.Join(vs, ", "), known[0].CUDNN)
 			}
 			return rows, cudnnTable(f.IO, rows), err
@@ -176,16 +176,16 @@ func floorCell(floor, note string) string {
 
 // cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.
 func cudnnTable(s *Streams, rows []query.CUDNNRow) *Table {
-	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "linux min", "windows min", "compute capabilities"}}
+	// The list columns hold versions only; a range or a floor the source
+	// states instead of a list goes in its own columns, as in the JSON.
+	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "cuda range", "linux min", "windows min", "compute capabilities", "cc min"}}
 	for _, r := range rows {
-		cudas, ccs := strings.Join(r.CUDAVersions, " "), strings.Join(r.ComputeCapabilities, " ")
-		if cudas == "" && r.CUDAMin != "" {
-			cudas = rangeText(s, r.CUDAMin, r.CUDAMax)
+		cudaRange := ""
+		if len(r.CUDAVersions) == 0 && r.CUDAMin != "" {
+			cudaRange = rangeText(s, r.CUDAMin, r.CUDAMax)
 		}
-		if ccs == "" && r.ComputeCapabilityMin != "" {
-			ccs = ">= " + r.ComputeCapabilityMin
-		}
-		t.Add(r.CUDNN, r.CUDAMajor, cudas, r.LinuxMinDriver, r.WindowsMinDriver, ccs)
+		t.Add(r.CUDNN, r.CUDAMajor, strings.Join(r.CUDAVersions, " "), cudaRange, r.LinuxMinDriver, r.WindowsMinDriver,
+			strings.Join(r.ComputeCapabilities, " "), r.ComputeCapabilityMin)
 	}
 	return t
 }

@@ -122,9 +122,12 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	if withStatus {
 		header = append(header, "status")
 	}
-	t := &Table{Header: header}
+	t := &Table{Header: header, Status: map[int]func(string) Tone{}}
 	if withGPU {
-		t.Status = map[int]func(string) Tone{gpuCol: supportTone}
+		t.Status[gpuCol] = supportTone
+	}
+	if withStatus {
+		t.Status[len(header)-1] = stackTone
 	}
 	for _, s := range res.Stacks {
 		drv := ""
@@ -158,6 +161,14 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		for _, n := range best.Notes {
 			fmt.Fprintf(out, "# note: %s\n", n)
 		}
+		if explain {
+			// --explain piped: one comment line per citation.
+			for _, st := range res.Stacks {
+				for _, ci := range st.Citations {
+					fmt.Fprintf(out, "# cite: %s (%s) %s %s: %s: %s\n", packagesText(st.Packages), st.Variant, ci.Fact, ci.Value, ci.Source, citeRef(ci))
+				}
+			}
+		}
 		return nil
 	}
 	fmt.Fprintf(out, "\nbest: %s\n", best.Install.Command)
@@ -169,15 +180,19 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 		for _, s := range res.Stacks {
 			fmt.Fprintf(out, "\n%s (%s):\n", packagesText(s.Packages), s.Variant)
 			for _, ci := range s.Citations {
-				ref := ci.Ref
-				if ref == "" {
-					ref = ci.URL
-				}
-				fmt.Fprintf(out, "  %-12s %-28s %s: %s\n", ci.Fact, ci.Value, ci.Source, ref)
+				fmt.Fprintf(out, "  %-12s %-28s %s: %s\n", ci.Fact, ci.Value, ci.Source, citeRef(ci))
 			}
 		}
 	}
 	return nil
+}
+
+// citeRef is where a citation points: its row reference, else its URL.
+func citeRef(ci query.Citation) string {
+	if ci.Ref != "" {
+		return ci.Ref
+	}
+	return ci.URL
 }
 
 // printUnknowns says why stacks are ranked where they are: known-good
@@ -302,6 +317,17 @@ func SupportWords(token string) string {
 
 // supportTone colours a support cell: native green, compatible or JIT
 // yellow, no kernels red.
+// stackTone colours a stack's status: ok green, unknown yellow.
+func stackTone(cell string) Tone {
+	switch cell {
+	case query.StatusOK:
+		return Good
+	case query.StatusUnknown:
+		return Warn
+	}
+	return Bad
+}
+
 func supportTone(cell string) Tone {
 	switch cell {
 	case query.SupportSASS, supportWords[query.SupportSASS]:

@@ -164,6 +164,8 @@ func (p *prober) python(c pyCand) (host.Python, bool) {
 		py.Kind = host.KindConda
 	case p.opts.Env["HOME"] != "" && c.prefix == path.Join(p.opts.Env["HOME"], ".local"):
 		py.Kind = host.KindUser
+	case path.Base(path.Dir(c.prefix)) == "versions" && p.fs.isDir(path.Join(path.Dir(path.Dir(c.prefix)), "shims")):
+		py.Kind = host.KindPyenv // <root>/versions/3.11.7 beside <root>/shims
 	default:
 		py.Kind = host.KindSystem
 	}

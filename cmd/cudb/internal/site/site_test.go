@@ -161,6 +161,11 @@ func TestTableOfFallbacks(t *testing.T) {
 
 // chromium finds a headless-capable browser or skips.
 func chromium(t *testing.T) string {
+	if testing.Short() {
+		// The race run (.ci/run) is -short: the page runs in Chromium's
+		// own processes, and make test has already driven it.
+		t.Skip("-short: the Chromium tests run in make test")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
