@@ -12,25 +12,6 @@ import (
 	"github.com/cudb/cudb/internal/version"
 )
 
-// archRange is what a CUDA toolkit minor compiles for: the lowest and
-// highest sm_ it targets and what it dropped.
-func archRange(ctx context.Context, d *db.DB, cuda string) (ArchRow, bool) {
-	rows, err := MatrixArch(ctx, d)
-	if err != nil || cuda == "" {
-		return ArchRow{}, false
-	}
-	mm := cuda
-	if f := strings.Split(cuda, "."); len(f) > 2 {
-		mm = f[0] + "." + f[1]
-	}
-	for _, r := range rows {
-		if r.CUDA == mm && r.SMMin != "" {
-			return r, true
-		}
-	}
-	return ArchRow{}, false
-}
-
 // smNumber turns "sm_75" or "7.5" into 75.
 func smNumber(s string) (int, bool) {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "sm_")
@@ -39,17 +20,24 @@ func smNumber(s string) (int, bool) {
 	return n, err == nil
 }
 
-// belowToolkit reports whether compute capability cc is older than
-// anything CUDA cuda compiles for: no build made with that toolkit can
-// carry kernels for it, whatever its own arch list says.
-func belowToolkit(ctx context.Context, d *db.DB, cuda, cc string) (ArchRow, bool) {
-	r, ok := archRange(ctx, d, cuda)
-	if !ok {
-		return r, false
+// toolkitRefuses reports whether CUDA cuda does not compile for compute
+// capability cc (JudgeToolkit says unsupported): no build made with that
+// toolkit can carry kernels for it, whatever its own arch list says. An
+// unknown judgement refuses nothing.
+func toolkitRefuses(ctx context.Context, d *db.DB, cuda, cc string) (ToolkitFit, bool) {
+	if cuda == "" || cc == "" {
+		return ToolkitFit{}, false
 	}
-	lo, ok1 := smNumber(r.SMMin)
-	have, ok2 := smNumber(cc)
-	return r, ok1 && ok2 && have < lo
+	f, err := JudgeToolkit(ctx, d, cuda, cc)
+	return f, err == nil && f.Support == CUDAUnsupported
+}
+
+// toolkitRefusesIf is toolkitRefuses, asked only when ask holds.
+func toolkitRefusesIf(ask bool, ctx context.Context, d *db.DB, cuda, cc string) (ToolkitFit, bool) {
+	if !ask {
+		return ToolkitFit{}, false
+	}
+	return toolkitRefuses(ctx, d, cuda, cc)
 }
 
 // droppedText names what a toolkit dropped, for messages.
@@ -76,11 +64,15 @@ func filterComponentsByGPU(ctx context.Context, d *db.DB, cs *constraints, comp 
 	}
 	switch rows := comp.Facts.(type) {
 	case []CUDARow:
+		at, err := loadArchTargets(ctx, d)
+		if err != nil {
+			return err
+		}
 		var kept []CUDARow
 		var why []string
 		for _, r := range rows {
-			if ar, below := belowToolkit(ctx, d, r.CUDA, cs.cc); below {
-				msg := fmt.Sprintf("CUDA %s compiles for %s and newer%s", ar.CUDA, ar.SMMin, droppedText(ar))
+			if f := at.judge(r.CUDA, cs.cc); f.Support == CUDAUnsupported {
+				msg := f.Reason
 				if len(why) < 3 && !slices.Contains(why, msg) {
 					why = append(why, msg)
 				}

@@ -239,12 +239,12 @@ func StackGPUFit(ctx context.Context, d *db.DB, s *Stack, cc string) (fit GPUFit
 	} else {
 		missing = why
 	}
-	if ar, below := belowToolkit(ctx, d, s.CUDA, cc); arch == "" && below {
+	if f, refused := toolkitRefusesIf(arch == "", ctx, d, s.CUDA, cc); refused {
 		// The toolkit the build was made with compiles nothing for
 		// this GPU, on any platform: known, whatever the build's own
 		// list.
 		return GPUFit{ComputeCapability: cc, Support: "none",
-			Detail: fmt.Sprintf("CUDA %s compiles for %s and newer", s.CUDA, ar.SMMin)}, false, ""
+			Detail: f.Reason}, false, ""
 	}
 	if arch == "" {
 		// Not known is not "no kernels": keep the build, ranked below

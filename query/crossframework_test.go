@@ -14,20 +14,27 @@ func TestCrossFrameworkPairs(t *testing.T) {
 		reqs     []string
 		ok       bool
 		conflict []string // substrings the first conflicts must contain
+		// noSuggest: no known-good nearby pair exists (every candidate
+		// is unknown), so none may be suggested.
+		noSuggest bool
 	}{
-		{"torch+tf agree", []string{"torch==2.3.1", "tensorflow==2.14.1"}, true, nil},
-		{"torch+tf cuDNN pins", []string{"torch==2.3.1", "tensorflow==2.16.1"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}},
-		{"torch+jax agree", []string{"torch==2.4.0", "jax==0.4.30"}, true, nil},
-		{"torch+jax cuDNN major", []string{"torch==2.1.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12>=9.0,<10.0"}},
-		{"tf+jax agree", []string{"tensorflow==2.16.1", "jax==0.4.26"}, true, nil},
-		{"tf+jax cuDNN", []string{"tensorflow==2.15.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.4.25", "nvidia-cudnn-cu12>=9.0,<10.0"}},
-		{"tf+jax CUDA major", []string{"tensorflow==2.14.0", "jax==0.4.30"}, false, []string{"CUDA 11.8", "CUDA 12.3"}},
-		{"torch+ort agree", []string{"torch==2.6.0", "onnxruntime-gpu==1.21.0"}, true, nil},
+		{"torch+tf agree", []string{"torch==2.3.1", "tensorflow==2.14.1"}, true, nil, false},
+		// torch 2.3.1's cu118 wheel, the one that would suit a CUDA 11
+		// tensorflow, pins nvidia-*-cu11 wheels the data lacks: unknown,
+		// so not suggested; 2.1.0's cu118 wheel bundles its libraries.
+		{"torch+tf cuDNN pins", []string{"torch==2.3.1", "tensorflow==2.16.1"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}, true},
+		{"torch+tf cuDNN pins, bundled neighbour", []string{"torch==2.1.0", "tensorflow==2.16.1"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12==8.9.7.29"}, false},
+		{"torch+jax agree", []string{"torch==2.4.0", "jax==0.4.30"}, true, nil, false},
+		{"torch+jax cuDNN major", []string{"torch==2.1.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.2.26", "nvidia-cudnn-cu12>=9.0,<10.0"}, false},
+		{"tf+jax agree", []string{"tensorflow==2.16.1", "jax==0.4.26"}, true, nil, false},
+		{"tf+jax cuDNN", []string{"tensorflow==2.15.0", "jax==0.4.30"}, false, []string{"nvidia-cudnn-cu12==8.9.4.25", "nvidia-cudnn-cu12>=9.0,<10.0"}, false},
+		{"tf+jax CUDA major", []string{"tensorflow==2.14.0", "jax==0.4.30"}, false, []string{"CUDA 11.8", "CUDA 12.3"}, false},
+		{"torch+ort agree", []string{"torch==2.6.0", "onnxruntime-gpu==1.21.0"}, true, nil, false},
 		// Every pair is judged, not only each against the first: the
 		// tensorflow 2.14.1 wheel pins nvidia-cudnn-cu11==8.7.0.84 and
 		// jax 0.4.20's cuda11 extra asks for nvidia-cudnn-cu11>=8.8.
 		{"torch+tf+jax tf/jax cuDNN pins", []string{"torch==2.3.1", "tensorflow==2.14.1", "jax==0.4.20"}, false,
-			[]string{"nvidia-cudnn-cu11==8.7.0.84", "nvidia-cudnn-cu11>=8.8"}},
+			[]string{"nvidia-cudnn-cu11==8.7.0.84", "nvidia-cudnn-cu11>=8.8"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +75,11 @@ func TestCrossFrameworkPairs(t *testing.T) {
 					t.Errorf("conflicts lack %q:\n%s", w, text)
 				}
 			}
-			if len(res.Suggestions) == 0 {
+			if tc.noSuggest {
+				if len(res.Suggestions) != 0 {
+					t.Errorf("suggested %+v, though every nearby pair is unknown", res.Suggestions)
+				}
+			} else if len(res.Suggestions) == 0 {
 				t.Error("no nearby versions suggested")
 			}
 		})

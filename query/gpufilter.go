@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,18 +33,33 @@ const (
 )
 
 // MatrixGPUFiltered lists GPUs by name, narrowed by f. With f.CUDA each
-// row says whether that toolkit compiles for the GPU (from NVIDIA's
-// toolkit/architecture matrix), and compared with the toolkit before it,
-// whether it dropped it.
+// row says whether that toolkit compiles for the GPU (JudgeToolkit, from
+// the cuda_arch facts), and compared with the toolkit before it, whether
+// it dropped it. A known CUDA release without architecture facts judges
+// every GPU unknown.
 func MatrixGPUFiltered(ctx context.Context, d *db.DB, f GPUFilter) ([]GPURow, error) {
 	rows, err := MatrixGPU(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	var this, prev *db.CUDAArch
-	if f.CUDA != "" {
-		if this, prev, err = toolkitArch(ctx, d, f.CUDA); err != nil {
+	if f.Arch != "" {
+		if err := knownArch(rows, f.Arch); err != nil {
 			return nil, err
+		}
+	}
+	var at *archTargets
+	this, prev := -1, -1
+	label := ""
+	if f.CUDA != "" {
+		if at, err = loadArchTargets(ctx, d); err != nil {
+			return nil, err
+		}
+		if this, err = toolkitArch(ctx, d, at, f.CUDA); err != nil {
+			return nil, err
+		}
+		label = minorOf(f.CUDA)
+		if this >= 0 {
+			label, prev = at.rows[this].CUDA, this-1
 		}
 	}
 	out := []GPURow{}
@@ -53,23 +70,41 @@ func MatrixGPUFiltered(ctx context.Context, d *db.DB, f GPUFilter) ([]GPURow, er
 		if f.Name != "" && !gpuNameContains(r, f.Name) {
 			continue
 		}
-		if this != nil {
-			r.CUDA = this.CUDA
+		if at != nil {
+			r.CUDA = label
 			cc := ccNumber(r.ComputeCapability)
 			switch {
+			case this < 0:
+				r.CUDASupport, r.CUDADetail = CUDAUnknown, fmt.Sprintf("no architecture facts for CUDA %s", label)
 			case cc < 0:
-				// Unknown capability: unknown is an answer, not a verdict.
-			case archCovers(this, cc):
-				r.CUDASupport = CUDASupported
-			case prev != nil && archCovers(prev, cc):
-				r.CUDASupport = CUDADropped
+				r.CUDASupport, r.CUDADetail = CUDAUnknown, "compute capability unknown"
 			default:
-				r.CUDASupport = CUDAUnsupported
+				fit := at.fit(this, cc)
+				r.CUDASupport, r.CUDADetail = fit.Support, fit.Reason
+				if fit.Support == CUDAUnsupported && prev >= 0 && at.fit(prev, cc).Support == CUDASupported {
+					r.CUDASupport = CUDADropped
+				}
 			}
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// knownArch refuses an architecture name no GPU has, listing those known.
+func knownArch(rows []GPURow, arch string) error {
+	var known []string
+	for _, r := range rows {
+		if strings.EqualFold(r.Architecture, arch) {
+			return nil
+		}
+		if r.Architecture != "" && !slices.Contains(known, r.Architecture) {
+			known = append(known, r.Architecture)
+		}
+	}
+	sort.Strings(known)
+	return errs.Usage("unknown architecture %q: known architectures are %s", arch, strings.Join(known, ", ")).
+		WithHint("cudb matrix gpu --arch Ampere")
 }
 
 func gpuNameContains(r GPURow, q string) bool {
@@ -85,36 +120,33 @@ func gpuNameContains(r GPURow, q string) bool {
 	return false
 }
 
-// toolkitArch finds the cuda_arch row of toolkit v and the row of the
-// toolkit before it.
-func toolkitArch(ctx context.Context, d *db.DB, v string) (this, prev *db.CUDAArch, err error) {
+// toolkitArch finds the cuda_arch row of toolkit v (for a major, its
+// first minor): -1 with no error when v is a known CUDA release the
+// cuda_arch facts do not describe.
+func toolkitArch(ctx context.Context, d *db.DB, at *archTargets, v string) (int, error) {
 	if _, perr := version.ParseDotted(v); perr != nil {
-		return nil, nil, errs.Usage("invalid --cuda %q: expected a CUDA version (13 or 12.8)", v).WithHint("cudb matrix gpu --cuda 13")
-	}
-	archs, err := d.CUDAArchs(ctx) // newest first
-	if err != nil {
-		return nil, nil, err
+		return -1, errs.Usage("invalid --cuda %q: expected a CUDA version (13 or 12.8)", v).WithHint("cudb matrix gpu --cuda 13")
 	}
 	var known []string
-	for i := range archs {
-		a := &archs[i]
-		known = append(known, a.CUDA)
-		match := a.CUDA == v || strings.HasPrefix(a.CUDA, v+".")
-		if !match {
-			continue
-		}
-		// The oldest release that matches: for a major, its .0.
-		this = a
-		prev = nil
-		if i+1 < len(archs) {
-			prev = &archs[i+1]
+	for i := len(at.rows) - 1; i >= 0; i-- {
+		known = append(known, at.rows[i].CUDA)
+	}
+	for i, r := range at.rows { // oldest first: for a major, its .0
+		if r.CUDA == minorOf(v) || strings.HasPrefix(r.CUDA, v+".") {
+			return i, nil
 		}
 	}
-	if this == nil {
-		return nil, nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA %s in the toolkit/architecture matrix (it has %s)", v, strings.Join(known, ", "))}).
-			WithHint("cudb matrix arch")
+	rel, err := MatrixCUDA(ctx, d)
+	if err != nil {
+		return -1, err
 	}
-	return this, prev, nil
+	for _, r := range rel {
+		if r.CUDA == v || strings.HasPrefix(r.CUDA, v+".") {
+			return -1, nil
+		}
+	}
+	return -1, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA %s in the toolkit/architecture matrix or the CUDA releases (the matrix has %s)", v, strings.Join(known, ", "))}).
+		WithHint("cudb matrix arch")
 }
 
 // ccNumber turns "8.6" into 86 and "12.1" into 121; -1 when unreadable.
@@ -126,10 +158,4 @@ func ccNumber(cc string) int {
 		return -1
 	}
 	return a*10 + b
-}
-
-func archCovers(a *db.CUDAArch, cc int) bool {
-	lo, ok1 := smNumber(a.SMMin)
-	hi, ok2 := smNumber(a.SMMax)
-	return ok1 && ok2 && cc >= lo && cc <= hi
 }

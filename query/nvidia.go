@@ -438,11 +438,12 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 	}
 	hits := matchGPU(gs, want)
 	// nvidia-smi names carry the board and memory ("NVIDIA A100-SXM4-80GB",
-	// "Tesla V100-PCIE-16GB"): drop trailing words until the name is known.
-	words := strings.FieldsFunc(strings.TrimSpace(name), func(r rune) bool { return r == ' ' || r == '-' || r == '_' })
-	for n := len(words) - 1; len(hits) == 0 && n >= 1; n-- {
-		if short := normGPU(strings.Join(words[:n], " ")); short != "" && !brandOnly(short) {
-			hits = matchGPU(gs, short)
+	// "NVIDIA H100 80GB HBM3"): drop those known trailing words, and only
+	// those. Any other extra word (Ti, Super, Ada, Max-Q) names another
+	// model and is never dropped to fall back on a shorter one.
+	if short, ok := stripBoardSuffix(name); len(hits) == 0 && ok {
+		if n := normGPU(short); n != "" && !brandOnly(n) {
+			hits = matchGPU(gs, n)
 		}
 	}
 	if len(hits) == 1 {
@@ -476,6 +477,45 @@ func LookupGPU(ctx context.Context, d *db.DB, name string) (GPU, error) {
 		e.Message += "; did you mean: " + strings.Join(close, ", ")
 	}
 	return GPU{}, e.WithHint("give its compute capability instead (--sm 8.9; nvidia-smi --query-gpu=compute_cap --format=csv prints it), or search the models: cudb matrix gpu --name %q", searchTerm(name))
+}
+
+// stripBoardSuffix drops the trailing words nvidia-smi adds to a model
+// name for its board, not its chip: memory size ("80GB"), memory type
+// ("HBM3"), form factor ("SXM4", "PCIe", "NVL") and "Laptop GPU" (printed
+// from the GeForce RTX 30 series on, whose laptop parts share the
+// architecture and compute capability of the desktop model of the same
+// name). ok is false when the name ends in none of them.
+func stripBoardSuffix(name string) (string, bool) {
+	words := strings.FieldsFunc(strings.TrimSpace(name), func(r rune) bool { return r == ' ' || r == '-' || r == '_' })
+	n := len(words)
+	for n > 1 {
+		w := strings.ToLower(words[n-1])
+		switch {
+		case boardWord(w):
+			n--
+		case w == "gpu" && n > 2 && strings.EqualFold(words[n-2], "laptop"):
+			n -= 2
+		default:
+			return strings.Join(words[:n], " "), n < len(words)
+		}
+	}
+	return strings.Join(words[:n], " "), n < len(words)
+}
+
+// boardWord is a lower-case word of a board suffix: 80gb, hbm3e, sxm4,
+// pcie, nvl.
+func boardWord(w string) bool {
+	switch w {
+	case "pcie", "nvl", "sxm", "hbm", "hbm2", "hbm2e", "hbm3", "hbm3e":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(w, "sxm"); ok {
+		return rest != "" && allDigits(rest)
+	}
+	if rest, ok := strings.CutSuffix(w, "gb"); ok {
+		return rest != "" && allDigits(rest)
+	}
+	return false
 }
 
 func matchGPU(gs []GPU, want string) []GPU {

@@ -230,11 +230,12 @@ type GPURow struct {
 	Aliases           []string `json:"aliases"`
 	ComputeCapability string   `json:"compute_capability"`
 	Architecture      string   `json:"architecture"`
-	// CUDA and CUDASupport are set by `matrix gpu --cuda`: the toolkit
-	// judged and supported, dropped or unsupported (absent when the GPU's
-	// capability is unknown).
+	// CUDA, CUDASupport and CUDADetail are set by `matrix gpu --cuda`:
+	// the toolkit judged; supported, dropped, unsupported or unknown; and
+	// why, from the cuda_arch facts.
 	CUDA        string `json:"cuda,omitempty"`
 	CUDASupport string `json:"cuda_support,omitempty"`
+	CUDADetail  string `json:"cuda_detail,omitempty"`
 }
 
 // MatrixGPU lists GPUs by name.

@@ -58,46 +58,6 @@ func (s *Stack) gap(what string) {
 	}
 }
 
-// expectPins marks Linux CUDA wheels whose release pins its CUDA
-// libraries as wheels (another build of the release with the same CUDA
-// major carries nvidia-* pins) but whose own pins are not in the data:
-// pip would install pins cudb cannot show, so the stack is unknown.
-func expectPins(stacks []Stack, release []*db.BuildRow) {
-	for i := range stacks {
-		s := &stacks[i]
-		if len(s.pinReqs) == 0 && pinsMissing(s.Representative(), release) {
-			s.gap(pinsGap)
-		}
-	}
-}
-
-const pinsGap = "the wheel's Requires-Dist pins (nvidia-* wheels) not in the data"
-
-// pinsMissing reports a Linux wheel with no pins in the data although
-// another build of its release with the same CUDA major pins nvidia-*
-// wheels: the release ships its CUDA libraries as wheels.
-func pinsMissing(b *db.BuildRow, release []*db.BuildRow) bool {
-	if b.Platform != "linux" || b.Channel != "" || cudaMajorOf(b.CUDA, b.Variant) == "" || hasNvidiaPin(b) {
-		return false
-	}
-	for _, o := range release {
-		if o.Platform == "linux" && o.Channel == "" && o.Version == b.Version &&
-			cudaMajorOf(o.CUDA, o.Variant) == cudaMajorOf(b.CUDA, b.Variant) && hasNvidiaPin(o) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasNvidiaPin(b *db.BuildRow) bool {
-	for _, r := range b.Reqs {
-		if r.Kind == db.KindPin && strings.HasPrefix(r.Needs, "nvidia-") {
-			return true
-		}
-	}
-	return false
-}
-
 // expectIndex marks CUDA wheels that plain pip may not install: the
 // release has several CUDA builds, the data names none of them as the
 // one PyPI serves, and this one has no index of its own. Writing a bare

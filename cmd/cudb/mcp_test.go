@@ -71,6 +71,15 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		// check with findings (exit 3) is an answer too.
 		{"check", map[string]any{"content": dockerfile, "driver": "470.82.01"}, []string{"check", "-", "--driver", "470.82.01"}, dockerfile},
 		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel", "conda"}, ""},
+		// The gpu table's filters, and pin's unknown stack and names.
+		{"matrix", map[string]any{"table": "gpu", "cuda": "13", "arch": "Pascal"}, []string{"matrix", "gpu", "--cuda", "13", "--arch", "Pascal"}, ""},
+		{"matrix", map[string]any{"table": "gpu", "name": "4090"}, []string{"matrix", "gpu", "--name", "4090"}, ""},
+		{"pin", map[string]any{"requirements": []string{"torch==2.4.0"}, "cuda": "12.4", "allow_unknown": true},
+			[]string{"pin", "torch==2.4.0", "--cuda", "12.4", "--allow-unknown"}, ""},
+		{"pin", map[string]any{"requirements": []string{"torch==2.1.0"}, "cuda": "11.8", "format": "uv", "name": "my-app", "project_version": "1.2.3"},
+			[]string{"pin", "torch==2.1.0", "--cuda", "11.8", "--format", "uv", "--name", "my-app", "--project-version", "1.2.3"}, ""},
+		{"pin", map[string]any{"requirements": []string{"torch==1.13.1"}, "format": "conda", "name": "train-env"},
+			[]string{"pin", "torch==1.13.1", "--format", "conda", "--name", "train-env"}, ""},
 	} {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil {
@@ -108,6 +117,11 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		{"pin", map[string]any{"requirements": []string{"torch==2.1"}, "format": "nix"}, "Try:"},
 		{"matrix", map[string]any{"table": "nope"}, "unknown table"},
 		{"resolve", map[string]any{}, "requirements"},
+		// Without allow_unknown an unknown stack is refused, as the CLI
+		// refuses it, and the hint names the tool's argument.
+		{"pin", map[string]any{"requirements": []string{"torch==2.4.0"}, "cuda": "12.4"}, `"allow_unknown": true`},
+		{"pin", map[string]any{"requirements": []string{"torch==2.1.0"}, "format": "uv", "name": "bad name"}, "invalid project name"},
+		{"matrix", map[string]any{"table": "torch", "cuda": "12.1"}, "cuda filters the gpu table only"},
 	} {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil {

@@ -92,10 +92,14 @@ type GPU struct {
 	// ComputeCapability ("8.6") is empty when the source cannot tell
 	// (470-branch nvidia-smi, /proc): map Name through the GPU table.
 	ComputeCapability string `json:"compute_capability,omitempty"`
-	BusID             string `json:"bus_id,omitempty"`
-	MemoryMiB         int    `json:"memory_mib,omitempty"`
-	MIG               bool   `json:"mig,omitempty"`
-	Source            string `json:"source"`
+	// ComputeCapabilitySource is "gpu_table" when the source did not
+	// state the compute capability and verify looked Name up in cudb's
+	// GPU table; empty when the source stated it.
+	ComputeCapabilitySource string `json:"compute_capability_source,omitempty"`
+	BusID                   string `json:"bus_id,omitempty"`
+	MemoryMiB               int    `json:"memory_mib,omitempty"`
+	MIG                     bool   `json:"mig,omitempty"`
+	Source                  string `json:"source"`
 }
 
 // Toolkit is one CUDA toolkit installation.

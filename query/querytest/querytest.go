@@ -30,6 +30,10 @@ func Facts() *db.Facts {
 			if cudnn != "" {
 				f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "cudnn", Spec: cudnn, Kind: kind, Provenance: pv("cudnn row")})
 			}
+			if kind == db.KindBundled && cuda != "" {
+				// a wheel that bundles its CUDA libraries carries the runtime too
+				f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: "cuda", Spec: cuda, Kind: db.KindBundled, Provenance: pv("toolchain row")})
+			}
 			f.Requirements = append(f.Requirements, db.Requirement{Build: b.Key(), Needs: frameworks.TorchVision, Spec: vision, Kind: db.KindPaired, Provenance: pv("pairs")})
 			for pkg, spec := range pins {
 				if pl == "linux" {

@@ -24,6 +24,38 @@ func (v *verifier) gpuCC(g host.GPU) string {
 	return ""
 }
 
+// GPUTableSource marks a compute capability verify looked up from the
+// GPU's name (host.GPU.ComputeCapabilitySource).
+const GPUTableSource = "gpu_table"
+
+// factsWithCC is the facts the report shows: a GPU whose source did not
+// state its compute capability carries the one its name maps to in the
+// GPU table (the one the judgement used), marked GPUTableSource. The
+// caller's facts are not changed.
+func (v *verifier) factsWithCC() *host.Snapshot {
+	f := v.f
+	var gpus []host.GPU
+	for i, g := range f.GPUs {
+		if g.ComputeCapability != "" {
+			continue
+		}
+		cc := v.gpuCC(g)
+		if cc == "" {
+			continue
+		}
+		if gpus == nil {
+			gpus = append([]host.GPU(nil), f.GPUs...)
+		}
+		gpus[i].ComputeCapability, gpus[i].ComputeCapabilitySource = cc, GPUTableSource
+	}
+	if gpus == nil {
+		return f
+	}
+	cp := *f
+	cp.GPUs = gpus
+	return &cp
+}
+
 func (v *verifier) arch(fw *framework) error {
 	// The list torch itself reports is the truth; the database's is what
 	// the release's wheels were built with.

@@ -121,7 +121,7 @@ func VerifyWith(ctx context.Context, d *db.DB, facts *host.Snapshot, opts Option
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: facts, Read: v.readSummary()}
+	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: v.factsWithCC(), Read: v.readSummary()}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}

@@ -13,6 +13,7 @@ type gpuRow struct {
 	Architecture      string   `json:"architecture"`
 	CUDA              string   `json:"cuda"`
 	CUDASupport       string   `json:"cuda_support"`
+	CUDADetail        string   `json:"cuda_detail"`
 }
 
 func gpuRows(t *testing.T, args ...string) []gpuRow {

@@ -80,9 +80,13 @@ func newMatrixGPUCmd(f *Factory) *cobra.Command {
 		Long: `Lists GPU models with their compute capability and architecture.
 
 --cuda X judges every GPU against CUDA X (a major alone means its first release, X.0):
-"supported" when the toolkit compiles for the GPU, "dropped" when the toolkit before it did
-and this one does not, "unsupported" when neither did (NVIDIA's toolkit/architecture matrix).
---arch keeps one architecture and --name the models whose name contains the text.`,
+"supported" when the toolkit compiles for the GPU's own sm_ target, "dropped" when the
+toolkit before it did and this one does not, "unsupported" when neither did, "unknown"
+where the data does not say (a release without architecture facts, a target whose first
+toolkit is not recorded). A toolkit compiles for the targets introduced up to it minus
+those dropped (cudb matrix arch); the "why" column says which fact decided.
+--arch keeps one architecture (an unknown name is refused, listing the known ones) and
+--name the models whose name contains the text.`,
 		Example: `  cudb matrix gpu
   cudb matrix gpu --cuda 13            # what does CUDA 13 drop?
   cudb matrix gpu --cuda 13 --json | jq '.[] | select(.cuda_support=="dropped") | .name'
@@ -100,20 +104,20 @@ and this one does not, "unsupported" when neither did (NVIDIA's toolkit/architec
 			}
 			header := []string{"name", "compute capability", "architecture", "aliases"}
 			if flt.CUDA != "" && len(rows) > 0 {
-				header = append(header, "cuda "+rows[0].CUDA)
+				header = append(header, "cuda "+rows[0].CUDA, "why")
 			}
 			t := &Table{Header: header, Status: map[int]func(string) Tone{4: cudaSupportTone}}
 			for _, r := range rows {
 				cells := []string{r.Name, r.ComputeCapability, r.Architecture, strings.Join(r.Aliases, ", ")}
 				if flt.CUDA != "" {
-					cells = append(cells, r.CUDASupport)
+					cells = append(cells, r.CUDASupport, r.CUDADetail)
 				}
 				t.Add(cells...)
 			}
 			return f.Out(rows, func() error { return t.Render(f.IO) })
 		},
 	}
-	c.Flags().StringVar(&flt.CUDA, "cuda", "", "judge each GPU against this CUDA toolkit (13 or 12.8): supported, dropped or unsupported")
+	c.Flags().StringVar(&flt.CUDA, "cuda", "", "judge each GPU against this CUDA toolkit (13 or 12.8): supported, dropped, unsupported or unknown")
 	c.Flags().StringVar(&flt.Arch, "arch", "", "only this architecture (Ampere, Hopper, ...)")
 	c.Flags().StringVar(&flt.Name, "name", "", "only models whose name or alias contains this text")
 	return c
@@ -126,6 +130,8 @@ func cudaSupportTone(cell string) Tone {
 	case query.CUDADropped:
 		return Bad
 	case query.CUDAUnsupported:
+		return Warn
+	case query.CUDAUnknown:
 		return Warn
 	}
 	return None

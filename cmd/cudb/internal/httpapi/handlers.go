@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -176,7 +178,14 @@ func (s *Server) matrixIndex(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
-	req, limit, err := parseResolve(r.URL.Query(), "format")
+	q := r.URL.Query()
+	req, limit, err := parseResolve(q, "format", "allow_unknown")
+	if err != nil {
+		return err
+	}
+	// allow_unknown is `cudb pin --allow-unknown`: write a stack cudb
+	// cannot vouch for, each gap in the file's header.
+	allowUnknown, err := boolParam(q, "allow_unknown")
 	if err != nil {
 		return err
 	}
@@ -190,14 +199,14 @@ func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
 	if format == "" {
 		format = "json"
 	}
-	return s.cached(w, r, cacheKey("pin", req, 0, format), func(d *db.DB) (*response, error) {
+	return s.cached(w, r, cacheKey("pin", req, 0, format+"\x00"+strconv.FormatBool(allowUnknown)), func(d *db.DB) (*response, error) {
 		pinFormat := format
 		if format == "json" {
 			pinFormat = "requirements"
 		}
-		res, err := pin.Pins(r.Context(), d, req, pinFormat, pin.PinOptions{CudbVersion: s.Version})
+		res, err := pin.Pins(r.Context(), d, req, pinFormat, pin.PinOptions{CudbVersion: s.Version, AllowUnknown: allowUnknown})
 		if err != nil {
-			return nil, err
+			return nil, apiUnknownHint(err, r.URL.RawQuery)
 		}
 		if format == "json" {
 			return jsonResponse(http.StatusOK, res)
@@ -369,4 +378,32 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, errs.Errorf(errs.CodeUsage, "failed to read the body: %v", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// apiUnknownHint rewrites the hint of a refused unknown stack, which names
+// the CLI's --allow-unknown, to name this API's parameter: the request as
+// it was sent (rawQuery) with allow_unknown=true.
+func apiUnknownHint(err error, rawQuery string) error {
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Code != errs.CodeNotFound {
+		return err
+	}
+	if d, ok := e.Detail.(map[string]any); !ok || d["status"] != query.StatusUnknown {
+		return err
+	}
+	var allow, reqs []string
+	for _, part := range strings.Split(rawQuery, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		switch name {
+		case "", "allow_unknown":
+			continue
+		case "req":
+			reqs = append(reqs, part)
+		}
+		allow = append(allow, part)
+	}
+	out := *e
+	out.Hint = fmt.Sprintf("GET /v1/pin?%s to write it anyway (the gap goes into the file's header), or GET /v1/resolve?%s for the known-good stacks",
+		strings.Join(append(allow, "allow_unknown=true"), "&"), strings.Join(reqs, "&"))
+	return &out
 }

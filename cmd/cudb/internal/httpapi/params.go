@@ -65,7 +65,7 @@ func parseResolve(q url.Values, extra ...string) (query.ResolveRequest, int, err
 	// An empty value is a mistake, not "absent" (the CLI's --gpu ""
 	// is a usage error too); the flag-like booleans take none.
 	for k, vs := range q {
-		if k == "pre" || k == "explain" {
+		if k == "pre" || k == "explain" || k == "allow_unknown" {
 			continue
 		}
 		for _, v := range vs {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -67,6 +68,11 @@ type PinInput struct {
 	Requirements []string `json:"requirements" jsonschema:"pip-style requirements (PEP 440): torch==2.1"`
 	Format       string   `json:"format,omitempty" jsonschema:"requirements (default), constraints, pip, uv, conda, apt or docker"`
 	Devel        bool     `json:"devel,omitempty" jsonschema:"docker: the devel image flavour"`
+	// AllowUnknown is --allow-unknown: write a stack cudb cannot vouch
+	// for, each gap named in the file's header, instead of refusing it.
+	AllowUnknown   bool   `json:"allow_unknown,omitempty" jsonschema:"write a stack cudb cannot vouch for (a fact it needs is not in the data), each gap named in the file's header; without it such a stack is refused"`
+	Name           string `json:"name,omitempty" jsonschema:"uv: the project's name; conda: the environment's name (default: framework-version-variant)"`
+	ProjectVersion string `json:"project_version,omitempty" jsonschema:"uv: the project's version (default 0.1.0)"`
 	Stack
 }
 
@@ -84,6 +90,10 @@ type ExplainInput struct {
 type MatrixInput struct {
 	Table   string `json:"table" jsonschema:"the table: torch, tensorflow, jax, onnxruntime, cuda, cudnn, driver, gpu, arch"`
 	Channel string `json:"channel,omitempty" jsonschema:"torch only: pip or conda (default both)"`
+	// The gpu table's filters (cudb matrix gpu --cuda/--arch/--name).
+	CUDA string `json:"cuda,omitempty" jsonschema:"gpu only: judge each GPU against this CUDA toolkit (13 or 12.8): supported, dropped or unsupported"`
+	Arch string `json:"arch,omitempty" jsonschema:"gpu only: only this architecture (Ampere, Hopper, ...)"`
+	Name string `json:"name,omitempty" jsonschema:"gpu only: only models whose name or alias contains this text"`
 }
 
 // CheckInput is the check tool's input.
@@ -131,7 +141,21 @@ func NewServer(version string, run Runner) *mcp.Server {
 			if in.Devel {
 				args = append(args, "--devel")
 			}
-			return answer(ctx, run, append(append(args, "--"), in.Requirements...), "")
+			if in.AllowUnknown {
+				args = append(args, "--allow-unknown")
+			}
+			if in.Name != "" {
+				args = append(args, "--name="+in.Name)
+			}
+			if in.ProjectVersion != "" {
+				args = append(args, "--project-version="+in.ProjectVersion)
+			}
+			res, out, err := answer(ctx, run, append(append(args, "--"), in.Requirements...), "")
+			if err != nil && strings.Contains(err.Error(), "--allow-unknown") {
+				// The CLI's hint names its flag; here it is an argument.
+				err = fmt.Errorf("%w\n(in this tool: \"allow_unknown\": true)", err)
+			}
+			return res, out, err
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "verify_report", Title: "Judge a pasted report",
 		Description: "Judge the host a pasted report describes (collect_env, nvidia-smi, pip list, conda list, cudb probe --json): " +
@@ -177,6 +201,15 @@ func NewServer(version string, run Runner) *mcp.Server {
 			args := []string{"matrix", in.Table}
 			if in.Channel != "" {
 				args = append(args, "--channel="+in.Channel)
+			}
+			for _, f := range []struct{ name, value string }{{"cuda", in.CUDA}, {"arch", in.Arch}, {"name", in.Name}} {
+				if f.value == "" {
+					continue
+				}
+				if in.Table != "gpu" {
+					return nil, nil, fmt.Errorf("%s filters the gpu table only, not %s (cudb matrix gpu --%s)", f.name, in.Table, f.name)
+				}
+				args = append(args, "--"+f.name+"="+f.value)
 			}
 			return answer(ctx, run, args, "")
 		})

@@ -51,6 +51,9 @@ func TestToolsBuildCommandLines(t *testing.T) {
 		{"verify_report", map[string]any{"report": "NVIDIA-SMI 550.54.15"}, []string{"verify", "--from=-"}, "NVIDIA-SMI 550.54.15"},
 		{"explain", map[string]any{"message": "--json"}, []string{"explain", "-"}, "--json"},
 		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel=conda"}, ""},
+		{"matrix", map[string]any{"table": "gpu", "cuda": "13", "arch": "Pascal", "name": "-x"}, []string{"matrix", "gpu", "--cuda=13", "--arch=Pascal", "--name=-x"}, ""},
+		{"pin", map[string]any{"requirements": []string{"torch"}, "format": "uv", "allow_unknown": true, "name": "app", "project_version": "2.0"},
+			[]string{"pin", "--format=uv", "--allow-unknown", "--name=app", "--project-version=2.0", "--", "torch"}, ""},
 		{"check", map[string]any{"content": "torch==2.1.0\n", "driver": "470.82.01", "sm": "8.6"}, []string{"check", "--driver=470.82.01", "--sm=8.6", "--", "-"}, "torch==2.1.0\n"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
