@@ -229,6 +229,11 @@ func TestColumnReadsEqualSQL(t *testing.T) {
 		func(r *sql.Rows, x *Release) error {
 			return r.Scan(&x.Component, &x.Version, &x.ReleasedOn, &x.Source, &x.URL, &x.Ref)
 		}))
+	torchRels, _ := d.ReleasesOf(ctx, "torch")
+	same("release of torch", torchRels, query(t, conn, "SELECT component, version, released_on, source, url, ref FROM release WHERE component = 'torch' ORDER BY version_key", nil,
+		func(r *sql.Rows, x *Release) error {
+			return r.Scan(&x.Component, &x.Version, &x.ReleasedOn, &x.Source, &x.URL, &x.Ref)
+		}))
 	srcs, _ := d.Sources(ctx)
 	same("source", srcs, query(t, conn, "SELECT name, url, fetched_at, sha256, rows FROM source ORDER BY name", nil,
 		func(r *sql.Rows, s *SourceInfo) error {

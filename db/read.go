@@ -435,6 +435,20 @@ func (d *DB) Releases(ctx context.Context) ([]Release, error) {
 	}), nil
 }
 
+// ReleasesOf returns one component's releases, oldest first: what
+// Releases holds for it, without building every other component's rows
+// (resolve asks on every answer whether a release's facts are pending).
+func (d *DB) ReleasesOf(ctx context.Context, component string) ([]Release, error) {
+	t := d.table("release")
+	c := t.col("component")
+	rows := t.where(func(r int) bool { return t.str(c, r) == component })
+	t.orderBy(rows, orderKey{t.col("version_key"), false})
+	return rowsOf(t, rows, func(t *colTable, r int, x *Release) {
+		*x = Release{Component: component, Version: t.str(t.col("version"), r), ReleasedOn: t.str(t.col("released_on"), r),
+			Provenance: provenance(t, r)}
+	}), nil
+}
+
 // Meta returns the meta table as a map.
 func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
 	t := d.table("meta")

@@ -30,7 +30,7 @@ type PendingRelease struct {
 // pendingReleases lists the releases of component matching req that have
 // no build in the data.
 func pendingReleases(ctx context.Context, d *db.DB, component string, req version.Requirement, pre bool) []PendingRelease {
-	rels, err := d.Releases(ctx)
+	rels, err := d.ReleasesOf(ctx, component)
 	if err != nil {
 		return nil
 	}
@@ -44,7 +44,7 @@ func pendingReleases(ctx context.Context, d *db.DB, component string, req versio
 	}
 	var out []PendingRelease
 	for _, r := range rels {
-		if r.Component != component || has[r.Version] {
+		if has[r.Version] {
 			continue
 		}
 		v, err := version.Parse(r.Version)
