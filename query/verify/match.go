@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -30,7 +31,22 @@ func (v *verifier) frameworks() ([]*framework, error) {
 			out = append(out, fw)
 		}
 		if j := py.JAX; j != nil {
-			for name, ver := range j.Plugins {
+			// The CUDA plugin names the build; pjrt comes with it. Walk
+			// the names in a fixed order (plugin first): a map's order
+			// would change the finding's words from run to run.
+			names := make([]string, 0, len(j.Plugins))
+			for name := range j.Plugins {
+				names = append(names, name)
+			}
+			sort.Slice(names, func(a, b int) bool {
+				pa, pb := strings.HasSuffix(names[a], "-plugin"), strings.HasSuffix(names[b], "-plugin")
+				if pa != pb {
+					return pa
+				}
+				return names[a] < names[b]
+			})
+			for _, name := range names {
+				ver := j.Plugins[name]
 				if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
 					fw := &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
 						version: j.Version, cuda: m[1], py: py}
