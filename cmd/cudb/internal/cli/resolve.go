@@ -318,8 +318,6 @@ func SupportWords(token string) string {
 	return token
 }
 
-// supportTone colours a support cell: native green, compatible or JIT
-// yellow, no kernels red.
 // stackTone colours a stack's status: ok green, unknown yellow.
 func stackTone(cell string) Tone {
 	switch cell {
@@ -331,6 +329,8 @@ func stackTone(cell string) Tone {
 	return Bad
 }
 
+// supportTone colours a support cell: native green, compatible or JIT
+// yellow, no kernels red.
 func supportTone(cell string) Tone {
 	switch cell {
 	case query.SupportSASS, supportWords[query.SupportSASS]:
