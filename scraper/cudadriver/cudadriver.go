@@ -116,6 +116,19 @@ func scrapeText(dir string) ([]scraper.Record, error) {
 	return recs, nil
 }
 
+// toolkitRecord is Table 3's row i (of any rendering) as a record. seen
+// holds the keys given so far: a label seen before is keyed with its row
+// number (#N), so no row is lost.
+func toolkitRecord(seen map[string]bool, i int, label, linux, windows, url, ref string) scraper.Record {
+	key := label
+	if seen[key] {
+		key = fmt.Sprintf("%s#%d", label, i+1)
+	}
+	seen[key] = true
+	return scraper.Record{Table: TableToolkit, Key: key, URL: url, Ref: ref,
+		Fields: map[string]string{"row_text": label, "linux": linux, "windows": windows}}
+}
+
 // ParsePage reads Table 3 (required) and Table 2 (optional: old editions
 // folded it into the text) of a release-notes page.
 func ParsePage(page []byte, url string) ([]scraper.Record, error) {
@@ -138,17 +151,9 @@ func ParsePage(page []byte, url string) ([]scraper.Record, error) {
 	var recs []scraper.Record
 	seen := map[string]bool{}
 	for i, row := range g.Rows {
-		label := nvsrc.At(row, cTK).Text
-		if label == "" {
-			continue
+		if label := nvsrc.At(row, cTK).Text; label != "" {
+			recs = append(recs, toolkitRecord(seen, i, label, nvsrc.At(row, cLin).Text, nvsrc.At(row, cWin).Text, url, "Table: "+captionToolkit))
 		}
-		key := label
-		if seen[key] {
-			key = fmt.Sprintf("%s#%d", label, i+1)
-		}
-		seen[key] = true
-		recs = append(recs, scraper.Record{Table: TableToolkit, Key: key, URL: url, Ref: "Table: " + captionToolkit,
-			Fields: map[string]string{"row_text": label, "linux": nvsrc.At(row, cLin).Text, "windows": nvsrc.At(row, cWin).Text}})
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("table %q has no rows", captionToolkit)

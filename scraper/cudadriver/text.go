@@ -67,17 +67,9 @@ func ParseText(page []byte, url string) ([]scraper.Record, error) {
 				return nil, fmt.Errorf("table %q: expected toolkit, Linux and Windows columns, header is %q", captionToolkit, t.header)
 			}
 			for i, row := range t.rows {
-				label := cell(row, cTK)
-				if label == "" {
-					continue
+				if label := cell(row, cTK); label != "" {
+					recs = append(recs, toolkitRecord(seen, i, label, cell(row, cLin), cell(row, cWin), url, textRef(captionToolkit, t.lines[i])))
 				}
-				key := label
-				if seen[key] {
-					key = fmt.Sprintf("%s#%d", label, i+1)
-				}
-				seen[key] = true
-				recs = append(recs, scraper.Record{Table: TableToolkit, Key: key, URL: url, Ref: textRef(captionToolkit, t.lines[i]),
-					Fields: map[string]string{"row_text": label, "linux": cell(row, cLin), "windows": cell(row, cWin)}})
 			}
 		case TableMinorCompat:
 			cTK, cMin, cMax := colOf(t, "CTK", "CUDA Toolkit"), colOf(t, "Min"), colOf(t, "Max")
