@@ -45,14 +45,14 @@ func CUDNNReleases(ctx context.Context, d *db.DB, spec *version.DottedSpec) ([]C
 	for _, r := range support {
 		hasRow[r.CUDNN] = true
 	}
-	rels, err := d.Releases(ctx)
+	rels, err := d.ReleasesOf(ctx, "cudnn")
 	if err != nil {
 		return nil, err
 	}
 	var out []CUDNNRelease
 	for i := len(rels) - 1; i >= 0; i-- { // version order: newest last
 		r := rels[i]
-		if r.Component != "cudnn" || hasRow[r.Version] || (spec != nil && !dottedOK(*spec, r.Version)) {
+		if hasRow[r.Version] || (spec != nil && !dottedOK(*spec, r.Version)) {
 			continue
 		}
 		attr := func(key string) string {
@@ -117,7 +117,7 @@ func pinnedCUDNN(ctx context.Context, d *db.DB, hasRow map[string]bool, spec *ve
 					continue
 				}
 				f := strings.Split(build, ".")
-				if len(f) < 3 || !isDottedRelease(build) {
+				if len(f) < 3 || !isDottedNumber(build) {
 					continue
 				}
 				v := strings.Join(f[:3], ".")
@@ -143,10 +143,4 @@ func pinnedCUDNN(ctx context.Context, d *db.DB, hasRow map[string]bool, spec *ve
 		out = append(out, *c)
 	}
 	return out, nil
-}
-
-// isDottedRelease reports whether s is an exact dotted version (9.15.1.9).
-func isDottedRelease(s string) bool {
-	_, err := version.ParseDotted(s)
-	return err == nil && !strings.ContainsAny(s, "<>=!~*, ")
 }
