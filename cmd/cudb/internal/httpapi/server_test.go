@@ -356,15 +356,11 @@ func TestGracefulShutdown(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
 	msg := "no kernel image is available for execution on the device"
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg[:10])
-	time.Sleep(100 * time.Millisecond) // the server has the request
+	// In the handler (100 Continue seen), ten bytes of the body sent.
+	conn := inFlight(t, ln.Addr().String(), "/v1/explain", "text/plain", []byte(msg), 10)
 	cancel()
-	time.Sleep(100 * time.Millisecond)
+	// Serve must not return while the request is in flight: the
+	// request is still answered (200 below) after the cancel.
 	select {
 	case err := <-served:
 		t.Fatalf("Serve returned %v with a request in flight", err)
