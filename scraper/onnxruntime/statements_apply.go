@@ -69,18 +69,34 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 			n.refuse(r, "unknown statement kind "+f["kind"])
 		}
 	}
-	// Releases known only from statements.
-	for _, v := range named {
-		if n.releases[v] {
-			continue
+	// PyPI's build of every release a pypi-cuda statement covers: a release
+	// known only from statements, or one whose rows name other builds only
+	// (1.25.0: the CUDA 13 aarch64 feed package).
+	hasPyPILine := func(v, variant string) bool {
+		for _, b := range n.f.Builds {
+			if b.Version == v && b.Variant == variant && b.Platform != "linux-aarch64" {
+				return true
+			}
 		}
+		return false
+	}
+	for _, v := range append(sortedKeys(n.releases), named...) {
 		sf, ok := since(pypiCUDA, v)
 		if !ok {
-			n.f.Conflicts = append(n.f.Conflicts, db.Conflict{Subject: "onnxruntime-gpu " + v, Field: "refused", OtherSource: n.src + " (" + namedProv[v].Ref + ")",
-				Note: "a release no table describes and no statement says which CUDA line PyPI serves for"})
+			if !n.releases[v] {
+				n.f.Conflicts = append(n.f.Conflicts, db.Conflict{Subject: "onnxruntime-gpu " + v, Field: "refused", OtherSource: n.src + " (" + namedProv[v].Ref + ")",
+					Note: "a release no table describes and no statement says which CUDA line PyPI serves for"})
+			}
 			continue
 		}
-		k := n.build(v, "cuda"+sf.value, "", sf.value, namedProv[v])
+		if hasPyPILine(v, "cuda"+sf.value) {
+			continue
+		}
+		p, ok := namedProv[v]
+		if !ok {
+			p = sf.prov
+		}
+		k := n.build(v, "cuda"+sf.value, "", sf.value, p)
 		n.req(db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: sf.value, Provenance: sf.prov})
 	}
 	byVersion := map[string][]int{}
