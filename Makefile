@@ -24,7 +24,7 @@ TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 window
 WHEEL_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 IMAGE ?= cudb:$(VERSION)
 
-.PHONY: help build test vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps
+.PHONY: help build test test-slow vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -34,8 +34,13 @@ help: ## list the targets
 build: ## build ./cudb (static)
 	CGO_ENABLED=0 $(GO) build -o cudb ./cmd/cudb
 
-test: ## run every test (the README's test command)
-	$(GO) test ./...
+# The summary (internal/testenv/summary) prints go test's usual lines, then
+# one line naming the tests left out because ../shared is absent.
+test: ## run the tests (the README's test command; the browser and wheel suites are in test-slow)
+	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testenv/summary
+
+test-slow: ## the slow suites: the site in headless Chromium, the wheel installed in a venv
+	set -o pipefail; CUDB_SLOW=1 $(GO) test -json ./cmd/cudb/internal/site/ ./cmd/wheel/ | $(GO) run ./internal/testenv/summary
 
 vet: ## go vet and gofmt check
 	$(GO) vet ./...
@@ -44,8 +49,13 @@ vet: ## go vet and gofmt check
 # staticcheck at a pinned version, fetched through the module proxy on first use.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-lint: ## staticcheck (pinned) with no finding allowed
+# golangci-lint runs only the linters staticcheck lacks (.golangci.yml:
+# nilerr, containedctx).
+GOLANGCI ?= github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
+lint: ## staticcheck and golangci-lint (pinned) with no finding allowed
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(GOLANGCI) run ./...
 
 race: ## tests with the race detector
 	$(GO) test -race ./...
