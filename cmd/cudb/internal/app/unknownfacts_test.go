@@ -31,11 +31,12 @@ func resolveJSON(t *testing.T, args ...string) unknownStacks {
 	return res
 }
 
-// The data holds no Python range for JAX and ONNX Runtime releases: a
-// Python the data cannot judge keeps the build, unknown, the gap named
-// (embedded data); a known range that leaves the Python out still drops it.
+// The data holds no Python range for ONNX Runtime releases: a Python the
+// data cannot judge keeps the build, unknown, the gap named (embedded
+// data); a known range that leaves the Python out still drops it (JAX's
+// ranges come from jaxlib/setup.py at each release tag).
 func TestResolveUnknownPythonRange(t *testing.T) {
-	for _, req := range []string{"jax==0.4.30", "onnxruntime-gpu==1.20.0", "onnxruntime-gpu==1.28.0"} {
+	for _, req := range []string{"onnxruntime-gpu==1.18.0", "onnxruntime-gpu==1.20.0"} {
 		res := resolveJSON(t, req, "--python", "3.12")
 		if res.Status != "unknown" || len(res.Stacks) == 0 {
 			t.Fatalf("%s: want unknown stacks, got %+v", req, res)
@@ -50,8 +51,15 @@ func TestResolveUnknownPythonRange(t *testing.T) {
 	if code != ExitNoMatch || !strings.Contains(stderr, "python ranges: 3.7-3.10\n") {
 		t.Errorf("tensorflow 2.10 on 3.12: exit %d: %q", code, stderr)
 	}
+	if res := resolveJSON(t, "jax==0.4.30", "--python", "3.12"); res.Status != "ok" {
+		t.Errorf("jax 0.4.30 on 3.12 (jaxlib/setup.py: 3.9-3.12): %+v", res)
+	}
+	code, _, stderr = run(t, false, "resolve", "jax==0.4.30", "--python", "3.13")
+	if code != ExitNoMatch || !strings.Contains(stderr, "python ranges: 3.9-3.12\n") {
+		t.Errorf("jax 0.4.30 on 3.13: exit %d: %q", code, stderr)
+	}
 	// pin refuses to vouch for it, naming the same gap.
-	code, _, stderr = run(t, false, "pin", "jax==0.4.30", "--python", "3.12")
+	code, _, stderr = run(t, false, "pin", "onnxruntime-gpu==1.18.0", "--python", "3.12")
 	if code != ExitNoMatch || !strings.Contains(stderr, "cannot vouch for") || !strings.Contains(stderr, "the Python range of this build is not in the data") {
 		t.Errorf("pin: exit %d: %s", code, stderr)
 	}
