@@ -36,6 +36,11 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 		prov        db.Provenance
 	}
 	var spans []span
+	type pyFact struct {
+		first, last, variant, lo, hi string
+		prov                         db.Provenance
+	}
+	var pys []pyFact
 	wheels := map[string][]Wheel{}
 	wheelProv := map[string]db.Provenance{}
 	var named []string
@@ -50,6 +55,8 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 			cudnn = append(cudnn, sinceFact{first: f["first"], value: f["cudnn_major"], variant: f["variant"], prov: p})
 		case "platforms":
 			spans = append(spans, span{first: f["first"], last: f["last"], plats: strings.Fields(f["platforms"]), prov: p})
+		case "python":
+			pys = append(pys, pyFact{first: f["first"], last: f["last"], variant: f["variant"], lo: f["python_min"], hi: f["python_max"], prov: p})
 		case "wheel":
 			v := f["version"]
 			wp := p
@@ -136,6 +143,16 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 			if sf.variant == b.Variant && atLeast(b.Version, sf.first) && !withCUDNN[b.Key()] {
 				n.req(db.Requirement{Build: b.Key(), Needs: "cudnn", Kind: db.KindTested, Spec: sf.value, Provenance: sf.prov})
 				withCUDNN[b.Key()] = true
+			}
+		}
+	}
+	// Python ranges no table gave.
+	for i := range n.f.Builds {
+		b := &n.f.Builds[i]
+		for _, py := range pys {
+			if b.Variant == py.variant && b.PythonMin == "" && b.PythonMax == "" && atLeast(b.Version, py.first) && !atLeast(b.Version, nextAfter(py.last)) {
+				b.PythonMin, b.PythonMax = py.lo, py.hi
+				n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: component, Version: b.Version, Key: "python@" + b.Variant + platformSuffix(b.Platform), Value: py.lo + "-" + py.hi, Provenance: py.prov})
 			}
 		}
 	}
