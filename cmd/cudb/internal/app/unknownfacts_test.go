@@ -135,15 +135,22 @@ func TestResolveBareMajorCUDADriver(t *testing.T) {
 // A build whose platforms the data lacks is not "ok" for an asked
 // platform: it stays, unknown, the gap named, below known-good builds;
 // where no build of the framework is known on the platform at all
-// (onnxruntime-gpu on macOS) the answer is no (embedded data).
+// (onnxruntime-gpu on macOS) the answer is no (embedded data). 1.29.0's
+// wheels read so far are Linux ones only (x86_64 and aarch64), which does
+// not say it has no Windows wheel: its platforms stay unknown.
 func TestResolveUnknownPlatforms(t *testing.T) {
-	code, out, stderr := run(t, false, "resolve", "onnxruntime-gpu==1.18.0", "--platform", "macos")
+	code, out, stderr := run(t, false, "resolve", "onnxruntime-gpu==1.29.0", "--platform", "macos")
 	if code != ExitNoMatch || out != "" ||
-		!strings.Contains(stderr, "no onnxruntime-gpu build matches onnxruntime-gpu==1.18.0 with platform macos; the data records no onnxruntime-gpu CUDA build for macOS in any release") {
+		!strings.Contains(stderr, "no onnxruntime-gpu build matches onnxruntime-gpu==1.29.0 with platform macos; the data records no onnxruntime-gpu CUDA build for macOS in any release") {
 		t.Errorf("macos: exit %d: %s%s", code, out, stderr)
 	}
-	res := resolveJSON(t, "onnxruntime-gpu==1.18.0", "--platform", "linux")
-	if res.Status != "unknown" || len(res.Stacks) != 2 {
+	// Where the platforms are known, another platform is a plain no.
+	code, out, stderr = run(t, false, "resolve", "onnxruntime-gpu==1.18.0", "--platform", "macos")
+	if code != ExitNoMatch || out != "" || !strings.Contains(stderr, "with platform macos; platforms: linux, windows") {
+		t.Errorf("1.18.0 macos: exit %d: %s%s", code, out, stderr)
+	}
+	res := resolveJSON(t, "onnxruntime-gpu==1.29.0", "--platform", "linux")
+	if res.Status != "unknown" || len(res.Stacks) != 1 {
 		t.Fatalf("linux: %+v", res)
 	}
 	for _, s := range res.Stacks {
