@@ -56,6 +56,10 @@ type Framework struct {
 	// feeds, which its install page pairs with PyPI), so an install reads
 	// the feed first, for its wheel, and PyPI after it, for the rest.
 	FeedLacksDeps bool
+	// CPUPackage is a CPU-only package that installs the same Python
+	// module: installed beside the GPU package, whichever was installed
+	// last owns the module ("onnxruntime" beside "onnxruntime-gpu").
+	CPUPackage string
 }
 
 // All lists every framework, in the order answers show them.
@@ -70,7 +74,7 @@ var All = []Framework{
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
 		PluginPrefix: "jax-cuda"},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime", FeedLacksDeps: true},
+		Module: "onnxruntime", FeedLacksDeps: true, CPUPackage: "onnxruntime"},
 }
 
 // Get returns the framework named name (canonical name or alias).

@@ -166,7 +166,13 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("nccl_undefined_symbol", CatMultipleCUDALibs, lkNone,
 			"undefined symbol: nccl", 1, `(?i)undefined symbol: (nccl\w+)`, (*explainCtx).ncclSymbol),
 		sig("nccl_version_error", CatMultipleCUDALibs, lkNone,
-			"nccl", 1, `(?i)NCCL error.*(?:invalid usage|unhandled cuda error|NCCL version mismatch)|ncclInvalidUsage|NCCL version \S+ is too old`, (*explainCtx).ncclError),
+			"nccl", 1, `(?i)NCCL error.*(?:invalid usage|NCCL version mismatch)|ncclInvalidUsage|NCCL version \S+ is too old`, (*explainCtx).ncclError),
+		sig("nccl_system_error", CatNotVersion, lkNone,
+			"unhandled system error", 1, `(?i)NCCL (?:error|Error \d+)\b.*unhandled system error|ncclSystemError`, (*explainCtx).ncclSystemError),
+		sig("nccl_unhandled_cuda_error", CatNotVersion, lkNone,
+			"unhandled cuda error", 1, `(?i)NCCL (?:error|Error \d+)\b.*unhandled cuda error|ncclUnhandledCudaError`, (*explainCtx).ncclCUDAError),
+		sig("nccl_remote_process_exited", CatNotVersion, lkNone,
+			"remote process exited", 1, `(?i)remote process exited or there was a network error|ncclRemoteError`, (*explainCtx).ncclRemoteExited),
 
 		// --- architecture ------------------------------------------------------
 		sig("torch_sm_not_compatible", CatArchUnsupported, "sm_NN → compute capability → the first and the newest torch whose wheels carry its SASS",
@@ -177,6 +183,12 @@ var signatures = sync.OnceValue(func() []signature {
 			"no kernel image", 1, `(?i)no kernel image (?:is )?available(?: for execution)?|cudaErrorNoKernelImageForDevice|CUDA_ERROR_NO_BINARY_FOR_GPU`, (*explainCtx).noKernelImage),
 		sig("invalid_device_function", CatArchUnsupported, "the GPU's compute capability against the build's architecture list",
 			"invalid device function", 1, `(?i)invalid device function|cudaErrorInvalidDeviceFunction`, (*explainCtx).noKernelImage),
+		sig("tf_no_kernel_binaries", CatArchUnsupported, "the compute capability in the message: 10.0 and later (Blackwell) cannot JIT the build's PTX (error), older ones JIT slowly (warning)",
+			"was not built with cuda kernel binaries", 1, `(?i)TensorFlow was not built with CUDA kernel binaries compatible with compute capability (\d+)\.(\d+)`, (*explainCtx).tfNoKernelBinaries),
+		sig("cuda_invalid_ptx", CatArchUnsupported, lkNone,
+			"ptx", 1, `(?i)CUDA_ERROR_INVALID_PTX|a PTX JIT compilation failed|cudaErrorInvalidPtx`, (*explainCtx).invalidPTX),
+		sig("tf_ignoring_gpu_capability", CatArchUnsupported, "the GPU's compute capability against the build's minimum, both in the message",
+			"ignoring", 2, `(?is)Ignoring (?:visible )?gpu device \(device: \d+, name: ([^,]+?),.*?\) with Cuda compute capability (\d+\.\d+)\.\s*The minimum required Cuda capability is (\d+\.\d+)`, (*explainCtx).tfIgnoringGPU),
 		sig("nvcc_unsupported_arch", CatToolkitMismatch, "compute_NN → the toolkit table (cudb matrix arch): the first CUDA that compiles for it, or the last one that still did",
 			"unsupported gpu architecture", 1, `(?i)Unsupported gpu architecture '?compute_(\d+)`, (*explainCtx).nvccArch),
 
@@ -189,6 +201,42 @@ var signatures = sync.OnceValue(func() []signature {
 			"cuda-enabled jaxlib is not installed", 1, `(?i)a CUDA-enabled jaxlib is not installed`, (*explainCtx).jaxCPU),
 		sig("pip_no_matching_distribution", CatPythonUnsupported, "the framework's releases and their Python versions",
 			"no matching distribution found for", 1, `(?i)No matching distribution found for (torch|tensorflow(?:-gpu)?|jaxlib|jax|onnxruntime-gpu)\b`, (*explainCtx).noDistribution),
+
+		// --- ONNX model versions ------------------------------------------------
+		sig("ort_ir_version_unsupported", CatModelUnsupported, "the model's and the runtime's IR versions → ONNX Runtime's published IR/opset table: the first release that reads the model, the onnx release to re-export with",
+			"ir version", 1, `(?i)Unsupported model IR version: (\d+), max supported IR version: (\d+)`, (*explainCtx).ortIRVersion),
+		sig("ort_opset_unsupported", CatModelUnsupported, "the model's opset → ONNX Runtime's published IR/opset table: the first release implementing it",
+			"opset", 1, `(?i)Opset (\d+) is under development`, (*explainCtx).ortOpset),
+		sig("ort_create_cuda_provider_failed", CatToolkitMismatch, "ONNX Runtime's CUDA/cuDNN major per release",
+			"failed to create cudaexecutionprovider", 1, `(?i)Failed to create CUDAExecutionProvider`, (*explainCtx).ortCreateCUDAEP),
+
+		// --- compilers on PATH ---------------------------------------------------
+		sig("xla_driver_older_than_ptxas", CatDriverTooOld, "the driver's CUDA and the ptxas CUDA in the message → the driver floor of the ptxas CUDA",
+			"which is older than the", 2, `(?is)The NVIDIA driver's CUDA version is (\d+\.\d+) which is older than the (?:ptxas CUDA version|PTX compiler version) \(?(\d+\.\d+(?:\.\d+)?)`, (*explainCtx).xlaDriverOlderThanPTXAS),
+		sig("ptxas_unsupported_version", CatToolkitMismatch, "the PTX ISA the framework writes against the one the ptxas on PATH reads",
+			"unsupported .version", 1, `(?i)(?:fatal\s*)?:\s*Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)'`, (*explainCtx).stalePTXAS),
+		sig("xla_ptxas_too_old", CatToolkitMismatch, lkNone,
+			"ptxas too old", 1, `(?i)ptxas too old`, (*explainCtx).stalePTXAS),
+
+		// --- normal output of working hosts -------------------------------------
+		sig("tf_factory_registration", CatNotVersion, lkNone,
+			"unable to register", 1, `(?i)Unable to register (?:cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory for plugin \w+ when one has already been registered`,
+			harmless("TensorFlow registers its cuDNN/cuFFT/cuBLAS plugins twice when another library (JAX, PyTorch, or TensorFlow itself) did first; the GPU is used normally")),
+		sig("tf_trt_not_found", CatNotVersion, lkNone,
+			"could not find tensorrt", 1, `(?i)TF-TRT Warning: Could not find TensorRT`,
+			harmless("TensorFlow's optional TensorRT integration is not installed; nothing else depends on it")),
+		sig("tf_numa_node", CatNotVersion, lkNone,
+			"numa node", 1, `(?i)successful NUMA node read from SysFS had negative value \(-1\)|could not open file to read NUMA node`,
+			harmless("the kernel reports no NUMA node for the GPU (common on WSL2 and single-socket machines); TensorFlow assumes node 0")),
+		sig("tf_cpu_feature_guard", CatNotVersion, lkNone,
+			"this tensorflow binary is optimized", 1, `(?i)This TensorFlow binary is optimized to use available CPU instructions`,
+			harmless("TensorFlow notes which CPU instructions it was built for")),
+		sig("ort_memcpy_nodes", CatNotVersion, lkNone,
+			"memcpy nodes are added", 1, `(?i)\d+ Memcpy nodes are added to the graph \S+ for CUDAExecutionProvider`,
+			harmless("ONNX Runtime copies some tensors between CPU and GPU (shape ops run on the CPU); the CUDA provider is in use")),
+		sig("jax_other_backend_missing", CatNotVersion, lkNone,
+			"unable to initialize backend", 1, `(?i)Unable to initialize backend '(?:rocm|tpu|METAL)'`,
+			harmless("JAX probes every backend and says which ones are absent; another backend (CUDA or CPU) is used")),
 
 		// --- not a version problem ------------------------------------------------
 		sig("cuda_out_of_memory", CatNotVersion, lkNone,
