@@ -20,6 +20,7 @@ func (v *verifier) packages(fws []*framework) {
 		py := &v.f.Pythons[i]
 		v.moduleConflicts(py)
 		v.jaxWithoutPlugin(py)
+		v.condaCPUSolve(py)
 	}
 	for _, fw := range fws {
 		if fw.name == frameworks.TensorFlow {
@@ -97,7 +98,8 @@ func (v *verifier) jaxWithoutPlugin(py *host.Python) {
 // tfNativeWindows: TensorFlow 2.11 and later has no GPU build on native
 // Windows; the last one is the release the database names.
 func (v *verifier) tfNativeWindows(fw *framework) {
-	if v.hostPlatform() != "windows" || len(v.f.GPUs) == 0 {
+	// a GPU, a driver or a CUDA toolkit in the report: GPU use was meant
+	if v.hostPlatform() != "windows" || (len(v.f.GPUs) == 0 && v.f.Driver == nil && len(v.f.Toolkits) == 0) {
 		return
 	}
 	last, prov, err := v.d.Attribute(v.ctx, frameworks.TensorFlow, "", "windows_native_gpu_last")
@@ -109,7 +111,7 @@ func (v *verifier) tfNativeWindows(fw *framework) {
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message:  fmt.Sprintf("%s runs on the CPU on native Windows: TensorFlow's last native-Windows GPU release is %s", fw.label, last),
-		Evidence: []string{fmt.Sprintf("tensorflow: %s (%s)", fw.version, envName(fw.py)), "OS: " + v.f.OS, "GPU 0: " + v.f.GPUs[0].Name},
+		Evidence: tfWindowsEvidence(v.f, fw),
 		Fix:      fmt.Sprintf("install TensorFlow in WSL2 (pip install \"tensorflow[and-cuda]==%s\" inside Ubuntu on WSL2), or stay on native Windows with tensorflow==%s and its CUDA 11.2 / cuDNN 8.1 (conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0)", fw.version, last),
 		Sources:  []query.SourceRef{{Name: prov.Source, URL: prov.URL}}})
 }
@@ -127,4 +129,66 @@ func (v *verifier) fromListing() bool {
 		}
 	}
 	return false
+}
+
+// condaCPUSolve: conda installed torch's CPU build beside a CUDA runtime
+// package (cudatoolkit, pytorch-cuda, cuda-version): the user asked for
+// CUDA and the solver fell back to the CPU build, usually because the
+// channel has no build of that release for that CUDA and Python. The
+// runtime package beside it says CUDA was wanted, so no GPU line is
+// needed; a host with a GPU is already judged by cpuOnly.
+func (v *verifier) condaCPUSolve(py *host.Python) {
+	t := py.Torch
+	if t == nil || t.Variant != "cpu" || t.Source != "conda_list" || len(v.f.GPUs) > 0 {
+		return
+	}
+	rt := ""
+	for _, name := range []string{"cudatoolkit", "pytorch-cuda", "cuda-version"} {
+		if ver, ok := py.CondaPackages[name]; ok {
+			rt = name + " " + ver
+			break
+		}
+	}
+	if rt == "" {
+		return
+	}
+	var cudas []string
+	if bs, err := v.d.Builds(v.ctx, frameworks.Torch, func(s string) bool { return s == t.Version }); err == nil {
+		for _, b := range bs {
+			if b.Channel == "conda" && b.CUDA != "" && !containsStr(cudas, b.CUDA) {
+				cudas = append(cudas, b.CUDA)
+			}
+		}
+	}
+	fix := fmt.Sprintf("conda install -c %s %s=%s with a CUDA the channel built it for (cudb resolve torch==%s lists them)", frameworks.Must(frameworks.Torch).CondaChannel, frameworks.Must(frameworks.Torch).CondaName, t.Version, t.Version)
+	if len(cudas) > 0 {
+		c := cudas[len(cudas)-1]
+		fix = fmt.Sprintf("conda install -c %s %s=%s cudatoolkit=%s (the channel's CUDA builds of %s: %s)", frameworks.Must(frameworks.Torch).CondaChannel, frameworks.Must(frameworks.Torch).CondaName, t.Version, c, t.Version, strings.Join(cudas, ", "))
+	}
+	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+		Message:  fmt.Sprintf("conda installed the CPU build of %s %s beside %s: the solve fell back to the CPU build (the channel has no CUDA build for that request)", frameworks.Must(frameworks.Torch).CondaName, t.Version, rt),
+		Evidence: []string{fmt.Sprintf("%s: %s cpu (conda_list)", frameworks.Must(frameworks.Torch).CondaName, t.Version), rt + " (conda_list)"},
+		Fix:      fix})
+}
+
+func containsStr(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func tfWindowsEvidence(f *host.Snapshot, fw *framework) []string {
+	ev := []string{fmt.Sprintf("%s: %s (%s)", frameworks.TensorFlow, fw.version, envName(fw.py)), "OS: " + f.OS}
+	switch {
+	case len(f.GPUs) > 0:
+		ev = append(ev, "GPU 0: "+f.GPUs[0].Name)
+	case f.Driver != nil:
+		ev = append(ev, "driver: "+f.Driver.Version)
+	case len(f.Toolkits) > 0:
+		ev = append(ev, "CUDA: "+f.Toolkits[0].Version)
+	}
+	return ev
 }

@@ -216,7 +216,9 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("ptxas_unsupported_version", CatToolkitMismatch, "the PTX ISA the framework writes against the one the ptxas on PATH reads",
 			"unsupported .version", 1, `(?i)(?:fatal\s*)?:\s*Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)'`, (*explainCtx).stalePTXAS),
 		sig("xla_ptxas_too_old", CatToolkitMismatch, lkNone,
-			"ptxas too old", 1, `(?i)ptxas too old`, (*explainCtx).stalePTXAS),
+			"ptxas", 1, `(?i)ptxas too old|Invoking ptxas with version \d+\.\d+\.\d+, which corresponds to a CUDA version <=`, (*explainCtx).stalePTXAS),
+		sig("ort_providers_without_cuda", CatCPUOnlyWheel, lkNone,
+			"available providers", 1, `(?i)available providers:?\s*\[\s*'(?:Azure|CPU)ExecutionProvider'(?:\s*,\s*'(?:Azure|CPU)ExecutionProvider')*\s*\]`, (*explainCtx).ortNoCUDA),
 
 		// --- normal output of working hosts -------------------------------------
 		sig("tf_factory_registration", CatNotVersion, lkNone,

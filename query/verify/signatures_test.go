@@ -36,6 +36,8 @@ var signatureCases = map[string]string{
 	"ptxas_unsupported_version": "ptx to sass: 'Internal: ptxas exited with non-zero error code 65280, output: ptxas /tmp/tempfile-kinsler-56b28778-3690660-5c2bf4b9c1e23, line 5; fatal   : Unsupported .version 6.0; current version is '5.0'",
 	// openxla/xla#5932
 	"xla_ptxas_too_old": "2023-09-26 23:49:25.317533: W external/xla/xla/stream_executor/gpu/redzone_allocator.cc:322] UNIMPLEMENTED: ptxas ptxas too old. Falling back to the driver to compile.",
+	// yakhyo/uniface#77
+	"ort_providers_without_cuda": "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']",
 	// tensorflow/tensorflow#64809
 	"tf_factory_registration": "2024-03-30 14:29:58.691384: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
 	// kr-colab/ReLERNN#63
