@@ -221,7 +221,7 @@ func (x *extracted) line(t string, n int) {
 			x.torch, x.torchLine = m[1], n
 		}
 	}
-	if x.tf == "" && hasAny(lower, tfWords()...) {
+	if x.tf == "" && (hasAny(lower, tfWords()...) || strings.Contains(lower, "tensor flow")) {
 		if m := xTF().FindStringSubmatch(t); m != nil {
 			x.tfPkg, x.tf, x.tfLine = strings.ToLower(m[1]), m[2], n
 			if !frameworks.IsMain(x.tfPkg) {

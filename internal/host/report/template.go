@@ -13,11 +13,17 @@ import (
 // "tf 2.16" or "v2.12.0-rc1-12-g0db597d0d75 2.12.0" (tf.version's
 // GIT_VERSION and VERSION). templateVersion reads that pair.
 var (
+	// "### TensorFlow version", from the framework table's labels
 	xTemplateHeading = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^#{2,4}\s*(tensorflow|pytorch|jax|onnx runtime)\s+version(?: or commit id)?\s*$`)
+		var labels []string
+		for _, f := range frameworks.All {
+			labels = append(labels, regexp.QuoteMeta(f.Label))
+		}
+		return regexp.MustCompile(`(?i)^#{2,4}\s*(` + strings.Join(labels, "|") + `)\s+version(?: or commit id)?\s*$`)
 	})
+	// "tf 2.16", "2.17.0", "v2.12.0-rc1-12-g0db597d0d75 2.12.0"
 	xTemplateValue = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:tf|tensorflow|torch|jax|v)?\s*v?(\d+\.\d+(?:\.\d+)?)(?:\S*\s+v?(\d+\.\d+\.\d+))?\s*$`)
+		return regexp.MustCompile(`(?i)^(?:[a-z]{1,10}\s*)?v?(\d+\.\d+(?:\.\d+)?)(?:\S*\s+v?(\d+\.\d+\.\d+))?\s*$`)
 	})
 	// an install instruction names what to install, not what is installed
 	xInstruction = sync.OnceValue(func() *regexp.Regexp {
@@ -50,16 +56,12 @@ func templateVersion(prev, t string) (fw, v string, ok bool) {
 	if m[2] != "" {
 		v = m[2] // "v2.12.0-rc1-... 2.12.0": the release, not the git tag
 	}
-	switch strings.ToLower(h[1]) {
-	case "tensorflow":
-		return frameworks.TensorFlow, v, true
-	case "pytorch":
-		return frameworks.Torch, v, true
-	case "jax":
-		return frameworks.JAX, v, true
-	default:
-		return frameworks.ONNXRuntime, v, true
+	for _, f := range frameworks.All {
+		if strings.EqualFold(f.Label, h[1]) {
+			return f.Name, v, true
+		}
 	}
+	return "", "", false
 }
 
 // template records a template's version as if the extractor had read it
