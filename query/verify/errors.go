@@ -43,6 +43,7 @@ next:
 			}
 		}
 		f.Evidence[0] = ev
+		v.attribute(&f)
 		v.tuneCUDNN(&f)
 		v.add(f)
 	}

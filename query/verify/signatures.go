@@ -122,7 +122,7 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("torch_cudnn_int_mismatch", CatCUDNNMismatch, "7102/7605 integers → cuDNN versions → the nvidia-cudnn-cu* pin of the compiled-against one",
 			"pytorch was compiled", 1, `(?i)cuDNN version (?:mismatch|incompatibility): PyTorch was compiled\s+against (\d{4,5}) but linked against (\d{4,5})`, (*explainCtx).torchCUDNNInt),
 		sig("tf_cudnn_loaded_runtime", CatCUDNNMismatch, "the compiled-with cuDNN → the newest nvidia-cudnn-cu* pin of it",
-			"loaded runtime cudnn library", 1, `(?i)Loaded runtime CuDNN library: ([\d.]+) but source was compiled with: ([\d.]+)`, (*explainCtx).tfCUDNN),
+			"loaded runtime cudnn library", 1, `(?i)Loaded runtime CuDNN library: (\d+(?:\.\d+)*) but source was compiled with: (\d+(?:\.\d+)*)`, (*explainCtx).tfCUDNN),
 		sig("jax_cudnn_outdated", CatCUDNNMismatch, "8907/90100 integers → cuDNN versions; the minimum's major.minor → nvidia-cudnn-cu12 floor",
 			"outdated cudnn installation found", 6, `(?is)Outdated cuDNN installation found.*?Version JAX was built against: (\d+).*?Minimum supported: (\d+).*?Installed version: (\d+)`, (*explainCtx).jaxCUDNN),
 		sig("jax_cudnn_found_built", CatCUDNNMismatch, "the integers → cuDNN versions → nvidia-cudnn-cu12 floor",
