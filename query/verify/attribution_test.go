@@ -22,7 +22,7 @@ func TestLineFramework(t *testing.T) {
 		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1347, remote process exited": "PyTorch",
 		// commaai/openpilot#31708
 		"[W:onnxruntime:Default, onnxruntime_pybind_state.cc:861 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider.": "ONNX Runtime",
-		"RuntimeError: CUDA error: no kernel image is available for execution on the device": "",
+		"RuntimeError: CUDA error: no kernel image is available for execution on the device":                                               "",
 	}
 	for line, want := range cases {
 		if got := lineFramework(line); got != want {
