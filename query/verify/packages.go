@@ -38,6 +38,9 @@ func (v *verifier) moduleConflicts(py *host.Python) {
 			continue
 		}
 		cpuVer, okCPU := py.Packages[fw.CPUPackage]
+		if !okCPU {
+			cpuVer, okCPU = py.CondaPackages[fw.CPUPackage]
+		}
 		gpuVer, okGPU := py.Packages[fw.Packages[0]]
 		if !okCPU || !okGPU {
 			continue
@@ -53,8 +56,12 @@ func (v *verifier) moduleConflicts(py *host.Python) {
 				break
 			}
 		}
-		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev, Message: msg, Evidence: ev,
-			Fix: fmt.Sprintf("pip uninstall -y %s %s && pip install %s==%s (uninstall both: removing one leaves the module half-deleted; then install the GPU package alone)", fw.CPUPackage, fw.Packages[0], fw.Packages[0], gpuVer)})
+		fix := fmt.Sprintf("pip uninstall -y %s %s && pip install %s==%s (uninstall both: removing one leaves the module half-deleted; then install the GPU package alone)", fw.CPUPackage, fw.Packages[0], fw.Packages[0], gpuVer)
+		if _, conda := py.CondaPackages[fw.CPUPackage]; conda {
+			// the CPU package came from a conda channel: conda removes it
+			fix = fmt.Sprintf("conda remove --force %s && pip install --force-reinstall %s==%s (the CPU package is conda's; reinstalling the GPU package restores the module's files)", fw.CPUPackage, fw.Packages[0], gpuVer)
+		}
+		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
 	}
 }
 
