@@ -39,6 +39,7 @@ func loadCorpus(t *testing.T) []corpusCase {
 		t.Fatalf("no corpus: %v", err)
 	}
 	var out []corpusCase
+	urls := map[string]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -70,6 +71,10 @@ func loadCorpus(t *testing.T) []corpusCase {
 		if !strings.HasPrefix(c.url, "https://") || c.expect == "" || c.fix == "" || c.framework == "" || c.platform == "" {
 			t.Fatalf("%s: header needs url, framework, platform, expect and fix", f)
 		}
+		if other, dup := urls[c.url]; dup {
+			t.Fatalf("%s: %s is already in the corpus as %s", f, c.url, other)
+		}
+		urls[c.url] = c.name
 		if m := personalPath().FindString(c.text); m != "" {
 			t.Fatalf("%s: %q is not anonymised (use /home/user, C:\\Users\\user)", f, m)
 		}
