@@ -19,6 +19,8 @@ func TestVersionAttribution(t *testing.T) {
 		{"template git version", "### Tensorflow Version\n\nv2.12.0-rc1-12-g0db597d0d75 2.12.0\n", frameworks.TensorFlow, "2.12.0"},
 		// tensorflow/tensorflow#60237: a version print
 		{"version print", "Tensor Flow Version: 2.12.0\n", frameworks.TensorFlow, "2.12.0"},
+		// jax-ml/jax#18032: a REPL version print
+		{"repl jax", ">>> jax.__version__\n'0.4.23'\n", frameworks.JAX, "0.4.23"},
 		// tensorflow/tensorflow#64536 (title)
 		{"no space", "TF2.16 cant use GPU\n", frameworks.TensorFlow, "2.16"},
 		// jax-ml/jax#25718: an install instruction names no installed jax

@@ -84,8 +84,11 @@ func (p *parser) extract() {
 			continue
 		}
 		line := i + 1
-		if mod, v, ok := replVersion(prev, t); ok && mod == frameworks.Torch && x.torch == "" {
-			x.torch, x.torchLine = v, line
+		if mod, v, ok := replVersion(prev, t); ok {
+			// ">>> jax.__version__" then "'0.4.23'": a version print
+			if f, known := frameworks.Get(mod); known { // torch, jax, tf, onnxruntime
+				x.template(f.Name, v, line)
+			}
 		}
 		if fw, v, ok := templateVersion(prev, t); ok {
 			x.template(fw, v, line)
