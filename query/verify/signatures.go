@@ -111,6 +111,8 @@ var signatures = sync.OnceValue(func() []signature {
 			"loadlibrary failed with error 126", 1, `(?i)LoadLibrary failed with error 126 [^\n]*onnxruntime_providers_cuda\.dll`, (*explainCtx).ortWindows126),
 		sig("jax_cuda_backend_failed", CatCPUOnlyWheel, "the jax[cudaN] extra for the driver's CUDA",
 			"cuda backend failed to initialize", 1, `(?i)CUDA backend failed to initialize: ([^\n]*)`, (*explainCtx).jaxBackendFailed),
+		sig("jax_backend_cuda_unable", CatCPUOnlyWheel, "the jax[cudaN] extra for the driver's CUDA",
+			"unable to initialize backend 'cuda'", 1, `(?i)Unable to initialize backend 'cuda':\s*([^\n]*)`, (*explainCtx).jaxBackendFailed),
 		sig("ort_cuda_provider_missing", CatCPUOnlyWheel, "none: the message names no version",
 			"cudaexecutionprovider", 1, `(?i)CUDAExecutionProvider' is not in available provider names|Specified provider 'CUDAExecutionProvider' is not in available`, (*explainCtx).ortNoCUDA),
 		sig("windows_winerror_126", CatToolkitMismatch, lkNone,
@@ -237,7 +239,7 @@ var signatures = sync.OnceValue(func() []signature {
 			"memcpy nodes are added", 1, `(?i)\d+ Memcpy nodes are added to the graph \S+ for CUDAExecutionProvider`,
 			harmless("ONNX Runtime copies some tensors between CPU and GPU (shape ops run on the CPU); the CUDA provider is in use")),
 		sig("jax_other_backend_missing", CatNotVersion, lkNone,
-			"unable to initialize backend", 1, `(?i)Unable to initialize backend '(?:rocm|tpu|METAL)'`,
+			"unable to initialize backend", 1, `(?i)Unable to initialize backend '(?:rocm|tpu|tpu_driver|METAL|plugin)'`,
 			harmless("JAX probes every backend and says which ones are absent; another backend (CUDA or CPU) is used")),
 
 		// --- not a version problem ------------------------------------------------
