@@ -56,21 +56,27 @@ type Framework struct {
 	// feeds, which its install page pairs with PyPI), so an install reads
 	// the feed first, for its wheel, and PyPI after it, for the rest.
 	FeedLacksDeps bool
+	// IndexHosts are the hosts (with a path prefix where one host serves
+	// several projects) of the indexes and wheel pages that publish its
+	// non-PyPI builds. Such an index serves this framework's family only:
+	// an --extra-index-url to it changes the build pip takes of this
+	// framework and of no other.
+	IndexHosts []string
 }
 
 // All lists every framework, in the order answers show them.
 var All = []Framework{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
-		CondaName: "pytorch", CondaChannel: "pytorch"},
+		CondaName: "pytorch", CondaChannel: "pytorch", IndexHosts: []string{"download.pytorch.org"}},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
 		GPUExtra: "and-cuda"},
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
-		PluginPrefix: "jax-cuda"},
+		PluginPrefix: "jax-cuda", IndexHosts: []string{"storage.googleapis.com/jax-releases"}},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime", FeedLacksDeps: true},
+		Module: "onnxruntime", FeedLacksDeps: true, IndexHosts: []string{"aiinfra.pkgs.visualstudio.com"}},
 }
 
 // Get returns the framework named name (canonical name or alias).

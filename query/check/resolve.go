@@ -61,7 +61,7 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 // known build matches becomes a finding naming which part failed.
 func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	m := g.main
-	if hasLocal(m.Spec) && m.IndexURL == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
+	if hasLocal(m.Spec) && m.IndexURL == "" && m.Unseen == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
 		fix := ""
 		if s := c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
 			fix = c.render(u, g, s)
@@ -73,7 +73,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	}
 	if slices.Contains(m.Extras, "cpu") {
 		// jax[cpu]: a CPU build whatever the database records of it.
-		if c.gpuIntended(u) {
+		if c.gpuIntended(u) && !u.alt {
 			fix := ""
 			if s := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(py)})); s != nil && s.CUDA != "" {
 				g2 := *g
@@ -166,6 +166,14 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		return err
 	}
 	m := g.main
+	c.fallbackStack(u, g, req)
+	if m.Unseen != "" {
+		// The build may be served where cudb cannot look.
+		c.add(Finding{File: m.File, Line: m.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+			Message:  fmt.Sprintf("%s matches no build cudb knows (%v), and it may come from %s, which cudb cannot read: not judged", m.text(), err, m.Unseen),
+			Evidence: []string{"requirement: " + m.text(), "source: " + m.Unseen}})
+		return nil
+	}
 	if g.fromImage {
 		// The image exists: what is missing is the database's fact.
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
@@ -208,6 +216,34 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	c.add(Finding{File: m.File, Line: m.Line, Category: cat, Severity: sev, Unit: u.Name, Message: msg,
 		Evidence: []string{"requirement: " + m.text(), "index: " + orPyPI(m.IndexURL)}, Fix: fix})
 	return nil
+}
+
+// fallbackStack is the build the framework's own line installs when
+// the group as a whole matched none (a companion, the Python or the
+// index did not fit): the GPU-architecture and driver checks still run
+// on it, each finding on its own.
+func (c *checker) fallbackStack(u *Unit, g *fwGroup, req query.ResolveRequest) {
+	r := req
+	r.Requirements = []string{g.main.Name + stripLocal(g.main.Spec)}
+	if hasLocal(g.main.Spec) {
+		r.Requirements = []string{g.main.Name + g.main.Spec}
+		r.Variant = ""
+	}
+	r.Python = ""
+	res, err := c.resolve(r)
+	if err != nil || len(res.Stacks) == 0 {
+		return
+	}
+	pick := &res.Stacks[0]
+	if r.Variant == "" && !hasLocal(g.main.Spec) {
+		for i := range res.Stacks {
+			if res.Stacks[i].Default {
+				pick = &res.Stacks[i]
+				break
+			}
+		}
+	}
+	g.fallback = pick
 }
 
 // companions tells a companion released with another framework version

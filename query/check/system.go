@@ -148,7 +148,7 @@ func (c *checker) cudaTag(im *Image, mx string) string {
 // gpuIntended says whether the unit is meant to use a GPU: a CUDA base
 // image, a GPU reservation or a target GPU.
 func (c *checker) gpuIntended(u *Unit) bool {
-	return u.Image.HasCUDA() || u.GPU != nil && u.GPU.How != "" || c.opts.Target.SM != ""
+	return u.Image.HasCUDA() || u.GPU != nil && u.GPU.How != "" || c.opts.Target.SM != "" || c.opts.Target.GPU != ""
 }
 
 // systemLibs checks what a framework loads from the image rather than
@@ -164,9 +164,14 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 		if b := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u))})); b != nil && b.CUDA != "" {
 			fix = c.render(u, g, b)
 		}
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: verify.SevError, Unit: u.Name,
-			Message:  fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u)),
-			Evidence: []string{"index: " + orPyPI(m.IndexURL)}, Fix: fix, Sources: s.Sources})
+		sev, msg := verify.SevError, fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u))
+		if u.alt {
+			// One of several alternatives (a cpu extra beside a CUDA
+			// one): the CPU build is a choice the file offers.
+			sev, msg = verify.SevInfo, fmt.Sprintf("%s (%s) installs %s, a CPU-only build; the file's other alternatives are judged on their own", m.Scenario, m.text(), stackLabel(s))
+		}
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: sev, Unit: u.Name,
+			Message: msg, Evidence: []string{"index: " + orPyPI(m.IndexURL)}, Fix: fix, Sources: s.Sources})
 		g.cpuReported = true
 		return
 	}
@@ -215,6 +220,9 @@ func gpuReason(c *checker, u *Unit) string {
 		return "base image " + u.Image.Ref
 	case u.GPU != nil && u.GPU.How != "":
 		return "a GPU is reserved"
+	}
+	if c.opts.Target.SM == "" {
+		return "target GPU " + c.opts.Target.GPU
 	}
 	return "target GPU sm_" + strings.ReplaceAll(c.opts.Target.SM, ".", "")
 }
