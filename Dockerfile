@@ -3,16 +3,20 @@
 # network. The database is embedded in the binary, so nothing else is
 # needed at run time.
 #
+# COPY --chmod sets the mode: the release workflow's artifacts do not keep
+# it, and a binary copied as 0644 fails with exec: permission denied
+# (TestImageRootFS in cmd/cudb checks this without a docker engine).
+# --chmod needs BuildKit, docker build's builder since Docker 23.
+#
 #   make image && docker run --rm -p 8080:8080 cudb:0.0.0.dev0
 #   curl 'http://127.0.0.1:8080/v1/resolve?req=torch==2.1'
 
 # The serve image: the default (see the last line) and the first stage, so
-# `docker build --target serve` (make image) builds nothing else, even with
-# the legacy builder, which builds every stage before its target and would
-# otherwise pull busybox for the fleet stage.
+# `docker build --target serve` (make image) builds nothing else and pulls
+# no busybox for the fleet stage.
 FROM scratch AS serve
 ARG TARGETARCH=amd64
-COPY dist/cudb-linux-${TARGETARCH} /cudb
+COPY --chmod=0755 dist/cudb-linux-${TARGETARCH} /cudb
 # No account database on scratch: a numeric unprivileged user.
 USER 65534:65534
 EXPOSE 8080
@@ -23,7 +27,7 @@ CMD ["serve", "--addr", "0.0.0.0:8080"]
 # shell loop of the Kubernetes DaemonSet in docs/fleet/daemonset.yaml.
 FROM busybox:1.37-musl AS fleet
 ARG TARGETARCH=amd64
-COPY dist/cudb-linux-${TARGETARCH} /usr/local/bin/cudb
+COPY --chmod=0755 dist/cudb-linux-${TARGETARCH} /usr/local/bin/cudb
 ENTRYPOINT []
 CMD ["cudb", "verify", "--format", "prometheus"]
 

@@ -24,7 +24,7 @@ TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 window
 WHEEL_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 IMAGE ?= cudb:$(VERSION)
 
-.PHONY: help build test vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test
+.PHONY: help build test test-slow vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -34,8 +34,13 @@ help: ## list the targets
 build: ## build ./cudb (static)
 	CGO_ENABLED=0 $(GO) build -o cudb ./cmd/cudb
 
-test: ## run every test (the README's test command)
-	$(GO) test ./...
+# The summary (internal/testenv/summary) prints go test's usual lines, then
+# one line naming the tests left out because ../shared is absent.
+test: ## run the tests (the README's test command; the browser and wheel suites are in test-slow)
+	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testenv/summary
+
+test-slow: ## the slow suites: the site in headless Chromium, the wheel installed in a venv
+	set -o pipefail; CUDB_SLOW=1 $(GO) test -json ./cmd/cudb/internal/site/ ./cmd/wheel/ | $(GO) run ./internal/testenv/summary
 
 vet: ## go vet and gofmt check
 	$(GO) vet ./...
@@ -44,8 +49,13 @@ vet: ## go vet and gofmt check
 # staticcheck at a pinned version, fetched through the module proxy on first use.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-lint: ## staticcheck (pinned) with no finding allowed
+# golangci-lint runs only the linters staticcheck lacks (.golangci.yml:
+# nilerr, containedctx).
+GOLANGCI ?= github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
+lint: ## staticcheck and golangci-lint (pinned) with no finding allowed
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(GOLANGCI) run ./...
 
 race: ## tests with the race detector
 	$(GO) test -race ./...
@@ -82,23 +92,33 @@ wheels: binaries ## Python wheels in $(DIST)/wheels (pip/uv/pipx install the bin
 	  $(GO) run ./cmd/wheel -binary $(DIST)/cudb-$$os-$$arch$$ext -goos $$os -goarch $$arch -version $(VERSION) -out $(DIST)/wheels || exit 1; \
 	done
 
-release: wheels ## binaries + wheels + $(DIST)/SHA256SUMS
+# SHA256SUMS names each file as the GitHub release uploads it (flat, no
+# wheels/ folder), so `sha256sum -c --ignore-missing SHA256SUMS` works on
+# any one downloaded file.
+release: wheels ## binaries + wheels + $(DIST)/SHA256SUMS (flat names, as uploaded)
 	cd $(DIST) && { command -v sha256sum >/dev/null && sum='sha256sum' || sum='shasum -a 256'; \
-	  $$sum cudb-* wheels/*.whl > SHA256SUMS; } && cat SHA256SUMS
+	  $$sum cudb-* > SHA256SUMS && (cd wheels && $$sum *.whl) >> SHA256SUMS; } && cat SHA256SUMS
 
 image: ## the container image for cudb serve (FROM scratch; needs a docker engine)
 	@docker info >/dev/null 2>&1 || { echo "image: no docker engine reachable: skipped"; exit 0; }; \
 	  $(MAKE) binaries TARGETS=linux/$$($(GO) env GOARCH) && \
 	  docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t $(IMAGE) .
 
+# image-test builds from binaries without execute bits, as the release
+# workflow's artifacts may deliver them: the Dockerfile must set the mode.
+
 image-test: ## build the image, run cudb serve in it and ask it one question (skips without docker)
 	@docker info >/dev/null 2>&1 || { echo "image-test: no docker engine reachable: skipped (CI runs it where docker is)"; exit 0; }; \
-	  $(MAKE) image IMAGE=cudb:ci && \
+	  $(MAKE) binaries TARGETS=linux/$$($(GO) env GOARCH) && chmod 0644 $(DIST)/cudb-linux-* && \
+	  docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t cudb:ci . && \
 	  id=$$(docker run -d -p 127.0.0.1:18091:8080 cudb:ci) && trap "docker rm -f $$id >/dev/null" EXIT && \
 	  for i in 1 2 3 4 5 6 7 8 9 10; do curl -fsS http://127.0.0.1:18091/healthz >/dev/null 2>&1 && break; sleep 1; done && \
 	  body=$$(curl -fsS 'http://127.0.0.1:18091/v1/resolve?req=torch==2.1') && echo "$$body" | grep -q 'torch==2.1.0+cu121\|2.1.0+cu121' && \
 	  echo "image-test: cudb serve answers from the container" && \
 	  docker image inspect cudb:ci --format 'image size: {{.Size}} bytes'
+
+mcp-ts-deps: ## install the official MCP TypeScript SDK (npm, pinned by its lock file) for TestMCPTypeScriptSDK
+	cd cmd/cudb/testdata/mcp-ts && npm ci --no-audit --no-fund
 
 bench: ## run the benchmarks recorded in docs/benchmarks.md
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -144,3 +144,45 @@ func pinnedCUDNN(ctx context.Context, d *db.DB, hasRow map[string]bool, spec *ve
 	}
 	return out, nil
 }
+
+// MatrixCUDNNReleases is `cudb matrix cudnn`: the support-matrix rows and,
+// in version order among them, every cuDNN release known without one —
+// a row per CUDA major its manifest or builds name (one row with no major
+// where none is known), its status saying what is missing. The rows
+// resolve's support judgement reads stay MatrixCUDNN's.
+func MatrixCUDNNReleases(ctx context.Context, d *db.DB) ([]CUDNNRow, error) {
+	support, err := MatrixCUDNN(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	known, err := CUDNNReleases(ctx, d, nil)
+	if err != nil {
+		return nil, err
+	}
+	var extra []CUDNNRow
+	for _, k := range known {
+		majors := k.CUDAMajors
+		if len(majors) == 0 {
+			majors = []string{""}
+		}
+		// newest major first, as the support rows list them
+		majors = slices.Clone(majors)
+		sort.Slice(majors, func(i, j int) bool { return version.DottedKey(majors[i]) > version.DottedKey(majors[j]) })
+		for _, m := range majors {
+			extra = append(extra, CUDNNRow{CUDNN: k.CUDNN, CUDAMajor: m, CUDAVersions: []string{}, ComputeCapabilities: []string{},
+				Status: k.Status, Build: k.Build, Released: k.Released, ReportedBy: k.ReportedBy})
+		}
+	}
+	out := make([]CUDNNRow, 0, len(support)+len(extra))
+	i, j := 0, 0
+	for i < len(support) || j < len(extra) {
+		if j == len(extra) || (i < len(support) && version.DottedKey(support[i].CUDNN) >= version.DottedKey(extra[j].CUDNN)) {
+			out = append(out, support[i])
+			i++
+			continue
+		}
+		out = append(out, extra[j])
+		j++
+	}
+	return out, nil
+}

@@ -27,7 +27,7 @@ var Matrices = map[string]MatrixFunc{
 		return TorchGPUGrid(ctx, d)
 	},
 	"cuda":                func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) },
-	"cudnn":               func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDNN(ctx, d) },
+	"cudnn":               func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDNNReleases(ctx, d) },
 	"gpu":                 func(ctx context.Context, d *db.DB) (any, error) { return MatrixGPU(ctx, d) },
 	"arch":                func(ctx context.Context, d *db.DB) (any, error) { return MatrixArch(ctx, d) },
 	"driver":              func(ctx context.Context, d *db.DB) (any, error) { return MatrixDriver(ctx, d) },

@@ -200,6 +200,15 @@ type CUDNNRow struct {
 	// ComputeCapabilityMin is the floor older matrices state instead of
 	// a list ("SM 3.5 and later"); compute_capabilities is then empty.
 	ComputeCapabilityMin string `json:"compute_capability_min,omitempty"`
+	// Status is set on the rows of `matrix cudnn` for releases known
+	// without a support-matrix row: "support matrix not read" (a redist
+	// manifest or an exact build names the release and its CUDA majors)
+	// or "facts pending" (only a lead names it). Build, Released and
+	// ReportedBy come with it.
+	Status     string `json:"status,omitempty"`
+	Build      string `json:"build,omitempty"`
+	Released   string `json:"released,omitempty"`
+	ReportedBy string `json:"reported_by,omitempty"`
 }
 
 func split(s string) []string {

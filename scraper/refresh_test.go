@@ -384,8 +384,15 @@ func TestRefreshUnchangedIsByteIdentical(t *testing.T) {
 		}
 		return m
 	}
+	// Each file is dated a day back: a rewrite would carry the clock's
+	// time, whatever the file system's timestamp resolution.
+	past := time.Now().Add(-24 * time.Hour).Truncate(time.Second)
+	for k := range before {
+		if err := os.Chtimes(filepath.Join(data, k), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mt := stat()
-	time.Sleep(20 * time.Millisecond)
 	rep, err := u.refresh(data, a, b)
 	if err != nil {
 		t.Fatal(err)

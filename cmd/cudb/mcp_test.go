@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,11 +38,28 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	// Each tool's output schema, as a client receives it: every result is
+	// validated against it below, as MCP clients do.
+	outSchemas := map[string]*jsonschema.Resolved{}
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
-		if tool.Description == "" || tool.InputSchema == nil {
-			t.Errorf("tool %s has no description or input schema", tool.Name)
+		if tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("tool %s has no description, input schema or output schema", tool.Name)
+			continue
 		}
+		raw, _ := json.Marshal(tool.OutputSchema)
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+		if schema.Type != "object" {
+			t.Errorf("%s: output schema type %q, want object (MCP structured content is an object)", tool.Name, schema.Type)
+		}
+		r, err := schema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+		outSchemas[tool.Name] = r
 	}
 	slices.Sort(names)
 	if want := []string{"check", "explain", "matrix", "pin", "resolve", "verify_report"}; !slices.Equal(names, want) {
@@ -94,6 +112,21 @@ func TestMCPServerMatchesCLI(t *testing.T) {
 		raw, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(raw, &got); err != nil {
 			t.Fatal(err)
+		}
+		obj, ok := got.(map[string]any)
+		if !ok {
+			t.Errorf("%s: structured content is a %T, not an object", tc.tool, got)
+		}
+		if err := outSchemas[tc.tool].Validate(got); err != nil {
+			t.Errorf("%s %v: the result does not validate against the tool's output schema: %v", tc.tool, tc.args, err)
+		}
+		if tc.tool == "matrix" {
+			// The CLI prints the table's rows as an array; the tool's
+			// object carries them under "rows".
+			if obj["table"] != tc.args["table"] {
+				t.Errorf("matrix: table %v", obj["table"])
+			}
+			want = map[string]any{"table": tc.args["table"], "rows": want}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s %v: the tool's JSON differs from cudb %s --json", tc.tool, tc.args, strings.Join(tc.cli, " "))

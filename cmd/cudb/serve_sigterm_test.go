@@ -41,9 +41,16 @@ func TestServeSIGTERMDuringLongRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// The body never finishes arriving: the request stays in flight.
-	io.WriteString(conn, "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nno kernel image")
-	time.Sleep(200 * time.Millisecond)
+	// The body never finishes arriving: the request stays in flight. The
+	// server answers "100 Continue" once the handler reads the body, so
+	// the signal below comes while the request is being served.
+	io.WriteString(conn, "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n")
+	cont := make([]byte, len("HTTP/1.1 100 Continue\r\n\r\n"))
+	conn.SetReadDeadline(time.Now().Add(time.Minute)) // a guard only
+	if _, err := io.ReadFull(conn, cont); err != nil || !strings.HasPrefix(string(cont), "HTTP/1.1 100") {
+		t.Fatalf("waiting for 100 Continue: %q %v", cont, err)
+	}
+	io.WriteString(conn, "no kernel image")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

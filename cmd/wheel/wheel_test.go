@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/internal/testenv"
 )
 
 // readZip returns the wheel's entries by name.
@@ -134,6 +136,7 @@ func TestWheelRefusesBadInput(t *testing.T) {
 // pip (no index: nothing is downloaded) and runs the README's first
 // command from the environment's bin directory.
 func TestWheelInstallsInVenv(t *testing.T) {
+	testenv.Slow(t)
 	if testing.Short() {
 		t.Skip("builds cudb and a virtual environment")
 	}

@@ -40,7 +40,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	by := map[string][]scraper.Record{}
 	for _, r := range recs {
 		switch r.Table {
-		case tableWheel, tableDriver, tableExtra, tablePin, tableBazel, tablePJRT:
+		case tableWheel, tableDriver, tableExtra, tablePin, tableBazel, tablePJRT, tableCaps, tablePython:
 		default:
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
@@ -52,6 +52,8 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	n.pins(by[tablePin])
 	n.pjrt(by[tablePJRT])
 	n.drivers(by[tableDriver])
+	n.caps(by[tableCaps])
+	n.python(by[tablePython])
 	if len(n.f.Builds) == 0 && len(n.f.Attributes) == 0 {
 		return nil, fmt.Errorf("no usable rows")
 	}

@@ -166,6 +166,16 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		return nil, fmt.Errorf("the captured plugin_setup.py lines: %w", err)
 	}
 	recs = append(recs, pj...)
+	caps, err := parseCaps(capsCapture)
+	if err != nil {
+		return nil, fmt.Errorf("the captured .bazelrc lines: %w", err)
+	}
+	recs = append(recs, caps...)
+	py, err := parsePython(pythonCapture)
+	if err != nil {
+		return nil, fmt.Errorf("the captured jaxlib/setup.py lines: %w", err)
+	}
+	recs = append(recs, py...)
 	for _, c := range csvFiles {
 		b, err := srcio.Read(ctx, in, "", "jax/"+c.file)
 		if err != nil {

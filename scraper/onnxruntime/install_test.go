@@ -109,8 +109,9 @@ func TestPyPIDefaultAndFeedFromCaptures(t *testing.T) {
 	}
 }
 
-// On the shared snapshots: releases whose builds the evidence does not
-// settle (1.24 on: CUDA 12 and 13 side by side) keep no default.
+// On the shared snapshots: the pages settle 1.17–1.20; from 1.19 on the
+// statements (captures/statements.md) name PyPI's CUDA line (12 from 1.19,
+// 13 from 1.27), and from 1.18 every build is one per platform.
 func TestSnapshotPyPIDefaults(t *testing.T) {
 	dir := sourcestest.Dir(t)
 	recs, err := Source{}.Scrape(context.Background(), scraper.Input{Snapshots: dir})
@@ -126,13 +127,15 @@ func TestSnapshotPyPIDefaults(t *testing.T) {
 		"1.17.0 cuda11 linux":   "pypi",
 		"1.17.0 cuda11 windows": "pypi",
 		"1.17.0 cuda12 ":        "index=" + feed12,
-		"1.18.0 cuda12 ":        "index=" + feed12,
-		"1.18.1 cuda11 ":        "pypi", // "1.18.x" covers 1.18.1 too
-		"1.18.1 cuda12 ":        "index=" + feed12,
-		"1.19.0 cuda11 ":        "index=",
-		"1.19.0 cuda12 ":        "pypi",
-		"1.24.0 cuda12 ":        "index=",
-		"1.24.0 cuda13 ":        "index=",
+		"1.18.0 cuda12 linux":   "index=" + feed12,
+		"1.18.1 cuda11 windows": "pypi", // "1.18.x" covers 1.18.1 too
+		"1.18.1 cuda12 linux":   "index=" + feed12,
+		"1.19.0 cuda11 linux":   "index=",
+		"1.19.0 cuda12 windows": "pypi",
+		"1.24.0 cuda12 linux":   "pypi",
+		"1.24.0 cuda13 linux":   "index=",
+		"1.28.0 cuda13 linux":   "pypi",
+		"1.28.0 cuda12 windows": "index=",
 	} {
 		if got[k] != want {
 			t.Errorf("%s: %q, want %q", k, got[k], want)

@@ -73,6 +73,11 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		return nil, err
 	}
 	recs = append(recs, inst...)
+	stated, err := scrapeStated(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	recs = append(recs, stated...)
 	if live {
 		return recs, nil
 	}
@@ -274,7 +279,7 @@ func cudnnOf(cell string) (linux, windows string) {
 // Normalize implements scraper.Source.
 func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	n := &normalizer{f: &db.Facts{}, src: s.Name(), builds: map[db.BuildKey]int{}, notes: map[[2]string][]string{}, noteProv: map[[2]string]db.Provenance{}, reqs: map[string]int{}, releases: map[string]bool{}}
-	var doc, page, csv, install []scraper.Record
+	var doc, page, csv, install, stated []scraper.Record
 	for _, r := range recs {
 		switch r.Table {
 		case tableDoc:
@@ -285,6 +290,8 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			install = append(install, r)
 		case tableCSV:
 			csv = append(csv, r)
+		case tableStated:
+			stated = append(stated, r)
 		default:
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
@@ -313,6 +320,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		n.row(r, r.Fields["versions"], r.Fields["cuda"], r.Fields["cudnn"], "", r.Fields["notes"], "", db.KindTested)
 	}
 	n.applyInstall(install)
+	n.applyStatements(stated)
 	keys := make([][2]string, 0, len(n.notes))
 	for k := range n.notes {
 		keys = append(keys, k)

@@ -134,16 +134,37 @@ func TestSnapshot(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{
-		"onnxruntime-gpu==1.18.1 cuda12/cudnn/tested":              "9",
-		"onnxruntime-gpu==1.18.1 cuda11/cudnn/tested":              "8",
-		"onnxruntime-gpu==1.17.0 cuda12/cudnn/tested":              "8.9.2.26",
-		"onnxruntime-gpu==1.21.0 cuda12/nvidia-cudnn-cu12/pin":     "~=9.0",
-		"onnxruntime-gpu==1.22.0 cuda12/nvidia-cufft-cu12/pin":     ">=11.0,<12.0",
-		"onnxruntime-gpu==1.27.0 cuda13/cuda/tested":               "13",
-		"onnxruntime-gpu==1.25.0 cuda13 linux-aarch64/cuda/tested": "13.1.1",
+		// From 1.18 on every build is one per platform (PR #27760: Linux
+		// x86_64 and Windows wheels), each with the row's requirements.
+		"onnxruntime-gpu==1.18.1 cuda12 linux/cudnn/tested":          "9",
+		"onnxruntime-gpu==1.18.1 cuda12 windows/cudnn/tested":        "9",
+		"onnxruntime-gpu==1.18.1 cuda11 linux/cudnn/tested":          "8",
+		"onnxruntime-gpu==1.17.0 cuda12/cudnn/tested":                "8.9.2.26",
+		"onnxruntime-gpu==1.21.0 cuda12 linux/nvidia-cudnn-cu12/pin": "~=9.0",
+		"onnxruntime-gpu==1.22.0 cuda12 linux/nvidia-cufft-cu12/pin": ">=11.0,<12.0",
+		"onnxruntime-gpu==1.27.0 cuda13 linux/cuda/tested":           "13",
+		"onnxruntime-gpu==1.25.0 cuda13 linux-aarch64/cuda/tested":   "13.1.1",
+		// The CUDA 13 builds' cuDNN major (darktable's manifest, PR #26516).
+		"onnxruntime-gpu==1.28.0 cuda13 windows/cudnn/tested": "9",
+		// Releases no table names: PyPI's CUDA 13 build (darktable#21533),
+		// the platforms of PyPI's wheels where they cover Linux and Windows.
+		"onnxruntime-gpu==1.30.0 cuda13 linux-aarch64/cuda/tested": "13",
+		"onnxruntime-gpu==1.29.0 cuda13/cudnn/tested":              "9",
+		"onnxruntime-gpu==1.31.1 cuda13/cuda/tested":               "13",
 	} {
 		if reqs[k] != want {
 			t.Errorf("%s = %q, want %q", k, reqs[k], want)
+		}
+	}
+	def := map[string]string{}
+	for _, b := range f.Builds {
+		if b.IsDefault {
+			def[b.Version] = b.Variant
+		}
+	}
+	for v, want := range map[string]string{"1.20.0": "cuda12", "1.24.0": "cuda12", "1.26.0": "cuda12", "1.27.0": "cuda13", "1.28.0": "cuda13", "1.31.1": "cuda13", "1.17.0": "cuda11"} {
+		if def[v] != want {
+			t.Errorf("PyPI's build of %s = %q, want %q", v, def[v], want)
 		}
 	}
 	refused := 0

@@ -7,25 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cudb/cudb/internal/testenv"
 )
 
 // RepoRoot returns the directory holding go.mod.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return testenv.RepoRoot(t)
 }
 
 // Dir returns the snapshot directory (laid out like shared/sources), or
@@ -37,7 +26,7 @@ func Dir(t testing.TB) string {
 		dir = filepath.Join(RepoRoot(t), "..", "shared", "sources")
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("source snapshots not found at %s (set CUDB_SOURCES to a directory laid out like shared/sources to run this test)", dir)
+		testenv.SkipNoShared(t, "source snapshots not found at "+dir+" (set CUDB_SOURCES to a directory laid out like shared/sources to run this test)")
 	}
 	return dir
 }
@@ -48,7 +37,7 @@ func File(t testing.TB, rel string) string {
 	t.Helper()
 	p := filepath.Join(Dir(t), rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("snapshot %s not found", rel)
+		testenv.SkipNoShared(t, "snapshot "+rel+" not found")
 	}
 	return p
 }

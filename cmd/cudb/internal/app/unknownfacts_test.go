@@ -31,11 +31,12 @@ func resolveJSON(t *testing.T, args ...string) unknownStacks {
 	return res
 }
 
-// The data holds no Python range for JAX and ONNX Runtime releases: a
-// Python the data cannot judge keeps the build, unknown, the gap named
-// (embedded data); a known range that leaves the Python out still drops it.
+// The data holds no Python range for ONNX Runtime releases: a Python the
+// data cannot judge keeps the build, unknown, the gap named (embedded
+// data); a known range that leaves the Python out still drops it (JAX's
+// ranges come from jaxlib/setup.py at each release tag).
 func TestResolveUnknownPythonRange(t *testing.T) {
-	for _, req := range []string{"jax==0.4.30", "onnxruntime-gpu==1.20.0", "onnxruntime-gpu==1.28.0"} {
+	for _, req := range []string{"onnxruntime-gpu==1.18.0", "onnxruntime-gpu==1.20.0"} {
 		res := resolveJSON(t, req, "--python", "3.12")
 		if res.Status != "unknown" || len(res.Stacks) == 0 {
 			t.Fatalf("%s: want unknown stacks, got %+v", req, res)
@@ -50,8 +51,15 @@ func TestResolveUnknownPythonRange(t *testing.T) {
 	if code != ExitNoMatch || !strings.Contains(stderr, "python ranges: 3.7-3.10\n") {
 		t.Errorf("tensorflow 2.10 on 3.12: exit %d: %q", code, stderr)
 	}
+	if res := resolveJSON(t, "jax==0.4.30", "--python", "3.12"); res.Status != "ok" {
+		t.Errorf("jax 0.4.30 on 3.12 (jaxlib/setup.py: 3.9-3.12): %+v", res)
+	}
+	code, _, stderr = run(t, false, "resolve", "jax==0.4.30", "--python", "3.13")
+	if code != ExitNoMatch || !strings.Contains(stderr, "python ranges: 3.9-3.12\n") {
+		t.Errorf("jax 0.4.30 on 3.13: exit %d: %q", code, stderr)
+	}
 	// pin refuses to vouch for it, naming the same gap.
-	code, _, stderr = run(t, false, "pin", "jax==0.4.30", "--python", "3.12")
+	code, _, stderr = run(t, false, "pin", "onnxruntime-gpu==1.18.0", "--python", "3.12")
 	if code != ExitNoMatch || !strings.Contains(stderr, "cannot vouch for") || !strings.Contains(stderr, "the Python range of this build is not in the data") {
 		t.Errorf("pin: exit %d: %s", code, stderr)
 	}
@@ -127,15 +135,22 @@ func TestResolveBareMajorCUDADriver(t *testing.T) {
 // A build whose platforms the data lacks is not "ok" for an asked
 // platform: it stays, unknown, the gap named, below known-good builds;
 // where no build of the framework is known on the platform at all
-// (onnxruntime-gpu on macOS) the answer is no (embedded data).
+// (onnxruntime-gpu on macOS) the answer is no (embedded data). 1.29.0's
+// wheels read so far are Linux ones only (x86_64 and aarch64), which does
+// not say it has no Windows wheel: its platforms stay unknown.
 func TestResolveUnknownPlatforms(t *testing.T) {
-	code, out, stderr := run(t, false, "resolve", "onnxruntime-gpu==1.18.0", "--platform", "macos")
+	code, out, stderr := run(t, false, "resolve", "onnxruntime-gpu==1.29.0", "--platform", "macos")
 	if code != ExitNoMatch || out != "" ||
-		!strings.Contains(stderr, "no onnxruntime-gpu build matches onnxruntime-gpu==1.18.0 with platform macos; the data records no onnxruntime-gpu CUDA build for macOS in any release") {
+		!strings.Contains(stderr, "no onnxruntime-gpu build matches onnxruntime-gpu==1.29.0 with platform macos; the data records no onnxruntime-gpu CUDA build for macOS in any release") {
 		t.Errorf("macos: exit %d: %s%s", code, out, stderr)
 	}
-	res := resolveJSON(t, "onnxruntime-gpu==1.18.0", "--platform", "linux")
-	if res.Status != "unknown" || len(res.Stacks) != 2 {
+	// Where the platforms are known, another platform is a plain no.
+	code, out, stderr = run(t, false, "resolve", "onnxruntime-gpu==1.18.0", "--platform", "macos")
+	if code != ExitNoMatch || out != "" || !strings.Contains(stderr, "with platform macos; platforms: linux, windows") {
+		t.Errorf("1.18.0 macos: exit %d: %s%s", code, out, stderr)
+	}
+	res := resolveJSON(t, "onnxruntime-gpu==1.29.0", "--platform", "linux")
+	if res.Status != "unknown" || len(res.Stacks) != 1 {
 		t.Fatalf("linux: %+v", res)
 	}
 	for _, s := range res.Stacks {

@@ -35,7 +35,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 			return rows, cudaTable(rows), err
 		}),
 		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := query.MatrixCUDNN(ctx, d)
+			rows, err := query.MatrixCUDNNReleases(ctx, d)
 			if err != nil || !f.IO.TTY {
 				return rows, cudnnTable(f.IO, rows), err
 			}
@@ -178,14 +178,14 @@ func floorCell(floor, note string) string {
 func cudnnTable(s *Streams, rows []query.CUDNNRow) *Table {
 	// The list columns hold versions only; a range or a floor the source
 	// states instead of a list goes in its own columns, as in the JSON.
-	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "cuda range", "linux min", "windows min", "compute capabilities", "cc min"}}
+	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "cuda range", "linux min", "windows min", "compute capabilities", "cc min", "status"}}
 	for _, r := range rows {
 		cudaRange := ""
 		if len(r.CUDAVersions) == 0 && r.CUDAMin != "" {
 			cudaRange = rangeText(s, r.CUDAMin, r.CUDAMax)
 		}
 		t.Add(r.CUDNN, r.CUDAMajor, strings.Join(r.CUDAVersions, " "), cudaRange, r.LinuxMinDriver, r.WindowsMinDriver,
-			strings.Join(r.ComputeCapabilities, " "), r.ComputeCapabilityMin)
+			strings.Join(r.ComputeCapabilities, " "), r.ComputeCapabilityMin, r.Status)
 	}
 	return t
 }

@@ -2,33 +2,22 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
-
-	"github.com/spf13/cobra"
 )
 
-// TestNVIDIAMatrix runs the subcommands under a temporary parent until the
-// lead's matrix.go registers them.
+// TestNVIDIAMatrix runs each NVIDIA matrix table through the real command
+// tree on the embedded database and asserts it lists rows.
 func TestNVIDIAMatrix(t *testing.T) {
-	dbPath := os.Getenv("CUDB_TEST_NVIDIA_DB")
-	if dbPath == "" {
-		t.Skip("set CUDB_TEST_NVIDIA_DB to a database built with the NVIDIA sources")
-	}
 	for _, sub := range []string{"cuda", "cudnn", "gpu", "arch", "driver"} {
 		s, out, _ := TestStreams("")
-		f := NewFactory(s)
-		root := NewRootCmd(f)
-		m := &cobra.Command{Use: "nvmatrix"}
-		m.AddCommand(nvidiaMatrixCmds(f)...)
-		root.AddCommand(m)
-		root.SetArgs([]string{"nvmatrix", sub, "--json", "--db", dbPath})
+		root := NewRootCmd(NewFactory(s))
+		root.SetArgs([]string{"matrix", sub, "--json"})
 		if err := root.Execute(); err != nil {
-			t.Fatalf("%s: %v", sub, err)
+			t.Fatalf("matrix %s: %v", sub, err)
 		}
 		var rows []map[string]any
 		if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) == 0 {
-			t.Errorf("%s: %v (%d rows)", sub, err, len(rows))
+			t.Errorf("matrix %s --json: %v (%d rows)", sub, err, len(rows))
 		}
 	}
 }

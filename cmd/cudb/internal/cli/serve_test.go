@@ -20,11 +20,29 @@ import (
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// lines, when set, receives each complete line written: a test
+	// waits on it instead of polling.
+	lines chan string
+	part  []byte
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.lines != nil {
+		l.part = append(l.part, p...)
+		for {
+			i := bytes.IndexByte(l.part, '\n')
+			if i < 0 {
+				break
+			}
+			select {
+			case l.lines <- string(l.part[:i]):
+			default: // nobody waits any more
+			}
+			l.part = l.part[i+1:]
+		}
+	}
 	return l.b.Write(p)
 }
 
@@ -36,7 +54,7 @@ func (l *lockedBuffer) String() string {
 
 func TestServeCommand(t *testing.T) {
 	path := querytest.Path(t)
-	errOut := &lockedBuffer{}
+	errOut := &lockedBuffer{lines: make(chan string, 16)}
 	s := &Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	root := NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--handles", "2"})
@@ -46,9 +64,18 @@ func TestServeCommand(t *testing.T) {
 
 	addr := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`)
 	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := addr.FindStringSubmatch(errOut.String()); m != nil {
-			base = "http://" + m[1]
+	guard := time.After(time.Minute) // only a guard against a server that never listens
+	for base == "" {
+		select {
+		case line := <-errOut.lines:
+			if m := addr.FindStringSubmatch(line); m != nil {
+				base = "http://" + m[1]
+			}
+		case err := <-done:
+			t.Fatalf("serve ended before listening: %v: %s", err, errOut)
+		case <-guard:
+			cancel()
+			t.Fatalf("no listening line: %s", errOut)
 		}
 	}
 	if base == "" {

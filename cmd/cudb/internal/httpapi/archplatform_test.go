@@ -47,7 +47,7 @@ func TestResolveArchPerPlatform(t *testing.T) {
 func TestResolveUnknownPythonRange(t *testing.T) {
 	h := (&httpapi.Server{DB: querytest.Embedded(t)}).Handler()
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/resolve?req=jax%3D%3D0.4.30&python=3.12", nil))
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/resolve?req=onnxruntime-gpu%3D%3D1.18.0&python=3.12", nil))
 	var res struct {
 		Status  string   `json:"status"`
 		Unknown []string `json:"unknown"`

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -189,8 +190,10 @@ func TestWorstBodyKeepsHealth(t *testing.T) {
 	body := httpapi.WorstVerifyBody()
 	statuses := make(chan string, 2)
 	for i := 0; i < 2; i++ {
+		// In the handler (100 Continue seen) before healthz is asked.
+		conn := inFlight(t, strings.TrimPrefix(base, "http://"), "/v1/verify", "text/plain", body, len(body))
 		go func() {
-			resp, err := http.Post(base+"/v1/verify", "text/plain", bytes.NewReader(body))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			if err != nil {
 				statuses <- err.Error()
 				return
@@ -200,7 +203,6 @@ func TestWorstBodyKeepsHealth(t *testing.T) {
 			statuses <- fmt.Sprint(resp.StatusCode)
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
 	for i := 0; i < 5; i++ {
 		if r := get(t, base+"/healthz"); r.status != 200 {
 			t.Errorf("healthz under load: %d %s", r.status, r.body)
@@ -222,7 +224,7 @@ func TestWorstBodyKeepsHealth(t *testing.T) {
 // connection closed at once, and the request ends cancelled (503 in the
 // log) rather than judged to the end.
 func TestHangUpStopsWork(t *testing.T) {
-	logs := &syncBuffer{}
+	logs, logged := watching("POST /v1/verify ")
 	base := start(t, &httpapi.Server{DB: openDB(t, testDBPath(t)), Log: logs})
 	body := httpapi.WorstVerifyBody()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
@@ -232,9 +234,10 @@ func TestHangUpStopsWork(t *testing.T) {
 	fmt.Fprintf(conn, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", len(body))
 	conn.Write(body)
 	conn.Close()
-	deadline := time.Now().Add(time.Minute) // -race on a busy machine
-	for !strings.Contains(logs.String(), "POST /v1/verify ") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-logged:
+	case <-time.After(time.Minute): // only a guard: -race on a busy machine
+		t.Fatal("the request was never logged")
 	}
 	switch log := logs.String(); {
 	case strings.Contains(log, "POST /v1/verify 503 "):
@@ -256,23 +259,13 @@ func TestShutdownGraceCutsLongRequests(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	// A body that never finishes arriving keeps the request in flight.
-	io.WriteString(conn, "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nno kernel")
-	time.Sleep(100 * time.Millisecond)
-	began := time.Now()
+	inFlight(t, ln.Addr().String(), "/v1/explain", "text/plain", bytes.Repeat([]byte("no kernel "), 100), 9)
 	cancel()
 	select {
 	case err := <-served:
 		if err != nil {
 			t.Errorf("Serve: %v", err)
-		}
-		if d := time.Since(began); d > 5*time.Second {
-			t.Errorf("took %s", d)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return")

@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -58,12 +60,27 @@ func openDB(t testing.TB, path string) *db.DB {
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
+	// watch, when set, is closed by the first write after which the
+	// buffer holds watchFor: a test waits on it instead of polling.
+	watch    chan struct{}
+	watchFor string
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.buf.Write(p)
+	n, err := b.buf.Write(p)
+	if b.watch != nil && bytes.Contains(b.buf.Bytes(), []byte(b.watchFor)) {
+		close(b.watch)
+		b.watch = nil
+	}
+	return n, err
+}
+
+// watching returns a buffer whose channel is closed once s is written.
+func watching(s string) (*syncBuffer, <-chan struct{}) {
+	ch := make(chan struct{})
+	return &syncBuffer{watch: ch, watchFor: s}, ch
 }
 
 func (b *syncBuffer) String() string {
@@ -105,4 +122,32 @@ func readTestdata(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// inFlight opens a connection to addr and sends a POST whose handler is
+// known to be running when it returns: the request asks `Expect:
+// 100-continue`, and the server answers "100 Continue" only once the
+// handler reads the body. It then sends the first sent bytes of body
+// (all of it when sent >= len(body)) and returns the open connection.
+func inFlight(t testing.TB, addr, path, contentType string, body []byte, sent int) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", path, contentType, len(body))
+	conn.SetReadDeadline(time.Now().Add(time.Minute)) // only a guard against a broken server
+	status := make([]byte, len("HTTP/1.1 100 Continue\r\n\r\n"))
+	if _, err := io.ReadFull(conn, status); err != nil || string(status) != "HTTP/1.1 100 Continue\r\n\r\n" {
+		t.Fatalf("waiting for 100 Continue: %q %v", status, err)
+	}
+	conn.SetReadDeadline(time.Time{})
+	if sent > len(body) {
+		sent = len(body)
+	}
+	if _, err := conn.Write(body[:sent]); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

@@ -8,14 +8,37 @@ package mcptools
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// outputSchemas holds each tool's outputSchema: the shape of the JSON the
+// command prints (docs/json.md), its required keys and their types. The
+// SDK validates every result against it before sending it, and MCP
+// clients (the TypeScript SDK's among them) validate it again.
+//
+//go:embed outputschemas.json
+var outputSchemas []byte
+
+// OutputSchema returns the output schema of the named tool.
+func OutputSchema(tool string) *jsonschema.Schema {
+	var all map[string]*jsonschema.Schema
+	if err := json.Unmarshal(outputSchemas, &all); err != nil {
+		panic("mcptools: outputschemas.json: " + err.Error())
+	}
+	s := all[tool]
+	if s == nil {
+		panic("mcptools: no output schema for " + tool)
+	}
+	return s
+}
 
 // Runner runs one cudb command line (without the program name; --json is
 // appended by the runner) with stdin as standard input, and returns what
@@ -114,7 +137,7 @@ func NewServer(version string, run Runner) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "cudb", Title: "cudb: NVIDIA driver / CUDA / cuDNN / framework compatibility", Version: version},
 		&mcp.ServerOptions{Instructions: "cudb answers from an offline database in which every fact cites its source. " +
 			"Unknown is an answer: a field the data lacks is missing, never guessed. Results are the JSON of the cudb CLI (docs/json.md)."})
-	mcp.AddTool(s, &mcp.Tool{Name: "resolve", Title: "Resolve requirements to stacks",
+	mcp.AddTool(s, &mcp.Tool{Name: "resolve", OutputSchema: OutputSchema("resolve"), Title: "Resolve requirements to stacks",
 		Description: "Find the stacks (framework build, CUDA, cuDNN, NCCL, Python, driver floor) that satisfy pip-style requirements, best first; " +
 			"several frameworks must share one environment, else the result lists the conflicts. Same JSON as `cudb resolve --json`."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in ResolveInput) (*mcp.CallToolResult, any, error) {
@@ -127,7 +150,7 @@ func NewServer(version string, run Runner) *mcp.Server {
 			}
 			return answer(ctx, run, append(append(args, "--"), in.Requirements...), "")
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "pin", Title: "Pin the best stack",
+	mcp.AddTool(s, &mcp.Tool{Name: "pin", OutputSchema: OutputSchema("pin"), Title: "Pin the best stack",
 		Description: "Resolve like resolve, take the best stack and render it as a file an installer reads (requirements, constraints, pip, uv, conda, apt, docker). " +
 			"Same JSON as `cudb pin --json`: {format, content, stack, query, data, notes}."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in PinInput) (*mcp.CallToolResult, any, error) {
@@ -157,7 +180,7 @@ func NewServer(version string, run Runner) *mcp.Server {
 			}
 			return res, out, err
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "verify_report", Title: "Judge a pasted report",
+	mcp.AddTool(s, &mcp.Tool{Name: "verify_report", OutputSchema: OutputSchema("verify_report"), Title: "Judge a pasted report",
 		Description: "Judge the host a pasted report describes (collect_env, nvidia-smi, pip list, conda list, cudb probe --json): " +
 			"every mismatch between driver, GPU, CUDA, cuDNN and framework builds, with its fix. Same JSON as `cudb verify --from FILE --json`."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in VerifyReportInput) (*mcp.CallToolResult, any, error) {
@@ -166,7 +189,7 @@ func NewServer(version string, run Runner) *mcp.Server {
 			}
 			return answer(ctx, run, []string{"verify", "--from=-"}, in.Report)
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "explain", Title: "Explain an error message",
+	mcp.AddTool(s, &mcp.Tool{Name: "explain", OutputSchema: OutputSchema("explain"), Title: "Explain an error message",
 		Description: "Name the cause of a CUDA, cuDNN, driver or framework error message and its fix. Same JSON as `cudb explain --json`."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in ExplainInput) (*mcp.CallToolResult, any, error) {
 			if in.Message == "" {
@@ -174,7 +197,7 @@ func NewServer(version string, run Runner) *mcp.Server {
 			}
 			return answer(ctx, run, []string{"explain", "-"}, in.Message)
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "check", Title: "Check a project file",
+	mcp.AddTool(s, &mcp.Tool{Name: "check", OutputSchema: OutputSchema("check"), Title: "Check a project file",
 		Description: "Judge what a project file (Dockerfile, compose, requirements, pyproject.toml, uv.lock, poetry.lock, conda environment) will install, " +
 			"against a target driver/GPU when given: findings with file line, category and the exact line to write. Same JSON as `cudb check - --json`."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, any, error) {
@@ -191,7 +214,7 @@ func NewServer(version string, run Runner) *mcp.Server {
 			}
 			return answer(ctx, run, append(args, "--", "-"), in.Content)
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "matrix", Title: "A compatibility table",
+	mcp.AddTool(s, &mcp.Tool{Name: "matrix", OutputSchema: OutputSchema("matrix"), Title: "A compatibility table",
 		Description: "Print one compatibility table as JSON rows: a framework's releases × variants (torch, tensorflow, jax, onnxruntime) " +
 			"or NVIDIA's tables (cuda, cudnn, driver, gpu, arch). Same JSON as `cudb matrix TABLE --json`."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MatrixInput) (*mcp.CallToolResult, any, error) {
@@ -211,7 +234,16 @@ func NewServer(version string, run Runner) *mcp.Server {
 				}
 				args = append(args, "--"+f.name+"="+f.value)
 			}
-			return answer(ctx, run, args, "")
+			// MCP structured content is an object: the CLI's array of rows
+			// goes under "rows", beside the table's name.
+			res, out, err := answer(ctx, run, args, "")
+			if err != nil {
+				return res, out, err
+			}
+			return nil, struct {
+				Table string          `json:"table"`
+				Rows  json.RawMessage `json:"rows"`
+			}{in.Table, out.(json.RawMessage)}, nil
 		})
 	return s
 }

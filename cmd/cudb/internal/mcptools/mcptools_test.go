@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestToolsBuildCommandLines(t *testing.T) {
 	var gotStdin string
 	cs := connect(t, func(_ context.Context, args []string, stdin string) ([]byte, error) {
 		gotArgs, gotStdin = args, stdin
-		return []byte(`{"ok": true}`), nil
+		return []byte(minimalAnswers[args[0]]), nil
 	})
 	for _, tc := range []struct {
 		tool  string
@@ -63,6 +64,52 @@ func TestToolsBuildCommandLines(t *testing.T) {
 		if !slices.Equal(gotArgs, tc.want) || gotStdin != tc.stdin {
 			t.Errorf("%s: ran %q with stdin %q, want %q with %q", tc.tool, gotArgs, gotStdin, tc.want, tc.stdin)
 		}
+	}
+}
+
+// minimalAnswers are the smallest JSON answers of each command that its
+// tool's output schema accepts (the real answers are checked against the
+// schemas in cmd/cudb's TestMCPServerMatchesCLI).
+var minimalAnswers = map[string]string{
+	"resolve": `{"query": {"requirements": []}, "status": "ok", "unknown": [], "stacks": [], "conflicts": []}`,
+	"pin":     `{"format": "requirements", "content": "", "query": {"requirements": []}, "data": {"schema_version": "6"}, "notes": []}`,
+	"verify":  `{"summary": {"errors": 0, "warnings": 0, "infos": 0, "healthy": true}, "findings": []}`,
+	"explain": `{"findings": [], "lines": 1, "skipped": 0}`,
+	"check":   `{"files": [], "summary": {"errors": 0, "warnings": 0, "infos": 0, "healthy": true}, "findings": []}`,
+	"matrix":  `[]`,
+}
+
+// TestOutputSchemas: every tool declares an object output schema, the
+// matrix tool wraps the CLI's array in an object, and an answer that does
+// not fit the schema is never sent as a result.
+func TestOutputSchemas(t *testing.T) {
+	var answer string
+	cs := connect(t, func(context.Context, []string, string) ([]byte, error) { return []byte(answer), nil })
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		schema, ok := tool.OutputSchema.(map[string]any)
+		if !ok || schema["type"] != "object" || len(schema["required"].([]any)) == 0 {
+			t.Errorf("%s: output schema %v is not an object schema with required keys", tool.Name, tool.OutputSchema)
+		}
+	}
+	answer = `[{"cuda": "12.1"}]`
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "matrix", Arguments: map[string]any{"table": "cuda"}})
+	if err != nil || res.IsError {
+		t.Fatalf("matrix: %v %v", err, res)
+	}
+	got, _ := json.Marshal(res.StructuredContent)
+	if string(got) != `{"rows":[{"cuda":"12.1"}],"table":"cuda"}` {
+		t.Errorf("matrix structured content %s", got)
+	}
+	// A resolve answer without its stacks breaks the contract: an error,
+	// not a result a client would reject.
+	answer = `{"query": {"requirements": []}, "status": "ok", "conflicts": []}`
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "resolve", Arguments: map[string]any{"requirements": []string{"torch"}}})
+	if err == nil && !res.IsError {
+		t.Errorf("an answer without stacks was sent as a result: %v", res.StructuredContent)
 	}
 }
 

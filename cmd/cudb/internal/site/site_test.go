@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/testenv"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/querytest"
 )
@@ -161,6 +162,7 @@ func TestTableOfFallbacks(t *testing.T) {
 
 // chromium finds a headless-capable browser or skips.
 func chromium(t *testing.T) string {
+	testenv.Slow(t)
 	if testing.Short() {
 		// The race run (.ci/run) is -short: the page runs in Chromium's
 		// own processes, and make test has already driven it.
