@@ -51,6 +51,9 @@ type Framework struct {
 	CondaName string
 	// CondaChannel is the channel that published its CUDA builds.
 	CondaChannel string
+	// CondaAliases are other conda packages that install it
+	// (conda-forge's pytorch-gpu).
+	CondaAliases []string
 	// FeedLacksDeps: the indexes of its non-PyPI builds hold its own
 	// wheels but not their dependencies (ONNX Runtime's Azure DevOps
 	// feeds, which its install page pairs with PyPI), so an install reads
@@ -68,7 +71,7 @@ type Framework struct {
 var All = []Framework{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
-		CondaName: "pytorch", CondaChannel: "pytorch", IndexHosts: []string{"download.pytorch.org"}},
+		CondaName: "pytorch", CondaChannel: "pytorch", CondaAliases: []string{"pytorch-gpu", "pytorch-cpu"}, IndexHosts: []string{"download.pytorch.org"}},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",

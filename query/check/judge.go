@@ -380,7 +380,7 @@ func canonical(pkg, installer string) (name, fw string) {
 			return f.Name, f.Name
 		case slices.Contains(f.Companions, pkg):
 			return pkg, f.Name
-		case installer == InstallerConda && f.CondaName != "" && pkg == f.CondaName:
+		case installer == InstallerConda && f.CondaName != "" && (pkg == f.CondaName || slices.Contains(f.CondaAliases, pkg)):
 			return f.Name, f.Name
 		}
 	}

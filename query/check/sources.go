@@ -58,10 +58,18 @@ func classifySource(fw, loc string) sourceKind {
 // its build comes from ("" for PyPI's default) and a source cudb cannot
 // read that may serve it instead ("" when none).
 func servingIndex(fw string, r Requirement) (index, unseen string) {
-	if r.Installer == InstallerConda || r.Installer == "image" {
-		// A conda channel, or what an image's tag says, is the
-		// requirement's own source.
+	if r.Installer == "image" {
+		// What an image's tag says is the requirement's own source.
 		return r.IndexURL, ""
+	}
+	if r.Installer == InstallerConda {
+		// The database knows the builds of the framework's own channel;
+		// another channel's (conda-forge) builds are not in it.
+		switch r.IndexURL {
+		case "", "defaults", "nvidia", frameworks.Must(fw).CondaChannel:
+			return r.IndexURL, ""
+		}
+		return r.IndexURL, "the conda channel " + r.IndexURL
 	}
 	locs := append([]string{r.IndexURL}, r.ExtraIndexURLs...)
 	locs = append(locs, r.FindLinks...)
