@@ -72,9 +72,21 @@ func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
 	py := c.python(u)
 	sum.Python = py
 	groups := c.groups(u)
+	// jax[cpu] is judged while the groups resolve: the frameworks that
+	// use the GPU are known from a first pass.
 	for _, g := range groups {
-		if err := c.resolveGroup(u, g, py); err != nil {
-			return sum, err
+		if !slices.Contains(g.main.Extras, "cpu") {
+			if err := c.resolveGroup(u, g, py); err != nil {
+				return sum, err
+			}
+		}
+	}
+	gpuPeers(u, groups)
+	for _, g := range groups {
+		if slices.Contains(g.main.Extras, "cpu") {
+			if err := c.resolveGroup(u, g, py); err != nil {
+				return sum, err
+			}
 		}
 		if g.stack != nil {
 			sum.Judged = append(sum.Judged, stackLabel(g.stack))
@@ -300,7 +312,8 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			continue
 		}
 		name, fw := canonical(r.Name, r.Installer)
-		if fw == "" {
+		if fw == "" || r.Marker != "" && c.platform() == "linux" && !markerAdmitsLinux(r.Marker) {
+			// A line whose marker rules Linux out is not installed.
 			continue
 		}
 		g := by[fw]

@@ -170,6 +170,9 @@ type Unit struct {
 	built *Unit
 	// alt: the unit is one scenario of several (judgeScenarios).
 	alt bool
+	// gpuPeer: another framework of the unit is a CUDA build, so a line
+	// that asks for a CPU build explicitly is a choice, not a mistake.
+	gpuPeer bool
 }
 
 // Sync is a poetry install or uv sync.

@@ -73,7 +73,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	}
 	if slices.Contains(m.Extras, "cpu") {
 		// jax[cpu]: a CPU build whatever the database records of it.
-		if c.gpuIntended(u) && !u.alt {
+		if c.gpuIntended(u) && !u.alt && !u.gpuPeer {
 			fix := ""
 			if s := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(py)})); s != nil && s.CUDA != "" {
 				g2 := *g
@@ -178,6 +178,14 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		// The image exists: what is missing is the database's fact.
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s ships %s%s, which the database does not know (%v): its checks are skipped", u.Image.Ref, m.Name, m.Spec, err),
+			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
+		return nil
+	}
+	if m.Pinned() && c.best(query.ResolveRequest{Requirements: []string{m.Name + stripLocal(m.Spec)}, Platform: c.platform()}) == nil {
+		// The database has no release of that version at all: a fact it
+		// lacks, not a build that does not exist.
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("the database records no release %s%s (%v): it is not judged", m.Name, stripLocal(m.Spec), err),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 		return nil
 	}
@@ -363,6 +371,15 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 		byKind[cf.Kind] = append(byKind[cf.Kind], cf)
 	}
 	sort.Strings(kinds)
+	// Unpinned lines are judged as the newest releases, which is a
+	// guess at what the installer takes: a conflict that rests on one is
+	// a warning.
+	sev, guess := verify.SevError, ""
+	for _, g := range groups {
+		if g.stack != nil && !g.main.Pinned() && !g.fromImage {
+			sev, guess = verify.SevWarning, " (judged as the newest releases of the unpinned lines: pin them to be sure)"
+		}
+	}
 	fix := c.togetherFix(u, last, groups, py)
 	if fix == "" && len(res.Suggestions) > 0 {
 		fix = c.renderReqs(u, last, res.Suggestions[0].Requirements)
@@ -383,8 +400,8 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 		} else if len(cs) == 1 {
 			msg = cs[0].Message
 		}
-		c.add(Finding{File: last.main.File, Line: last.main.Line, Category: CatFrameworkConflict, Severity: verify.SevError, Unit: u.Name,
-			Message: msg, Evidence: ev, Fix: fix})
+		c.add(Finding{File: last.main.File, Line: last.main.Line, Category: CatFrameworkConflict, Severity: sev, Unit: u.Name,
+			Message: msg + guess, Evidence: ev, Fix: fix})
 	}
 	return nil
 }

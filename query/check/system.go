@@ -165,6 +165,13 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 			fix = c.render(u, g, b)
 		}
 		sev, msg := verify.SevError, fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u))
+		if explicitCPU(m) && u.gpuPeer {
+			what := m.text()
+			if m.Package != "" {
+				what = m.Package + m.Spec
+			}
+			sev, msg = verify.SevInfo, fmt.Sprintf("%s asks for %s, a CPU-only build, beside a framework that uses the GPU: judged as the file's choice", what, stackLabel(s))
+		}
 		if u.alt {
 			// One of several alternatives (a cpu extra beside a CUDA
 			// one): the CPU build is a choice the file offers.
@@ -205,6 +212,23 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 	c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCUDNNMissing, Severity: verify.SevError, Unit: u.Name,
 		Message:  fmt.Sprintf("%s loads CUDA %s and cuDNN %s from the system, and %s has no cuDNN: TensorFlow will see no GPU", stackLabel(s), s.CUDA, s.CUDNN, where),
 		Evidence: []string{"image: " + where, "requirement: " + m.text()}, Fix: fix, Sources: s.Sources})
+}
+
+// explicitCPU reports a line that asks for a CPU build by name: a -cpu
+// package (tensorflow-cpu), a cpu extra (jax[cpu]) or a CPU index.
+func explicitCPU(r Requirement) bool {
+	return strings.HasSuffix(r.Package, "-cpu") || slices.Contains(r.Extras, "cpu") || variantOf(r.IndexURL) == "cpu" || strings.HasSuffix(r.Spec, "+cpu")
+}
+
+// gpuPeers marks the unit when one of its frameworks is a CUDA build
+// that does not ask for a CPU one.
+func gpuPeers(u *Unit, groups []*fwGroup) {
+	u.gpuPeer = false
+	for _, g := range groups {
+		if g.stack != nil && g.stack.CUDA != "" && g.stack.Variant != "cpu" && !explicitCPU(g.main) {
+			u.gpuPeer = true
+		}
+	}
 }
 
 func fullCUDA(v string) string {
