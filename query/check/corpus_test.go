@@ -45,8 +45,8 @@ func readCorpus(t *testing.T) []corpusEntry {
 		if f[3] != "-" {
 			e.args = strings.Fields(f[3])
 		}
-		if e.verdict != "good" && e.verdict != "defect" || !strings.Contains(e.source, "/blob/") || e.evidence == "" {
-			t.Fatalf("corpus.tsv line %d: verdict %q, source %q: want good|defect, a URL at a commit and evidence", i+1, e.verdict, e.source)
+		if e.verdict != "good" && e.verdict != "defect" || !strings.Contains(e.source, "/blob/") && !strings.Contains(e.source, "/issues/") || e.evidence == "" {
+			t.Fatalf("corpus.tsv line %d: verdict %q, source %q: want good|defect, a URL at a commit (or the issue that published it) and evidence", i+1, e.verdict, e.source)
 		}
 		out = append(out, e)
 	}

@@ -194,7 +194,14 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	if req.Python != "" {
 		r2 := req
 		r2.Python = ""
-		if s := c.best(r2); s != nil {
+		s := c.best(r2)
+		if s == nil && len(g.reqs) > 1 && c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Python: req.Python, Platform: req.Platform, Variant: req.Variant}) == nil {
+			// The framework's own line does not fit the Python either:
+			// that, not its companions, is what fails first.
+			r2.Requirements = []string{m.Name + m.Spec}
+			s = c.best(r2)
+		}
+		if s != nil {
 			cat = verify.CatPythonUnsupported
 			msg = fmt.Sprintf("%s has no build for Python %s (%s supports Python %s-%s)", m.text(), req.Python, stackLabel(s), s.Python.Min, s.Python.Max)
 		}

@@ -386,6 +386,11 @@ func (c *checker) verifyGroup(u *Unit, g *fwGroup, py string) error {
 		if f.Category == verify.CatCPUOnlyWheel && g.cpuReported || f.Category == verify.CatNoGPUVisible {
 			continue
 		}
+		if g.stack == g.fallback && (f.Category == verify.CatPythonUnsupported || f.Category == verify.CatUnknownVersion) {
+			// The group matched no build and said why; the fallback
+			// build is judged for the host alone.
+			continue
+		}
 		fix := f.Fix
 		switch f.Category {
 		case verify.CatDriverTooOld, verify.CatArchUnsupported, verify.CatCPUOnlyWheel, verify.CatPythonUnsupported:
