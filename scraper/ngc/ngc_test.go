@@ -189,3 +189,16 @@ func FuzzParseNotes(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseStatements(f *testing.F) {
+	b, err := captures.ReadFile("captures/image-statements.md")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if recs, err := ParseStatements(b); err == nil && len(recs) == 0 {
+			t.Fatal("no records and no error")
+		}
+	})
+}
