@@ -220,7 +220,7 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("xla_ptxas_too_old", CatToolkitMismatch, lkNone,
 			"ptxas", 1, `(?i)ptxas too old|Invoking ptxas with version \d+\.\d+\.\d+, which corresponds to a CUDA version <=`, (*explainCtx).stalePTXAS),
 		sig("ort_providers_without_cuda", CatCPUOnlyWheel, lkNone,
-			"available providers", 1, `(?i)available providers:?\s*\[\s*'(?:Azure|CPU)ExecutionProvider'(?:\s*,\s*'(?:Azure|CPU)ExecutionProvider')*\s*\]`, (*explainCtx).ortNoCUDA),
+			"executionprovider'", 1, `(?i)(?:available providers:?\s*|^[\w.\-]*\s*)\[\s*'(?:Azure|CPU)ExecutionProvider'(?:\s*,\s*'(?:Azure|CPU)ExecutionProvider')*\s*\]`, (*explainCtx).ortProvidersList),
 
 		// --- normal output of working hosts -------------------------------------
 		sig("tf_factory_registration", CatNotVersion, lkNone,

@@ -147,3 +147,14 @@ func harmless(msg string) func(e *explainCtx, m []string) (Finding, error) {
 		return Finding{Category: CatNotVersion, Severity: SevInfo, Message: harmlessPrefix + msg, Fix: "nothing to do"}, nil
 	}
 }
+
+// ortProvidersList: a printed providers list without CUDA. Nobody asked
+// for the CUDA provider here (a CPU-only host prints the same list), so
+// it is a warning; "CUDAExecutionProvider is not in available provider
+// names" is the error.
+func (e *explainCtx) ortProvidersList(m []string) (Finding, error) {
+	f, err := e.ortNoCUDA(m)
+	f.Severity = SevWarning
+	f.Message = "this onnxruntime lists no CUDA provider, so ONNX models run on the CPU: on a host with a GPU, the CPU package (onnxruntime) is the one installed or it shadows onnxruntime-gpu"
+	return f, err
+}

@@ -38,8 +38,8 @@ var signatureCases = map[string]string{
 	"xla_ptxas_too_old": "2023-09-26 23:49:25.317533: W external/xla/xla/stream_executor/gpu/redzone_allocator.cc:322] UNIMPLEMENTED: ptxas ptxas too old. Falling back to the driver to compile.",
 	// google-research/maxim#32 (fixed by installing the right JAX release)
 	"jax_backend_cuda_unable": "I1025 08:07:07.369699 139768635004736 xla_bridge.py:357] Unable to initialize backend 'cuda': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
-	// yakhyo/uniface#77
-	"ort_providers_without_cuda": "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']",
+	// shared/fixtures/gpu-h100-2026-11/onnxruntime-info.txt (version, providers, device)
+	"ort_providers_without_cuda": "1.30.0 ['AzureExecutionProvider', 'CPUExecutionProvider'] CPU",
 	// tensorflow/tensorflow#64809
 	"tf_factory_registration": "2024-03-30 14:29:58.691384: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
 	// kr-colab/ReLERNN#63
