@@ -222,6 +222,10 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("ort_providers_without_cuda", CatCPUOnlyWheel, lkNone,
 			"executionprovider'", 1, `(?i)(?:available providers:?\s*|^[\w.\-]*\s*)\[\s*'(?:Azure|CPU)ExecutionProvider'(?:\s*,\s*'(?:Azure|CPU)ExecutionProvider')*\s*\]`, (*explainCtx).ortProvidersList),
 
+		// --- project files pasted into a report -----------------------------------
+		sig("uv_cuda_index_linux_only", CatCPUOnlyWheel, "the uv source's marker: a CUDA index gated to Linux or to platform_machine x86_64 leaves Windows (AMD64) on PyPI's CPU wheel",
+			"index", 1, `(?i)index\s*=\s*"(pytorch-cu\d+)"[^\n]*?marker\s*=\s*"([^"]*)"`, (*explainCtx).uvIndexLinuxOnly),
+
 		// --- normal output of working hosts -------------------------------------
 		sig("tf_factory_registration", CatNotVersion, lkNone,
 			"unable to register", 1, `(?i)Unable to register (?:cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory for plugin \w+ when one has already been registered`,
