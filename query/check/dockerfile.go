@@ -274,7 +274,11 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				}
 				off := len(in.Args) - len(body)
 				st := cur
+				// A RUN sees the stage's ARGs and ENVs as its environment.
 				env := map[string]string{}
+				for k, v := range st.vars {
+					env[k] = v
+				}
 				for k, v := range st.unit.Env {
 					env[k] = v.Value
 				}
@@ -392,6 +396,8 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 		}
 	}
 	cur.unit.Includes = append(cur.unit.Includes, src.unit.Includes...)
+	// The stage is built for the copy: its extension builds run too.
+	cur.unit.Extensions = append(cur.unit.Extensions, src.unit.Extensions...)
 }
 
 func hasReq(rs []Requirement, r Requirement) bool {
