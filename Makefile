@@ -39,8 +39,9 @@ build: ## build ./cudb (static)
 test: ## run the tests (the README's test command; the browser and wheel suites are in test-slow)
 	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testenv/summary
 
-test-slow: ## the slow suites: the site in headless Chromium, the wheel installed in a venv
+test-slow: ## the slow suites: the site in headless Chromium, the wheel installed in a venv, the pre-commit hook built by pre-commit
 	set -o pipefail; CUDB_SLOW=1 $(GO) test -json ./cmd/cudb/internal/site/ ./cmd/wheel/ | $(GO) run ./internal/testenv/summary
+	set -o pipefail; CUDB_SLOW=1 $(GO) test -json -run '^TestPreCommitTryRepo$$' ./cmd/cudb/ | $(GO) run ./internal/testenv/summary
 
 vet: ## go vet and gofmt check
 	$(GO) vet ./...

@@ -50,7 +50,7 @@ func TestFleetDaemonSet(t *testing.T) {
 	}
 	c := spec.Containers[0]
 	script := strings.Join(append(c.Command, c.Args...), " ")
-	for _, want := range []string{"cudb verify", "--format prometheus", "--root /host", "/textfile/cudb.prom.tmp", "mv /textfile/cudb.prom.tmp /textfile/cudb.prom"} {
+	for _, want := range []string{"cudb verify", "--expect-gpu", "--format prometheus", "--root /host", "/textfile/cudb.prom.tmp", "mv /textfile/cudb.prom.tmp /textfile/cudb.prom"} {
 		if !strings.Contains(script, want) {
 			t.Errorf("container command lacks %q: %s", want, script)
 		}
@@ -99,10 +99,19 @@ func TestFleetSystemdUnits(t *testing.T) {
 	}
 	svc, timer := units["cudb-verify.service"], units["cudb-verify.timer"]
 	if svc["Service.Type"] != "oneshot" || svc["Service.SuccessExitStatus"] != "3" ||
-		!strings.Contains(svc["Service.ExecStart"], "cudb verify --quiet --format prometheus") ||
+		!strings.Contains(svc["Service.ExecStart"], "cudb verify --quiet --expect-gpu --format prometheus") ||
 		!strings.Contains(svc["Service.ExecStart"], `mv "$TEXTFILE_DIR/cudb.prom.tmp" "$TEXTFILE_DIR/cudb.prom"`) ||
 		svc["Service.Environment"] != "TEXTFILE_DIR=/var/lib/node_exporter/textfile" {
 		t.Errorf("service: %v", svc)
+	}
+	// A host where node_exporter has not made the folder yet: "-" lets the
+	// sandbox start without it, and the "+" pre-command (outside the
+	// sandbox) makes it.
+	if rw := svc["Service.ReadWritePaths"]; rw != "-/var/lib/node_exporter/textfile" {
+		t.Errorf("ReadWritePaths=%s: without the - prefix the unit fails where the folder does not exist", rw)
+	}
+	if pre := svc["Service.ExecStartPre"]; !strings.HasPrefix(pre, "+") || !strings.Contains(pre, "mkdir -p ${TEXTFILE_DIR}") {
+		t.Errorf("ExecStartPre=%s: the textfile folder is not made outside the sandbox", pre)
 	}
 	if timer["Timer.OnUnitActiveSec"] == "" || timer["Install.WantedBy"] != "timers.target" {
 		t.Errorf("timer: %v", timer)

@@ -19,6 +19,7 @@ import (
 // container toolkit refuses to start it on a driver whose CUDA is older.
 func (c *checker) judgeImage(u *Unit) {
 	im := u.Image
+	c.judgeNGC(u) // an NGC release the data holds is known, and its driver judged
 	if im.Unknown != "" {
 		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: cudb cannot tell %s; checks that need it are skipped", im.Ref, im.Unknown),

@@ -136,9 +136,44 @@ type SelectorStack struct {
 	Notes   []string      `json:"notes,omitempty"`
 	CCs     []string      `json:"ccs"`
 	Floor   *query.Floors `json:"floor,omitempty"`
-	Fit     int           `json:"fit"`           // index into Selector.Fits
+	Fit     int           `json:"fit"` // index into Selector.Fits
+	FitArgs *FitArgs      `json:"fit_args,omitempty"`
 	PinFile string        `json:"pin,omitempty"` // pin's file, with the mark placeholders
 	PinErr  string        `json:"pin_error,omitempty"`
+}
+
+// FitArgs are the stack's own words in its GPU judgements: its
+// architecture list, or why none is known. The picks name them as
+// {arch} and {missing} (and the compute capability as {cc} and {sm}), so
+// that one pick serves every stack and GPU that share its wording:
+// data/install.js stays small however many builds the data holds. The
+// page fills them back in (fillPick in assets/install.js); FillPick is
+// the same substitution, tested against query.StackGPUFit.
+type FitArgs struct {
+	Arch    string `json:"arch,omitempty"`
+	Missing string `json:"missing,omitempty"`
+}
+
+// templatePick puts the placeholders into one judgement's text.
+func templatePick(text string, args FitArgs, cc string) string {
+	for _, r := range []struct{ value, mark string }{
+		{args.Arch, "{arch}"}, {args.Missing, "{missing}"}, {"sm_" + strings.ReplaceAll(cc, ".", ""), "{sm}"}, {cc, "{cc}"},
+	} {
+		if r.value != "" && r.value != "sm_" {
+			text = strings.ReplaceAll(text, r.value, r.mark)
+		}
+	}
+	return text
+}
+
+// FillPick undoes templatePick: the text query.StackGPUFit wrote.
+func FillPick(text string, args FitArgs, cc string) string {
+	for _, r := range []struct{ value, mark string }{
+		{cc, "{cc}"}, {"sm_" + strings.ReplaceAll(cc, ".", ""), "{sm}"}, {args.Missing, "{missing}"}, {args.Arch, "{arch}"},
+	} {
+		text = strings.ReplaceAll(text, r.mark, r.value)
+	}
+	return text
 }
 
 // GPUPick is query.StackGPUFit's judgement for one compute capability.
@@ -278,10 +313,19 @@ func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer,
 		s := &res.Stacks[i]
 		ss := SelectorStack{Variant: s.Variant, CUDA: s.CUDA, CUDNN: s.CUDNN, Python: s.Python, Command: s.Install.Command,
 			Default: s.Default, Status: s.Status, Unknown: s.Unknown, Notes: s.Notes, CCs: s.ComputeCapabilities, Floor: s.Driver}
+		var args FitArgs
+		if ab, missing := s.ArchBuild(); ab != nil {
+			args.Arch = ab.ArchList
+		} else {
+			args.Missing = missing
+		}
+		if args != (FitArgs{}) {
+			ss.FitArgs = &args
+		}
 		fit := map[string]int{}
 		for _, cc := range b.ccs {
 			f, keep, gap := query.StackGPUFit(b.ctx, b.d, s, cc)
-			fit[cc] = b.pick(GPUPick{Support: f.Support, Detail: f.Detail, Keep: keep, Gap: gap})
+			fit[cc] = b.pick(GPUPick{Support: f.Support, Detail: templatePick(f.Detail, args, cc), Keep: keep, Gap: templatePick(gap, args, cc)})
 		}
 		ss.Fit = b.fit(fit)
 		if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {

@@ -61,8 +61,8 @@ func (n *selectorTally) checkConflicts(t *testing.T, c selectorCase, res *query.
 	if errs.CodeOf(perr) != errs.CodeIncompatible {
 		t.Errorf("%+v: pin should refuse with exit 3, got %v", c, perr)
 	}
-	if got.Attr["pin"] != "refused" {
-		t.Errorf("%+v: pin refuses (%v), the page shows pin %q", c, perr, got.Attr["pin"])
+	if got.Attr["pin"] != "refused" || got.PinRefused == "" || got.PinFileShown {
+		t.Errorf("%+v: pin refuses (%v), the page shows pin %q, refusal %q, file block %v", c, perr, got.Attr["pin"], got.PinRefused, got.PinFileShown)
 	}
 }
 

@@ -178,14 +178,18 @@ func (p *selectorPage) selectCase(c selectorCase) {
 
 // shown is what the page answers.
 type shown struct {
-	Attr      map[string]string `json:"attr"`
-	Command   string            `json:"command"`
-	Pin       string            `json:"pin"`
-	PinCmd    string            `json:"pin_cmd"`
-	Request   string            `json:"request"`
-	Status    string            `json:"status"`
-	Reasons   []string          `json:"reasons"`
-	Conflicts []string          `json:"conflicts"`
+	Attr    map[string]string `json:"attr"`
+	Command string            `json:"command"`
+	Pin     string            `json:"pin"`
+	// PinRefused is the shown refusal (why there is no pin file);
+	// PinFileShown whether the file block is on the page.
+	PinRefused   string   `json:"pin_refused"`
+	PinFileShown bool     `json:"pin_file_shown"`
+	PinCmd       string   `json:"pin_cmd"`
+	Request      string   `json:"request"`
+	Status       string   `json:"status"`
+	Reasons      []string `json:"reasons"`
+	Conflicts    []string `json:"conflicts"`
 }
 
 func (p *selectorPage) read() shown {
@@ -195,6 +199,8 @@ func (p *selectorPage) read() shown {
 		for (const a of s.attributes) attr[a.name.replace(/^data-/, "")] = a.value;
 		const text = (id) => document.getElementById(id).textContent;
 		return {attr, command: text("ans-command"), pin: text("ans-pin"), pin_cmd: text("ans-pin-cmd"),
+			pin_refused: document.getElementById("ans-pin-refused").hidden ? "" : text("ans-pin-refused"),
+			pin_file_shown: !document.getElementById("ans-pin-file").hidden,
 			request: text("ans-request"), status: text("ans-status"),
 			reasons: Array.from(document.querySelectorAll("#ans-reasons li"), (li) => li.textContent),
 			conflicts: Array.from(document.querySelectorAll("#ans-conflicts li"), (li) => li.textContent)};
@@ -408,6 +414,10 @@ func (n *selectorTally) check(t *testing.T, ctx context.Context, d *db.DB, c sel
 		if got.Attr["status"] != "error" || got.Attr["command"] != "" || got.Attr["pin"] != "none" || got.Status == "" {
 			t.Errorf("%+v: resolve says %v, the page shows status %q (%q), command %q, pin %q", c, err, got.Attr["status"], got.Status, got.Attr["command"], got.Attr["pin"])
 		}
+		// No file: the page says why, and shows no empty file.
+		if got.PinFileShown || got.PinRefused == "" {
+			t.Errorf("%+v: no stack, the page shows the pin file block %v and refusal %q", c, got.PinFileShown, got.PinRefused)
+		}
 		if perr == nil {
 			t.Errorf("%+v: resolve refuses but pin wrote a file", c)
 		}
@@ -441,11 +451,19 @@ func (n *selectorTally) check(t *testing.T, ctx context.Context, d *db.DB, c sel
 	switch {
 	case perr != nil:
 		n.pinRefused++
-		if got.Attr["pin"] != "refused" || got.Pin == "" {
-			t.Errorf("%+v: pin refuses (%v), the page shows pin %q: %q", c, perr, got.Attr["pin"], got.Pin)
+		// The refusal and its reason are shown, never an empty file, and
+		// uv's install line does not point at a file that is not there.
+		if got.Attr["pin"] != "refused" || got.PinRefused == "" || got.PinFileShown || got.Pin != "" {
+			t.Errorf("%+v: pin refuses (%v), the page shows pin %q, refusal %q, file block %v: %q", c, perr, got.Attr["pin"], got.PinRefused, got.PinFileShown, got.Pin)
+		}
+		if c.pm == "uv" && (strings.Contains(got.Command, "below") || !strings.Contains(got.Command, "no pyproject.toml")) {
+			t.Errorf("%+v: pin refuses, the uv install line says %q", c, got.Command)
 		}
 	default:
 		n.pinned++
+		if !got.PinFileShown || got.PinRefused != "" {
+			t.Errorf("%+v: a pin file, but the page hides it (%v) or shows a refusal %q", c, got.PinFileShown, got.PinRefused)
+		}
 		if got.Pin != pinned.Content {
 			t.Errorf("%+v: the page's %s file differs from cudb pin's:\n--- page\n%s\n--- cudb pin\n%s", c, c.format(), got.Pin, pinned.Content)
 		}

@@ -58,6 +58,10 @@ type page struct {
 	Table   *Table
 	Grid    *query.GPUGrid
 	HasGPUs bool
+	// GridPages are the GPU grid's pages (gpu.html first), GridFile the
+	// one being rendered.
+	GridPages []GridPage
+	GridFile  string
 }
 
 // Written lists what Generate wrote, relative to the output directory.
@@ -133,7 +137,13 @@ func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 	p.Title = "install selector"
 	w.render("install.html", "install.html", p)
 	p.Title = "GPU ↔ compute capability ↔ torch kernels"
-	w.render("gpu.html", "gpu.html", p)
+	full := p.Grid
+	p.GridPages = splitGrid(full)
+	for _, gp := range p.GridPages {
+		p.Grid, p.GridFile = gp.Grid, gp.File
+		w.render(gp.File, "gpu.html", p)
+	}
+	p.Grid = full
 	for _, t := range p.Tables {
 		p.Title, p.Table = "table "+t.Name, t
 		w.render(t.Page, "table.html", p)

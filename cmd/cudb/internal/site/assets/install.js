@@ -150,7 +150,7 @@
         if (v.note) s.notes.push("driver " + drv.version + ": " + v.note);
       }
       if (gpu) {
-        var f = data.picks[data.fits[s.fit][gpu.cc]];
+        var f = fillPick(data.picks[data.fits[s.fit][gpu.cc]], s.fit_args || {}, gpu.cc);
         s.gpu = f;
         if (!f.keep) { out.reasons.push(prefix + name(s) + ": not chosen: no kernels for " + gpu.name + " (compute capability " + gpu.cc + ")" + (f.detail ? ": " + f.detail : "")); out.dropped++; return; }
         if (f.gap) { s.unknown.push(gap(s, f.gap)); if (s.status !== "incompatible") s.status = "unknown"; }
@@ -160,6 +160,18 @@
     kept.sort(better);
     if (kept.length === 0) out.error = "no build of " + r.fw + " " + r.v + " fits this " + (gpu && drv.version ? "GPU and driver" : gpu ? "GPU" : "driver");
     return kept;
+  }
+
+  // fillPick puts a stack's own words back into a shared GPU judgement
+  // (site.FillPick in Go, the inverse of gen site's templatePick).
+  function fillPick(p, args, cc) {
+    var sub = [["{cc}", cc], ["{sm}", "sm_" + cc.replace(/\./g, "")], ["{missing}", args.missing || ""], ["{arch}", args.arch || ""]];
+    function fill(t) {
+      if (!t) return t;
+      sub.forEach(function (r) { t = t.split(r[0]).join(r[1]); });
+      return t;
+    }
+    return { support: p.support, keep: p.keep, detail: fill(p.detail), gap: fill(p.gap) };
   }
 
   // combine walks two releases' kept stacks as resolve's combine does
@@ -268,11 +280,19 @@
     var fl = s && (s.parts ? s.parts[0].floor || s.parts[1].floor : s.floor);
     fl = fl ? (radio("os") === "windows" ? fl.windows_min : fl.linux_min) : "";
     text("ans-floor", fl ? ">= " + fl : s && s.cuda ? "not in the data" : "");
-    text("ans-command", s ? (pm.name === "uv" ? "uv sync    # in the folder where you saved the pyproject.toml below" : s.command) : "");
+    // uv installs from the pyproject.toml pin writes: where pin refuses,
+    // there is no file to sync, and the page says why instead.
+    var pinName = pinNames[o.format] || o.format;
+    text("ans-command", s ? (pm.name !== "uv" ? s.command : o.pin ? "uv sync    # in the folder where you saved the pyproject.toml below" :
+      "# no pyproject.toml to uv sync: " + (o.pinError || "cudb pin writes none for this selection")) : "");
     list("ans-reasons", o.reasons);
-    text("ans-pin-name", pinNames[o.format] || o.format);
-    text("ans-pin-cmd", o.pinCommand ? o.pinCommand + " > " + (pinNames[o.format] || o.format) : "");
-    text("ans-pin", o.pin || o.pinError || "");
+    text("ans-pin-name", pinName);
+    // A refused pick shows the refusal and its reason, never an empty file.
+    $("ans-pin-file").hidden = !o.pin;
+    text("ans-pin-cmd", o.pinCommand ? o.pinCommand + " > " + pinName : "");
+    text("ans-pin", o.pin || "");
+    text("ans-pin-refused", o.pin ? "" : "no " + pinName + ": " + (o.pinError || (o.error ? o.error : "cudb pin writes none for this selection")));
+    $("ans-pin-refused").hidden = !!o.pin;
     section.setAttribute("data-command", s ? s.command : "");
     section.setAttribute("data-variant", s ? s.variant : "");
     section.setAttribute("data-cuda", s ? s.cuda : "");
