@@ -375,10 +375,6 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 			src = stages[n]
 		}
 	}
-	if src == nil {
-		*notes = append(*notes, Note{Line: in.Line, Message: fmt.Sprintf("COPY --from=%s names an image, not a stage: what it copies is not judged", from)})
-		return
-	}
 	carries := false
 	for _, p := range paths {
 		for _, pp := range pythonPaths {
@@ -386,6 +382,14 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 				carries = true
 			}
 		}
+	}
+	if src == nil {
+		if carries {
+			// A Python environment from another image (a tool binary
+			// such as uv's is not one).
+			*notes = append(*notes, Note{Line: in.Line, Message: fmt.Sprintf("COPY --from=%s names an image, not a stage: the Python environment it copies is not judged", from)})
+		}
+		return
 	}
 	if !carries {
 		return
