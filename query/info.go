@@ -65,6 +65,12 @@ func NewestReleases(ctx context.Context, d *db.DB) ([]Newest, error) {
 	// component is its newest.
 	newestRel := map[string]db.Release{}
 	for _, r := range rels {
+		// A line a lead names ("13.5") sorts level with the release it
+		// stands for ("13.5.0"): the release, the more exact, is the newest
+		// whatever order ties come in.
+		if o, ok := newestRel[r.Component]; ok && version.DottedKey(o.Version) == version.DottedKey(r.Version) && len(o.Version) > len(r.Version) {
+			continue
+		}
 		newestRel[r.Component] = r
 	}
 	out := []Newest{}

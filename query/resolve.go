@@ -105,6 +105,15 @@ func finish(s *Stack, explain bool) {
 	}
 }
 
+// notInData ends the "no release matches" message: a version the data
+// does not hold is not in the data, which never says it was not published.
+func notInData(channel string) string {
+	if channel != "" {
+		return channelNote(channel)
+	}
+	return " in the data (a release cudb does not hold is not in the data, which does not say it was never published)"
+}
+
 // step is one filter over candidate stacks, named for the error when it
 // leaves nothing.
 type step struct {
@@ -160,7 +169,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(pend) > 0 {
 			return nil, pendingError(fr.fam.Name, pend)
 		}
-		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, channelNote(p.Channel)),
+		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, notInData(p.Channel)),
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).
 			WithHint("one of: %s", strings.Join(nearest(known, fr.req, 8), ", "))
 	}

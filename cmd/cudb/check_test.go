@@ -65,7 +65,7 @@ func TestBinaryCheckFixtures(t *testing.T) {
 		{"peer/Dockerfile.cpu_base_with_torch", nil, 0, nil},
 		{"peer/Dockerfile.invalid", nil, 3, []string{"5:driver_in_image", "11:cuda_toolkit_mismatch", "14:framework_conflict", "8:unknown_version"}},
 		{"peer/Dockerfile.invalid", t4090, 3, []string{"5:driver_in_image", "8:driver_too_old", "14:cudnn_missing"}},
-		{"peer/Dockerfile.multi_lib_all_verified", nil, 3, []string{"2:unknown_version", "3:unknown_version", "3:framework_conflict"}},
+		{"peer/Dockerfile.multi_lib_all_verified", nil, 0, []string{"2:unknown_version", "3:unknown_version", "3:framework_conflict"}},
 		{"peer/Dockerfile.multistage", nil, 0, []string{"6:not_judged", "16:unknown_version"}},
 		{"peer/Dockerfile.pinned_version_mismatch", nil, 4, []string{"2:no_matching_build"}},
 		{"peer/Dockerfile.runtime_needs_compilation", nil, 0, nil},

@@ -176,6 +176,10 @@ func goldenIndex(query string, out []byte) (map[string]map[string]string, error)
 			put(s("jax")+"|"+s("extra"), r)
 		case "release":
 			put(s("component")+"|"+s("version"), r)
+		case "db dump --table build":
+			put(s("component")+"|"+s("version")+"|"+s("variant")+"|"+s("platform")+"|"+s("channel"), r)
+		case "matrix cudnn":
+			put(s("cudnn")+"|"+s("cuda_major"), r)
 		case "db dump --table attribute":
 			put(s("component")+"|"+s("version")+"|"+s("key"), r)
 		case "matrix driver":

@@ -51,26 +51,47 @@ type Framework struct {
 	CondaName string
 	// CondaChannel is the channel that published its CUDA builds.
 	CondaChannel string
+	// CondaAliases are other conda packages that install it
+	// (conda-forge's pytorch-gpu).
+	CondaAliases []string
 	// FeedLacksDeps: the indexes of its non-PyPI builds hold its own
 	// wheels but not their dependencies (ONNX Runtime's Azure DevOps
 	// feeds, which its install page pairs with PyPI), so an install reads
 	// the feed first, for its wheel, and PyPI after it, for the rest.
 	FeedLacksDeps bool
+	// CPUPackage is a CPU-only package that installs the same Python
+	// module: installed beside the GPU package, whichever was installed
+	// last owns the module ("onnxruntime" beside "onnxruntime-gpu").
+	CPUPackage string
+	// LogMarkers are lowercase substrings of the framework's own log and
+	// traceback lines (source paths of its logging calls, its package
+	// directory): a line is the framework's whose marker appears first
+	// in it. JAX's list holds the paths of the XLA it vendors, so an XLA
+	// line from a JAX process is not taken for TensorFlow's.
+	LogMarkers []string
+	// IndexHosts are the hosts (with a path prefix where one host serves
+	// several projects) of the indexes and wheel pages that publish its
+	// non-PyPI builds. Such an index serves this framework's family only:
+	// an --extra-index-url to it changes the build pip takes of this
+	// framework and of no other.
+	IndexHosts []string
 }
 
 // All lists every framework, in the order answers show them.
 var All = []Framework{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
-		CondaName: "pytorch", CondaChannel: "pytorch"},
+		CondaName: "pytorch", CondaChannel: "pytorch", CondaAliases: []string{"pytorch-gpu", "pytorch-cpu"}, IndexHosts: []string{"download.pytorch.org"},
+		LogMarkers: []string{"/torch/", "torch/csrc", "c10d", "processgroupnccl", "torch.distributed"}},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
-		GPUExtra: "and-cuda"},
+		GPUExtra: "and-cuda", LogMarkers: []string{"tensorflow/", "external/local_xla/", "tensorflow.python"}},
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
-		PluginPrefix: "jax-cuda"},
+		PluginPrefix: "jax-cuda", IndexHosts: []string{"storage.googleapis.com/jax-releases"},
+		LogMarkers: []string{"/jax/", "jax/_src", "jaxlib", "jax_plugins", "xla_bridge", "external/org_tensorflow/", "external/xla/"}},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime", FeedLacksDeps: true},
+		Module: "onnxruntime", FeedLacksDeps: true, CPUPackage: "onnxruntime", IndexHosts: []string{"aiinfra.pkgs.visualstudio.com"}, LogMarkers: []string{"onnxruntime"}},
 }
 
 // Get returns the framework named name (canonical name or alias).

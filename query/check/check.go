@@ -108,6 +108,9 @@ type UnitSummary struct {
 	Image  string   `json:"image,omitempty"`
 	Python string   `json:"python,omitempty"`
 	Judged []string `json:"judged"`
+	// Scenario is the alternative judged (an extra, a dependency group,
+	// a shell branch, a lock's index); "" when the unit has one.
+	Scenario string `json:"scenario,omitempty"`
 }
 
 // Report is the answer of Check.
@@ -116,6 +119,9 @@ type Report struct {
 	Files    []FileSummary `json:"files"`
 	Summary  Summary       `json:"summary"`
 	Findings []Finding     `json:"findings"`
+	// Read names every framework build judged and every install step
+	// not followed; Read.Line() is the first line of text output.
+	Read Read `json:"read"`
 }
 
 // ExitCode is the status `cudb check` ends with: 0 healthy, 4 when the
@@ -133,10 +139,11 @@ func (r *Report) ExitCode() int {
 // Check reads each input and judges what it describes against d for the
 // target host.
 func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report, error) {
-	if err := validateTarget(ctx, d, &opts.Target); err != nil {
+	warn, err := validateTarget(ctx, d, &opts.Target)
+	if err != nil {
 		return nil, err
 	}
-	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}}
+	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}, warnings: warn}
 	rep := &Report{Target: opts.Target, Files: []FileSummary{}}
 	for _, in := range inputs {
 		k, err := Detect(in.Name, in.Data)
@@ -148,16 +155,24 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 			return nil, errs.Usage("%v", err).WithHint("cudb check %s (is it a %s?)", in.Name, k)
 		}
 		fs := FileSummary{File: displayName(in.Name), Kind: k, Units: []UnitSummary{}}
+		c.targetWarnings(fs.File)
 		for _, u := range units {
 			s, err := c.judgeUnit(u, k)
 			if err != nil {
 				return nil, err
 			}
-			fs.Units = append(fs.Units, s)
+			fs.Units = append(fs.Units, s...)
 		}
 		rep.Files = append(rep.Files, fs)
 		rep.Files = append(rep.Files, c.extra...)
 		c.extra = nil
+	}
+	rep.Read = c.readOut
+	if rep.Read.Frameworks == nil {
+		rep.Read.Frameworks = []ReadBuild{}
+	}
+	if rep.Read.NotFollowed == nil {
+		rep.Read.NotFollowed = []ReadStep{}
 	}
 	rep.Findings = c.out
 	if rep.Findings == nil {
@@ -176,34 +191,42 @@ func kindList() string {
 	return strings.Join(s, ", ")
 }
 
-func validateTarget(ctx context.Context, d *db.DB, t *Target) error {
+// validateTarget checks the target's values: a malformed one is a usage
+// error; a GPU name the database does not know is a warning (returned as
+// a finding to add to each file), and what does not need it is judged.
+func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error) {
+	var warn []Finding
 	if t.Driver != "" {
 		drv, err := query.ParseDriver(t.Driver)
 		if err != nil {
-			return errs.Usage("invalid --driver %q: %v", t.Driver, err).WithHint("cudb check Dockerfile --driver 535.104.05")
+			return nil, errs.Usage("invalid --driver %q: %v", t.Driver, err).WithHint("cudb check Dockerfile --driver 535.104.05")
 		}
 		t.Driver = drv
 	}
 	if t.SM != "" {
 		sm, err := query.ParseSMKnown(ctx, d, t.SM)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.SM = sm
 	}
 	if t.GPU != "" && t.SM == "" {
 		g, err := query.LookupGPU(ctx, d, t.GPU)
-		if err != nil {
-			return err
+		switch {
+		case err == nil:
+			t.SM = g.ComputeCapability
+		case errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage:
+			warn = append(warn, gpuNameUnknown(*t, err))
+		default:
+			return nil, err
 		}
-		t.SM = g.ComputeCapability
 	}
 	switch t.Platform {
 	case "", "linux", "linux-aarch64", "windows", "macos":
 	default:
-		return errs.Usage("invalid --platform %q: expected linux, linux-aarch64, windows or macos", t.Platform).WithHint("cudb check Dockerfile --platform linux")
+		return nil, errs.Usage("invalid --platform %q: expected linux, linux-aarch64, windows or macos", t.Platform).WithHint("cudb check Dockerfile --platform linux")
 	}
-	return nil
+	return warn, nil
 }
 
 type checker struct {
@@ -219,6 +242,10 @@ type checker struct {
 	// resolved memoizes resolve answers: a file asks the same question
 	// for its finding, its fix and its verify pass.
 	resolved map[string]resolved
+	readOut  Read
+	// warnings are findings about the target itself (an unknown GPU
+	// name), added to every file.
+	warnings []Finding
 }
 
 type resolved struct {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -125,6 +126,10 @@ type stage struct {
 	unit  *Unit
 	vars  map[string]string
 	index int
+	// fixed are the variables the build decides (--build-arg, ENV);
+	// an ARG's default may be overridden and decides nothing.
+	fixed   map[string]bool
+	workdir string
 }
 
 var varRe = sync.OnceValue(func() *regexp.Regexp {
@@ -195,6 +200,9 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				k, v, hasDefault := strings.Cut(kv, "=")
 				if bv, ok := buildArgs[k]; ok {
 					vars[k] = bv
+					if cur != nil {
+						cur.fixed[k] = true
+					}
 					continue
 				}
 				if hasDefault {
@@ -209,7 +217,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				}
 			}
 		case "FROM":
-			st := &stage{index: len(stages), vars: map[string]string{}}
+			st := &stage{index: len(stages), vars: map[string]string{}, fixed: map[string]bool{}}
 			args := strings.Fields(in.Args)
 			var ref string
 			for i := 0; i < len(args); i++ {
@@ -233,6 +241,10 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				for k, v := range prev.vars {
 					st.vars[k] = v
 				}
+				for k := range prev.fixed {
+					st.fixed[k] = true
+				}
+				st.workdir = prev.workdir
 			} else {
 				img := ClassifyImage(ref)
 				img.Line = in.Line
@@ -251,6 +263,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				for _, kv := range envPairs(in.Args) {
 					v := expand(kv[1], cur.vars, nil)
 					cur.vars[kv[0]] = v
+					cur.fixed[kv[0]] = true
 					cur.unit.Env[kv[0]] = EnvVar{Value: v, Line: in.Line}
 				}
 			case "RUN":
@@ -260,7 +273,30 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 					body = strings.TrimLeft(rest, " ")
 				}
 				off := len(in.Args) - len(body)
-				readShell(cur.unit, body, func(w string) string { return expand(w, cur.vars, nil) }, func(o int) int { return in.lineAt(off + o) }, in.Args)
+				st := cur
+				env := map[string]string{}
+				for k, v := range st.unit.Env {
+					env[k] = v.Value
+				}
+				readShell(cur.unit, body, shellCtx{
+					expand: func(w string) string { return expand(w, st.vars, nil) },
+					decided: func(w string) bool {
+						ok := true
+						for _, m := range varRe().FindAllStringSubmatch(w, -1) {
+							if !st.fixed[m[1]+m[4]] {
+								ok = false
+							}
+						}
+						return ok
+					},
+					lineOf: func(o int) int { return in.lineAt(off + o) }, text: in.Args, workdir: st.workdir, env: env,
+				})
+			case "WORKDIR":
+				wd := expand(strings.Trim(in.Args, `"'`), cur.vars, nil)
+				if !strings.HasPrefix(wd, "/") {
+					wd = path.Join("/"+strings.TrimPrefix(cur.workdir, "/"), wd)
+				}
+				cur.workdir = path.Clean(wd)
 			case "COPY", "ADD":
 				copyFrom(cur, stages, in, &notes)
 			}
@@ -290,6 +326,8 @@ func inherit(dst, src *Unit) {
 	dst.Apt = append(dst.Apt, src.Apt...)
 	dst.Includes = append(dst.Includes, src.Includes...)
 	dst.Syncs = append(dst.Syncs, src.Syncs...)
+	dst.Copies = append(dst.Copies, src.Copies...)
+	dst.Extensions = append(dst.Extensions, src.Extensions...)
 	for k, v := range src.Env {
 		dst.Env[k] = v
 	}
@@ -311,12 +349,17 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 			paths = append(paths, a)
 		}
 	}
-	if len(paths) > 0 {
+	if len(paths) > 1 && from == "" && !strings.HasPrefix(paths[0], "[") {
 		// COPY requirements.txt . : the file a later pip -r reads.
+		dest := paths[len(paths)-1]
+		if !strings.HasPrefix(dest, "/") {
+			dest = path.Join("/"+strings.TrimPrefix(cur.workdir, "/"), dest)
+		}
 		for _, p := range paths[:len(paths)-1] {
 			if isDependencyFile(p) {
 				cur.unit.Includes = append(cur.unit.Includes, Include{Path: p, Line: in.Line, Installer: "copy"})
 			}
+			cur.unit.Copies = append(cur.unit.Copies, Copy{Src: p, Dest: dest, Line: in.Line})
 		}
 	}
 	if from == "" {

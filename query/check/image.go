@@ -112,6 +112,12 @@ func ClassifyImage(ref string) Image {
 		if ngcTagRe().FindStringSubmatch(tag) == nil {
 			img.Unknown = "the NGC release of tag " + tag
 		}
+	case "nvcr.io/nvidia/tensorflow", "nvcr.io/nvidia/jax", "nvcr.io/nvidia/tritonserver":
+		img.Family = FamilyNGC
+		img.Unknown = "the CUDA, cuDNN and driver floor of NGC release " + tag + " (its release notes are not in the database)"
+		if ngcTagRe().FindStringSubmatch(tag) == nil {
+			img.Unknown = "the NGC release of tag " + tag
+		}
 	case "python":
 		img.Family = FamilyPython
 		if m := pythonTagRe().FindStringSubmatch(tag); m != nil && strings.Contains(m[1], ".") {
@@ -140,5 +146,5 @@ func ClassifyImage(ref string) Image {
 
 // HasCUDA reports whether the image carries a CUDA runtime.
 func (i *Image) HasCUDA() bool {
-	return i != nil && (i.CUDA != "" || i.Family == FamilyNGCPyTorch || i.Family == FamilyTensorFlow && i.Flavour == "gpu")
+	return i != nil && (i.CUDA != "" || i.Family == FamilyNGCPyTorch || i.Family == FamilyNGC || i.Family == FamilyTensorFlow && i.Flavour == "gpu")
 }

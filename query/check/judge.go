@@ -23,33 +23,74 @@ type fwGroup struct {
 	stack     *query.Stack
 	// cpuReported: check already said the build is CPU-only.
 	cpuReported bool
+	// fallback is the build the framework's own line names when the
+	// group as a whole matched none (a companion or the Python did not
+	// fit): the checks that need only the framework's build still run
+	// on it.
+	fallback *query.Stack
 }
 
-// judgeUnit merges what a unit refers to, then judges it.
-func (c *checker) judgeUnit(u *Unit, k Kind) (UnitSummary, error) {
+// judgeUnit merges what a unit refers to, then judges it: once, or once
+// per scenario (an extra, a dependency group, a shell branch, a lock's
+// index) when the unit offers alternatives.
+func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 	for _, n := range u.Notes {
-		c.add(Finding{File: u.File, Line: n.Line, Category: CatNotJudged, Severity: verify.SevInfo, Message: n.Message, Unit: u.Name})
+		c.notFollowed(u, n.Line, n.Message)
 	}
 	if u.Build != nil {
 		if err := c.followBuild(u); err != nil {
-			return UnitSummary{}, err
+			return nil, err
 		}
 	}
 	c.followIncludes(u)
-	sum := UnitSummary{Name: u.Name, Judged: []string{}}
+	var image string
 	if u.Image != nil {
-		sum.Image = u.Image.Ref
+		image = u.Image.Ref
 		c.judgeImage(u)
 	}
+	scen := scenarios(u)
+	if len(scen) == 0 {
+		s, err := c.judgeFrameworks(u)
+		s.Image = image
+		return []UnitSummary{s}, err
+	}
+	var out []UnitSummary
+	for _, sc := range scen {
+		s, err := c.judgeFrameworks(u.only(sc, len(scen) > 1))
+		if err != nil {
+			return out, err
+		}
+		s.Image, s.Scenario = image, sc
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// judgeFrameworks judges what one scenario of a unit installs.
+func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
+	sum := UnitSummary{Name: u.Name, Judged: []string{}}
 	py := c.python(u)
 	sum.Python = py
 	groups := c.groups(u)
+	// jax[cpu] is judged while the groups resolve: the frameworks that
+	// use the GPU are known from a first pass.
 	for _, g := range groups {
-		if err := c.resolveGroup(u, g, py); err != nil {
-			return sum, err
+		if !slices.Contains(g.main.Extras, "cpu") {
+			if err := c.resolveGroup(u, g, py); err != nil {
+				return sum, err
+			}
+		}
+	}
+	gpuPeers(u, groups)
+	for _, g := range groups {
+		if slices.Contains(g.main.Extras, "cpu") {
+			if err := c.resolveGroup(u, g, py); err != nil {
+				return sum, err
+			}
 		}
 		if g.stack != nil {
 			sum.Judged = append(sum.Judged, stackLabel(g.stack))
+			c.judged(u, g)
 		}
 	}
 	if err := c.together(u, groups, py); err != nil {
@@ -57,10 +98,14 @@ func (c *checker) judgeUnit(u *Unit, k Kind) (UnitSummary, error) {
 	}
 	for _, g := range groups {
 		if g.stack == nil {
+			g.stack = g.fallback
+		}
+		if g.stack == nil {
 			continue
 		}
 		c.pins(u, g)
 		c.systemLibs(u, g)
+		c.extensions(u, g)
 		if err := c.verifyGroup(u, g, py); err != nil {
 			return sum, err
 		}
@@ -123,7 +168,7 @@ func (c *checker) followBuild(u *Unit) error {
 	if err != nil {
 		return err
 	}
-	c.extra = append(c.extra, FileSummary{File: p, Kind: KindDockerfile, Units: []UnitSummary{s}})
+	c.extra = append(c.extra, FileSummary{File: p, Kind: KindDockerfile, Units: s})
 	u.Image = nil
 	u.Reqs = nil
 	u.built = d
@@ -137,22 +182,38 @@ func joinPath(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
 }
 
-// followIncludes merges -r/-c files and COPY'd dependency files read by
-// a pip install into the unit.
+// followIncludes merges -r/-c files, COPY'd dependency files read by a
+// pip install or a sync, and local projects (pip install .) into the
+// unit.
 func (c *checker) followIncludes(u *Unit) {
 	seen := map[string]bool{}
 	synced := syncedFiles(u)
+	c.followSyncDirs(u, synced)
 	for i := 0; i < len(u.Includes) && i < 32; i++ {
 		in := u.Includes[i]
-		if in.Installer == "copy" && !synced[in.Path] || seen[in.Path] {
+		sync, isSynced := synced[in.Path]
+		if in.Installer == "copy" && !isSynced || seen[in.Installer+"\x00"+in.Path+"\x00"+in.Scenario] {
 			continue
 		}
-		seen[in.Path] = true
-		p, b, err := c.read(u.File, in.Path)
+		seen[in.Installer+"\x00"+in.Path+"\x00"+in.Scenario] = true
+		if in.Installer == "local" {
+			c.followLocal(u, in)
+			continue
+		}
+		name := in.Path
+		if u.Image != nil && in.Installer != "copy" {
+			// A path inside the image: read it from the build context
+			// the COPY that put it there names.
+			if cp, ok := contextPath(u, in.Path, in.Workdir); ok {
+				name = cp
+			} else if strings.HasPrefix(in.Path, "/") {
+				c.notFollowed(u, in.Line, fmt.Sprintf("%s is installed here, and no COPY from the build context puts it there: it is not judged", in.Path))
+				continue
+			}
+		}
+		p, b, err := c.read(u.File, name)
 		if err != nil {
-			c.add(Finding{File: u.File, Line: in.Line, Category: CatNotJudged, Severity: verify.SevInfo, Unit: u.Name,
-				Message: fmt.Sprintf("%s is installed here but cannot be read (%v): check it separately", in.Path, err),
-				Fix:     "cudb check " + p})
+			c.notFollowedAt(u, u.File, in.Line, fmt.Sprintf("%s is installed here but cannot be read (%v): check it separately", in.Path, err), "cudb check "+p)
 			continue
 		}
 		k, err := Detect(p, b)
@@ -161,30 +222,54 @@ func (c *checker) followIncludes(u *Unit) {
 		}
 		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
 		if err != nil || len(units) != 1 {
-			c.add(Finding{File: u.File, Line: in.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
-				Message: fmt.Sprintf("%s is installed here but cannot be read as a %s file (%v)", in.Path, k, err),
-				Fix:     "cudb check " + p})
+			c.notFollowedAt(u, u.File, in.Line, fmt.Sprintf("%s is installed here but cannot be read as a %s file (%v)", in.Path, k, err), "cudb check "+p)
 			continue
 		}
-		for _, r := range units[0].Reqs {
-			r.File = p
-			if r.IndexURL == "" {
-				r.IndexURL = in.IndexURL
-			}
-			r.Constraint = r.Constraint || in.Constraint
-			u.Reqs = append(u.Reqs, r)
+		reqs := units[0].Reqs
+		if isSynced {
+			reqs = keepScenarios(reqs, sync.Extras, sync.Tool == "uv")
 		}
+		c.merge(u, in, p, reqs)
 		for _, x := range units[0].Includes {
-			x.Path = joinPath(dirOf(in.Path), x.Path)
+			x.Path = joinPath(dirOf(name), x.Path)
+			if x.Installer == "local" && u.Image != nil {
+				x.Workdir = ""
+			}
 			u.Includes = append(u.Includes, x)
 		}
 	}
 }
 
-// syncedFiles are the COPY'd files a poetry install or uv sync reads:
-// the tool's lock when one was copied, else pyproject.toml.
-func syncedFiles(u *Unit) map[string]bool {
-	out := map[string]bool{}
+// merge adds what an included file installs, with the sources and the
+// branch of the install that read it.
+func (c *checker) merge(u *Unit, in Include, file string, reqs []Requirement) {
+	for _, r := range reqs {
+		r.File = file
+		if r.IndexURL == "" {
+			r.IndexURL = in.IndexURL
+		}
+		r.ExtraIndexURLs = append(append([]string{}, r.ExtraIndexURLs...), in.ExtraIndexURLs...)
+		r.FindLinks = append(append([]string{}, r.FindLinks...), in.FindLinks...)
+		if in.Scenario != "" {
+			r.Scenario = joinScenario(in.Scenario, r.Scenario)
+		}
+		r.Constraint = r.Constraint || in.Constraint
+		u.Reqs = append(u.Reqs, r)
+	}
+}
+
+func joinScenario(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + ", " + b
+}
+
+// syncedFiles are the COPY'd files a poetry install or uv sync reads,
+// with the sync that reads each: the tool's lock when one was copied,
+// else pyproject.toml.
+func syncedFiles(u *Unit) map[string]Sync {
+	out := map[string]Sync{}
 	for _, s := range u.Syncs {
 		lock := s.Tool + ".lock"
 		var pyproject string
@@ -195,13 +280,13 @@ func syncedFiles(u *Unit) map[string]bool {
 			}
 			switch base := in.Path[strings.LastIndexByte(in.Path, '/')+1:]; base {
 			case lock:
-				out[in.Path], hasLock = true, true
+				out[in.Path], hasLock = s, true
 			case "pyproject.toml":
 				pyproject = in.Path
 			}
 		}
 		if !hasLock && pyproject != "" {
-			out[pyproject] = true
+			out[pyproject] = s
 		}
 	}
 	return out
@@ -227,7 +312,8 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			continue
 		}
 		name, fw := canonical(r.Name, r.Installer)
-		if fw == "" {
+		if fw == "" || r.Marker != "" && c.platform() == "linux" && !markerAdmitsLinux(r.Marker) {
+			// A line whose marker rules Linux out is not installed.
 			continue
 		}
 		g := by[fw]
@@ -240,6 +326,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			r.Package = r.Name
 		}
 		r.Name = name
+		r.IndexURL, r.Unseen = servingIndex(fw, r)
 		g.reqs = append(g.reqs, r)
 		if name == fw || g.main.Name == "" {
 			g.main = r
@@ -306,7 +393,7 @@ func canonical(pkg, installer string) (name, fw string) {
 			return f.Name, f.Name
 		case slices.Contains(f.Companions, pkg):
 			return pkg, f.Name
-		case installer == InstallerConda && f.CondaName != "" && pkg == f.CondaName:
+		case installer == InstallerConda && f.CondaName != "" && (pkg == f.CondaName || slices.Contains(f.CondaAliases, pkg)):
 			return f.Name, f.Name
 		}
 	}

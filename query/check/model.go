@@ -37,8 +37,29 @@ type Requirement struct {
 	Line   int      `json:"line"`
 	// IndexURL is the index the requirement is installed from, when the
 	// file says (--index-url, a uv index, a lock's registry, a conda
-	// channel); "" is PyPI's default.
+	// channel); "" is PyPI's default. For a framework, check replaces it
+	// with the index that serves it among IndexURL, ExtraIndexURLs and
+	// FindLinks (servingIndex), as pip and uv choose.
 	IndexURL string `json:"index_url,omitempty"`
+	// ExtraIndexURLs are the --extra-index-url (and uv's non-explicit
+	// indexes after the first) that apply to the requirement.
+	ExtraIndexURLs []string `json:"extra_index_urls,omitempty"`
+	// FindLinks are the -f/--find-links locations that apply to it.
+	FindLinks []string `json:"find_links,omitempty"`
+	// Source names the uv source (its index name) that routes it.
+	Source string `json:"source,omitempty"`
+	// Scenario is the alternative the requirement belongs to: a
+	// project extra or dependency group ("extra cu128"), one branch of a
+	// shell conditional ("line 7: then"), a lock's index. Requirements
+	// of different scenarios are judged apart (judgeScenarios); "" is
+	// what every scenario installs.
+	Scenario string `json:"scenario,omitempty"`
+	// Unseen is a source the requirement may come from that cudb cannot
+	// read (a local wheelhouse, a private index): a build it does not know
+	// may be served there.
+	Unseen string `json:"unseen_source,omitempty"`
+	// Wheel is the file a direct wheel reference names.
+	Wheel *Wheel `json:"wheel,omitempty"`
 	// Installer is pip, uv, conda or lock.
 	Installer string `json:"installer"`
 	// Constraint is true for a constraints file's lines (-c): they limit
@@ -139,14 +160,42 @@ type Unit struct {
 	Syncs []Sync `json:"syncs,omitempty"`
 	// Notes are what the parser could not follow.
 	Notes []Note `json:"notes,omitempty"`
+	// Extensions are steps that compile CUDA extensions.
+	Extensions []ExtBuild `json:"extensions,omitempty"`
+	// Copies are COPY/ADD instructions (source in the build context,
+	// destination in the image), to map a local install back to the
+	// context; Workdir is the WORKDIR at each RUN that installs a path.
+	Copies []Copy `json:"-"`
 	// built is the Dockerfile a compose service builds from.
 	built *Unit
+	// alt: the unit is one scenario of several (judgeScenarios).
+	alt bool
+	// gpuPeer: another framework of the unit is a CUDA build, so a line
+	// that asks for a CPU build explicitly is a choice, not a mistake.
+	gpuPeer bool
 }
 
 // Sync is a poetry install or uv sync.
 type Sync struct {
 	Tool string `json:"tool"`
 	Line int    `json:"line"`
+	// Extras are the --extra values (or "all" for --all-extras).
+	Extras []string `json:"extras,omitempty"`
+}
+
+// ExtBuild is a step that compiles CUDA code against the installed
+// framework (an apex --cuda_ext build, flash-attn from source, a
+// TORCH_CUDA_ARCH_LIST build): torch.utils.cpp_extension compiles it
+// with the image's nvcc and refuses a CUDA major other than torch's.
+type ExtBuild struct {
+	Line int    `json:"line"`
+	What string `json:"what"`
+}
+
+// Copy is one COPY or ADD from the build context.
+type Copy struct {
+	Src, Dest string
+	Line      int
 }
 
 // Include is a file a unit installs from.
@@ -156,6 +205,15 @@ type Include struct {
 	Constraint bool   `json:"constraint,omitempty"`
 	IndexURL   string `json:"index_url,omitempty"`
 	Installer  string `json:"installer"`
+	// ExtraIndexURLs and FindLinks are the install's other sources.
+	ExtraIndexURLs []string `json:"extra_index_urls,omitempty"`
+	FindLinks      []string `json:"find_links,omitempty"`
+	// Scenario is the branch the install is in.
+	Scenario string `json:"scenario,omitempty"`
+	// Extras are a local project's extras (pip install ".[gpu]").
+	Extras []string `json:"extras,omitempty"`
+	// Workdir is the WORKDIR a relative local path is read from.
+	Workdir string `json:"workdir,omitempty"`
 }
 
 // Note is something a parser saw but could not resolve (an ARG without a

@@ -31,6 +31,12 @@ func reqLines(rs []Requirement) []string {
 		if r.IndexURL != "" {
 			s += " " + r.IndexURL
 		}
+		for _, x := range r.ExtraIndexURLs {
+			s += " +" + x
+		}
+		if r.Scenario != "" {
+			s += " [" + r.Scenario + "]"
+		}
 		out = append(out, s)
 	}
 	return out
@@ -141,9 +147,9 @@ func TestRequirementsFile(t *testing.T) {
 	src := "# comment\n--extra-index-url https://download.pytorch.org/whl/cu118\n\ntorch==2.1.2 \\\n    --hash=sha256:00\ntorchvision==0.16.2  # pinned\nnvidia-cudnn-cu11==8.7.0.84; platform_system == \"Linux\"\n-r common.txt\n-c constraints.txt\n"
 	u := ParseRequirements("requirements.txt", src, false)
 	want := []string{
-		"torch==2.1.2 @4 https://download.pytorch.org/whl/cu118",
-		"torchvision==0.16.2 @6 https://download.pytorch.org/whl/cu118",
-		"nvidia-cudnn-cu11==8.7.0.84 @7 https://download.pytorch.org/whl/cu118",
+		"torch==2.1.2 @4 +https://download.pytorch.org/whl/cu118",
+		"torchvision==0.16.2 @6 +https://download.pytorch.org/whl/cu118",
+		"nvidia-cudnn-cu11==8.7.0.84 @7 +https://download.pytorch.org/whl/cu118",
 	}
 	if d := cmp.Diff(want, reqLines(u.Reqs)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

@@ -12,6 +12,7 @@ import (
 func ParseRequirements(file, text string, constraint bool) *Unit {
 	u := &Unit{File: file}
 	var index string
+	var extra, links []string
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	type logical struct {
 		text string
@@ -49,19 +50,15 @@ func ParseRequirements(file, text string, constraint bool) *Unit {
 			case "-i", "--index-url":
 				index = val
 			case "-f", "--find-links":
-				if index == "" && strings.Contains(val, "download.pytorch.org") {
-					index = val
-				}
+				links = append(links, val)
 			case "--extra-index-url":
-				if index == "" || !strings.Contains(index, "download.pytorch.org") {
-					if strings.Contains(val, "download.pytorch.org") || index == "" {
-						index = val
-					}
-				}
+				extra = append(extra, val)
 			case "-r", "--requirement", "-c", "--constraint":
 				u.Includes = append(u.Includes, Include{Path: val, Line: lg.line, Constraint: constraint || name == "-c" || name == "--constraint", Installer: InstallerPip})
 			case "-e", "--editable":
-				if r, ok := parseReqText(val); ok {
+				if dir, extras, ok := localPath(val); ok {
+					u.Includes = append(u.Includes, Include{Path: dir, Line: lg.line, Installer: "local", Extras: extras})
+				} else if r, ok := parseReqText(val); ok {
 					r.Line, r.Installer = lg.line, InstallerPip
 					u.Reqs = append(u.Reqs, r)
 				}
@@ -72,23 +69,34 @@ func ParseRequirements(file, text string, constraint bool) *Unit {
 		if i := strings.Index(l, " --"); i >= 0 {
 			l = strings.TrimSpace(l[:i])
 		}
+		if dir, extras, ok := localPath(l); ok {
+			u.Includes = append(u.Includes, Include{Path: dir, Line: lg.line, Installer: "local", Extras: extras})
+			continue
+		}
 		r, ok := parseReqText(l)
 		if !ok {
+			if strings.Contains(l, "://") || strings.HasPrefix(l, "git+") {
+				u.Notes = append(u.Notes, Note{Line: lg.line, Message: l + " is installed from a URL cudb does not follow: what it installs is not judged"})
+			}
 			continue
 		}
 		r.Line, r.Installer, r.Constraint = lg.line, InstallerPip, constraint
 		u.Reqs = append(u.Reqs, r)
 	}
-	// An index option applies to the whole file wherever it is written.
+	// Index options apply to the whole file wherever they are written.
 	for i := range u.Reqs {
-		if u.Reqs[i].IndexURL == "" {
-			u.Reqs[i].IndexURL = index
+		r := &u.Reqs[i]
+		if r.IndexURL == "" {
+			r.IndexURL = index
 		}
+		r.ExtraIndexURLs, r.FindLinks = extra, links
 	}
 	for i := range u.Includes {
-		if u.Includes[i].IndexURL == "" {
-			u.Includes[i].IndexURL = index
+		in := &u.Includes[i]
+		if in.IndexURL == "" {
+			in.IndexURL = index
 		}
+		in.ExtraIndexURLs, in.FindLinks = extra, links
 	}
 	return u
 }

@@ -61,7 +61,7 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 // known build matches becomes a finding naming which part failed.
 func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	m := g.main
-	if hasLocal(m.Spec) && m.IndexURL == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
+	if hasLocal(m.Spec) && m.IndexURL == "" && m.Unseen == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
 		fix := ""
 		if s := c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
 			fix = c.render(u, g, s)
@@ -73,7 +73,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	}
 	if slices.Contains(m.Extras, "cpu") {
 		// jax[cpu]: a CPU build whatever the database records of it.
-		if c.gpuIntended(u) {
+		if c.gpuIntended(u) && !u.alt && !u.gpuPeer {
 			fix := ""
 			if s := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(py)})); s != nil && s.CUDA != "" {
 				g2 := *g
@@ -166,10 +166,26 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		return err
 	}
 	m := g.main
+	c.fallbackStack(u, g, req)
+	if m.Unseen != "" {
+		// The build may be served where cudb cannot look.
+		c.add(Finding{File: m.File, Line: m.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+			Message:  fmt.Sprintf("%s matches no build cudb knows (%v), and it may come from %s, which cudb cannot read: not judged", m.text(), err, m.Unseen),
+			Evidence: []string{"requirement: " + m.text(), "source: " + m.Unseen}})
+		return nil
+	}
 	if g.fromImage {
 		// The image exists: what is missing is the database's fact.
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s ships %s%s, which the database does not know (%v): its checks are skipped", u.Image.Ref, m.Name, m.Spec, err),
+			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
+		return nil
+	}
+	if m.Pinned() && c.best(query.ResolveRequest{Requirements: []string{m.Name + stripLocal(m.Spec)}, Platform: c.platform()}) == nil {
+		// The database has no release of that version at all: a fact it
+		// lacks, not a build that does not exist.
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("the database records no release %s%s (%v): it is not judged", m.Name, stripLocal(m.Spec), err),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 		return nil
 	}
@@ -178,7 +194,14 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	if req.Python != "" {
 		r2 := req
 		r2.Python = ""
-		if s := c.best(r2); s != nil {
+		s := c.best(r2)
+		if s == nil && len(g.reqs) > 1 && c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Python: req.Python, Platform: req.Platform, Variant: req.Variant}) == nil {
+			// The framework's own line does not fit the Python either:
+			// that, not its companions, is what fails first.
+			r2.Requirements = []string{m.Name + m.Spec}
+			s = c.best(r2)
+		}
+		if s != nil {
 			cat = verify.CatPythonUnsupported
 			msg = fmt.Sprintf("%s has no build for Python %s (%s supports Python %s-%s)", m.text(), req.Python, stackLabel(s), s.Python.Min, s.Python.Max)
 		}
@@ -208,6 +231,34 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	c.add(Finding{File: m.File, Line: m.Line, Category: cat, Severity: sev, Unit: u.Name, Message: msg,
 		Evidence: []string{"requirement: " + m.text(), "index: " + orPyPI(m.IndexURL)}, Fix: fix})
 	return nil
+}
+
+// fallbackStack is the build the framework's own line installs when
+// the group as a whole matched none (a companion, the Python or the
+// index did not fit): the GPU-architecture and driver checks still run
+// on it, each finding on its own.
+func (c *checker) fallbackStack(u *Unit, g *fwGroup, req query.ResolveRequest) {
+	r := req
+	r.Requirements = []string{g.main.Name + stripLocal(g.main.Spec)}
+	if hasLocal(g.main.Spec) {
+		r.Requirements = []string{g.main.Name + g.main.Spec}
+		r.Variant = ""
+	}
+	r.Python = ""
+	res, err := c.resolve(r)
+	if err != nil || len(res.Stacks) == 0 {
+		return
+	}
+	pick := &res.Stacks[0]
+	if r.Variant == "" && !hasLocal(g.main.Spec) {
+		for i := range res.Stacks {
+			if res.Stacks[i].Default {
+				pick = &res.Stacks[i]
+				break
+			}
+		}
+	}
+	g.fallback = pick
 }
 
 // companions tells a companion released with another framework version
@@ -327,6 +378,15 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 		byKind[cf.Kind] = append(byKind[cf.Kind], cf)
 	}
 	sort.Strings(kinds)
+	// Unpinned lines are judged as the newest releases, which is a
+	// guess at what the installer takes: a conflict that rests on one is
+	// a warning.
+	sev, guess := verify.SevError, ""
+	for _, g := range groups {
+		if g.stack != nil && !g.main.Pinned() && !g.fromImage {
+			sev, guess = verify.SevWarning, " (judged as the newest releases of the unpinned lines: pin them to be sure)"
+		}
+	}
 	fix := c.togetherFix(u, last, groups, py)
 	if fix == "" && len(res.Suggestions) > 0 {
 		fix = c.renderReqs(u, last, res.Suggestions[0].Requirements)
@@ -347,8 +407,8 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 		} else if len(cs) == 1 {
 			msg = cs[0].Message
 		}
-		c.add(Finding{File: last.main.File, Line: last.main.Line, Category: CatFrameworkConflict, Severity: verify.SevError, Unit: u.Name,
-			Message: msg, Evidence: ev, Fix: fix})
+		c.add(Finding{File: last.main.File, Line: last.main.Line, Category: CatFrameworkConflict, Severity: sev, Unit: u.Name,
+			Message: msg + guess, Evidence: ev, Fix: fix})
 	}
 	return nil
 }

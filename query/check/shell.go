@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -113,49 +114,114 @@ func commands(ws []word) [][]word {
 
 var pythonExe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(\d(\.\d+)?)?$`) })
 
+// shellCtx is what a RUN body is read with: expand substitutes build
+// variables in a word; decided reports whether every variable a word
+// uses has a value the build fixes (--build-arg or ENV, not an ARG's
+// default); lineOf maps a byte offset of the body to a file line; text
+// is the instruction, kept for fixes that rewrite it; workdir is the
+// WORKDIR the command runs in.
+type shellCtx struct {
+	expand  func(string) string
+	decided func(string) bool
+	lineOf  func(int) int
+	text    string
+	workdir string
+	env     map[string]string
+}
+
 // readShell finds installer commands in a RUN body and records what they
-// install in u. expand substitutes build variables in a word; lineOf maps
-// a byte offset of body to a file line; text is the instruction, kept
-// for fixes that rewrite it.
-func readShell(u *Unit, body string, expand func(string) string, lineOf func(int) int, text string) {
+// install in u. Commands inside an if/else are read per branch: a
+// branch the build's variables decide is followed alone, otherwise each
+// branch is its own scenario (judged apart).
+func readShell(u *Unit, body string, sc shellCtx) {
+	br := &branches{}
 	for _, cmd := range commands(shellWords(body)) {
+		cmd = br.step(cmd, sc)
+		if cmd == nil || br.skipping() {
+			continue
+		}
 		args := make([]word, 0, len(cmd))
 		for _, w := range cmd {
-			args = append(args, word{text: expand(w.text), off: w.off})
+			args = append(args, word{text: sc.expand(w.text), off: w.off})
 		}
+		inline := map[string]string{}
 		// Drop wrappers: sudo, env assignments, time, exec, nohup.
 		for len(args) > 0 && (args[0].text == "sudo" || args[0].text == "exec" || args[0].text == "time" || args[0].text == "nohup" || args[0].text == "env" || isAssignment(args[0].text)) {
+			if k, v, ok := strings.Cut(args[0].text, "="); ok && isAssignment(args[0].text) {
+				inline[k] = v
+			}
 			args = args[1:]
 		}
 		if len(args) == 0 {
 			continue
 		}
-		prog := path.Base(args[0].text)
-		rest := args[1:]
-		switch {
-		case (prog == "pip" || prog == "pip3" || strings.HasPrefix(prog, "pip3.")) && firstIs(rest, "install"):
-			readPip(u, rest[1:], lineOf, InstallerPip)
-		case pythonExe().MatchString(prog) && len(rest) >= 3 && rest[0].text == "-m" && rest[1].text == "pip" && rest[2].text == "install":
-			readPip(u, rest[3:], lineOf, InstallerPip)
-		case prog == "uv" && len(rest) >= 2 && rest[0].text == "pip" && rest[1].text == "install":
-			readPip(u, rest[2:], lineOf, InstallerUV)
-		case prog == "uv" && firstIs(rest, "add"):
-			readPip(u, rest[1:], lineOf, InstallerUV)
-		case (prog == "conda" || prog == "mamba" || prog == "micromamba") && (firstIs(rest, "install") || firstIs(rest, "create")):
-			readConda(u, rest[1:], lineOf)
-		case prog == "poetry" && (firstIs(rest, "install") || firstIs(rest, "sync")):
-			u.Syncs = append(u.Syncs, Sync{Tool: "poetry", Line: lineOf(args[0].off)})
-		case prog == "uv" && firstIs(rest, "sync"):
-			u.Syncs = append(u.Syncs, Sync{Tool: "uv", Line: lineOf(args[0].off)})
-		case (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf" || prog == "microdnf") && firstIs(rest, "install"):
-			for _, w := range rest[1:] {
-				if strings.HasPrefix(w.text, "-") || w.text == "" {
-					continue
-				}
-				u.Apt = append(u.Apt, Package{Name: w.text, Line: lineOf(w.off), Text: text})
-			}
+		n := len(u.Reqs)
+		ni := len(u.Includes)
+		readCommand(u, args, sc, inline)
+		for i := n; i < len(u.Reqs); i++ {
+			u.Reqs[i].Scenario = br.scenario()
+		}
+		for i := ni; i < len(u.Includes); i++ {
+			u.Includes[i].Scenario = br.scenario()
 		}
 	}
+}
+
+func readCommand(u *Unit, args []word, sc shellCtx, inline map[string]string) {
+	lineOf := sc.lineOf
+	prog := path.Base(args[0].text)
+	rest := args[1:]
+	extBuild(u, args, sc, inline)
+	switch {
+	case (prog == "pip" || prog == "pip3" || strings.HasPrefix(prog, "pip3.")) && firstIs(rest, "install"):
+		readPip(u, rest[1:], sc, InstallerPip)
+	case pythonExe().MatchString(prog) && len(rest) >= 3 && rest[0].text == "-m" && rest[1].text == "pip" && rest[2].text == "install":
+		readPip(u, rest[3:], sc, InstallerPip)
+	case prog == "uv" && len(rest) >= 2 && rest[0].text == "pip" && rest[1].text == "install":
+		readPip(u, rest[2:], sc, InstallerUV)
+	case prog == "uv" && firstIs(rest, "add"):
+		readPip(u, rest[1:], sc, InstallerUV)
+	case (prog == "conda" || prog == "mamba" || prog == "micromamba") && (firstIs(rest, "install") || firstIs(rest, "create")):
+		readConda(u, rest[1:], lineOf)
+	case (prog == "conda" || prog == "mamba" || prog == "micromamba") && len(rest) >= 2 && rest[0].text == "env" && (rest[1].text == "create" || rest[1].text == "update"):
+		for i := 2; i < len(rest); i++ {
+			if (rest[i].text == "-f" || rest[i].text == "--file") && i+1 < len(rest) {
+				u.Includes = append(u.Includes, Include{Path: rest[i+1].text, Line: lineOf(rest[i].off), Installer: InstallerConda, Workdir: sc.workdir})
+			} else if v, ok := strings.CutPrefix(rest[i].text, "--file="); ok {
+				u.Includes = append(u.Includes, Include{Path: v, Line: lineOf(rest[i].off), Installer: InstallerConda, Workdir: sc.workdir})
+			}
+		}
+	case prog == "poetry" && (firstIs(rest, "install") || firstIs(rest, "sync")):
+		u.Syncs = append(u.Syncs, Sync{Tool: "poetry", Line: lineOf(args[0].off), Extras: syncExtras(rest[1:])})
+	case prog == "uv" && firstIs(rest, "sync"):
+		u.Syncs = append(u.Syncs, Sync{Tool: "uv", Line: lineOf(args[0].off), Extras: syncExtras(rest[1:])})
+	case (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf" || prog == "microdnf") && firstIs(rest, "install"):
+		for _, w := range rest[1:] {
+			if strings.HasPrefix(w.text, "-") || w.text == "" {
+				continue
+			}
+			u.Apt = append(u.Apt, Package{Name: w.text, Line: lineOf(w.off), Text: sc.text})
+		}
+	}
+}
+
+// syncExtras reads uv sync's / poetry install's --extra and -E values.
+func syncExtras(args []word) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i].text
+		switch {
+		case a == "--all-extras":
+			out = append(out, "*")
+		case (a == "--extra" || a == "-E" || a == "--extras") && i+1 < len(args):
+			out = append(out, strings.Fields(strings.ReplaceAll(args[i+1].text, ",", " "))...)
+			i++
+		case strings.HasPrefix(a, "--extra=") || strings.HasPrefix(a, "--extras="):
+			_, v, _ := strings.Cut(a, "=")
+			out = append(out, strings.Fields(strings.ReplaceAll(v, ",", " "))...)
+		}
+	}
+	return out
 }
 
 func isAssignment(s string) bool {
@@ -178,10 +244,14 @@ var pipValueOptions = map[string]bool{
 	"--report": true, "--keyring-provider": true, "--resolution": true, "--prerelease": true,
 }
 
-// readPip records a pip (or uv pip) install's requirements, the index
-// they come from and the files it reads.
-func readPip(u *Unit, args []word, lineOf func(int) int, installer string) {
+// readPip records a pip (or uv pip) install's requirements with the
+// sources that apply to them (index, extra indexes, find-links, a
+// --torch-backend), the files it reads and the local projects it
+// installs; what it cannot follow (a VCS or archive URL) is a note.
+func readPip(u *Unit, args []word, sc shellCtx, installer string) {
+	lineOf := sc.lineOf
 	var index, backend string
+	var extra, links []string
 	type opt struct {
 		name, val string
 		off       int
@@ -201,17 +271,13 @@ func readPip(u *Unit, args []word, lineOf func(int) int, installer string) {
 			case "-i", "--index-url", "--index", "--default-index":
 				index = val
 			case "--extra-index-url":
-				if index == "" {
-					index = val
-				}
+				extra = append(extra, val)
 			case "--torch-backend":
 				backend = val
 			case "-f", "--find-links":
-				// PyTorch's wheel pages (…/whl/cu113/torch_stable.html)
-				// serve local-label builds like an index.
-				if index == "" && strings.Contains(val, "download.pytorch.org") {
-					index = val
-				}
+				links = append(links, val)
+			case "-e", "--editable":
+				reqs = append(reqs, word{text: val, off: args[i].off})
 			}
 			continue
 		}
@@ -223,23 +289,41 @@ func readPip(u *Unit, args []word, lineOf func(int) int, installer string) {
 	for _, o := range opts {
 		switch o.name {
 		case "-r", "--requirement", "-c", "--constraint":
-			u.Includes = append(u.Includes, Include{Path: o.val, Line: lineOf(o.off), Constraint: o.name == "-c" || o.name == "--constraint", IndexURL: index, Installer: installer})
+			u.Includes = append(u.Includes, Include{Path: o.val, Line: lineOf(o.off), Constraint: o.name == "-c" || o.name == "--constraint",
+				IndexURL: index, ExtraIndexURLs: extra, FindLinks: links, Installer: installer, Workdir: sc.workdir})
 		}
 	}
 	for _, w := range reqs {
-		r, ok := parseReqText(w.text)
-		if !ok {
+		if dir, extras, ok := localPath(w.text); ok {
+			u.Includes = append(u.Includes, Include{Path: dir, Line: lineOf(w.off), IndexURL: index, ExtraIndexURLs: extra, FindLinks: links,
+				Installer: "local", Extras: extras, Workdir: sc.workdir})
 			continue
 		}
-		r.Line, r.IndexURL, r.Installer = lineOf(w.off), index, installer
+		r, ok := parseReqText(w.text)
+		if !ok {
+			if strings.Contains(w.text, "://") || strings.HasPrefix(w.text, "git+") {
+				u.Notes = append(u.Notes, Note{Line: lineOf(w.off), Message: fmt.Sprintf("%s is installed from a URL cudb does not follow: what it installs is not judged", w.text)})
+			}
+			continue
+		}
+		r.Line, r.Installer = lineOf(w.off), installer
+		if r.IndexURL == "" {
+			r.IndexURL = index
+			r.ExtraIndexURLs = extra
+		}
+		r.FindLinks = append(r.FindLinks, links...)
 		u.Reqs = append(u.Reqs, r)
 	}
 }
 
-// parseReqText reads one PEP 508 requirement; paths, URLs and VCS
-// references are not requirements check can judge.
+// parseReqText reads one PEP 508 requirement, or a direct wheel
+// reference (its file name states the version); other paths, URLs and
+// VCS references are not requirements check can judge.
 func parseReqText(s string) (Requirement, bool) {
 	s = strings.TrimSpace(s)
+	if r, ok := wheelRequirement(s); ok {
+		return r, true
+	}
 	if s == "" || s == "." || strings.ContainsAny(s[:1], "./~$") || strings.Contains(s, "://") || strings.HasSuffix(s, ".whl") || strings.HasSuffix(s, ".tar.gz") {
 		return Requirement{}, false
 	}

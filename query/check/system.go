@@ -19,6 +19,7 @@ import (
 // container toolkit refuses to start it on a driver whose CUDA is older.
 func (c *checker) judgeImage(u *Unit) {
 	im := u.Image
+	c.judgeNGC(u) // an NGC release the data holds is known, and its driver judged
 	if im.Unknown != "" {
 		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: cudb cannot tell %s; checks that need it are skipped", im.Ref, im.Unknown),
@@ -148,7 +149,7 @@ func (c *checker) cudaTag(im *Image, mx string) string {
 // gpuIntended says whether the unit is meant to use a GPU: a CUDA base
 // image, a GPU reservation or a target GPU.
 func (c *checker) gpuIntended(u *Unit) bool {
-	return u.Image.HasCUDA() || u.GPU != nil && u.GPU.How != "" || c.opts.Target.SM != ""
+	return u.Image.HasCUDA() || u.GPU != nil && u.GPU.How != "" || c.opts.Target.SM != "" || c.opts.Target.GPU != ""
 }
 
 // systemLibs checks what a framework loads from the image rather than
@@ -164,9 +165,21 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 		if b := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u))})); b != nil && b.CUDA != "" {
 			fix = c.render(u, g, b)
 		}
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: verify.SevError, Unit: u.Name,
-			Message:  fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u)),
-			Evidence: []string{"index: " + orPyPI(m.IndexURL)}, Fix: fix, Sources: s.Sources})
+		sev, msg := verify.SevError, fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u))
+		if explicitCPU(m) && u.gpuPeer {
+			what := m.text()
+			if m.Package != "" {
+				what = m.Package + m.Spec
+			}
+			sev, msg = verify.SevInfo, fmt.Sprintf("%s asks for %s, a CPU-only build, beside a framework that uses the GPU: judged as the file's choice", what, stackLabel(s))
+		}
+		if u.alt {
+			// One of several alternatives (a cpu extra beside a CUDA
+			// one): the CPU build is a choice the file offers.
+			sev, msg = verify.SevInfo, fmt.Sprintf("%s (%s) installs %s, a CPU-only build; the file's other alternatives are judged on their own", m.Scenario, m.text(), stackLabel(s))
+		}
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: sev, Unit: u.Name,
+			Message: msg, Evidence: []string{"index: " + orPyPI(m.IndexURL)}, Fix: fix, Sources: s.Sources})
 		g.cpuReported = true
 		return
 	}
@@ -202,6 +215,23 @@ func (c *checker) systemLibs(u *Unit, g *fwGroup) {
 		Evidence: []string{"image: " + where, "requirement: " + m.text()}, Fix: fix, Sources: s.Sources})
 }
 
+// explicitCPU reports a line that asks for a CPU build by name: a -cpu
+// package (tensorflow-cpu), a cpu extra (jax[cpu]) or a CPU index.
+func explicitCPU(r Requirement) bool {
+	return strings.HasSuffix(r.Package, "-cpu") || slices.Contains(r.Extras, "cpu") || variantOf(r.IndexURL) == "cpu" || strings.HasSuffix(r.Spec, "+cpu")
+}
+
+// gpuPeers marks the unit when one of its frameworks is a CUDA build
+// that does not ask for a CPU one.
+func gpuPeers(u *Unit, groups []*fwGroup) {
+	u.gpuPeer = false
+	for _, g := range groups {
+		if g.stack != nil && g.stack.CUDA != "" && g.stack.Variant != "cpu" && !explicitCPU(g.main) {
+			u.gpuPeer = true
+		}
+	}
+}
+
 func fullCUDA(v string) string {
 	if strings.Count(v, ".") == 1 {
 		return v + ".0"
@@ -215,6 +245,9 @@ func gpuReason(c *checker, u *Unit) string {
 		return "base image " + u.Image.Ref
 	case u.GPU != nil && u.GPU.How != "":
 		return "a GPU is reserved"
+	}
+	if c.opts.Target.SM == "" {
+		return "target GPU " + c.opts.Target.GPU
 	}
 	return "target GPU sm_" + strings.ReplaceAll(c.opts.Target.SM, ".", "")
 }
@@ -352,6 +385,11 @@ func (c *checker) verifyGroup(u *Unit, g *fwGroup, py string) error {
 	}
 	for _, f := range rep.Findings {
 		if f.Category == verify.CatCPUOnlyWheel && g.cpuReported || f.Category == verify.CatNoGPUVisible {
+			continue
+		}
+		if g.stack == g.fallback && (f.Category == verify.CatPythonUnsupported || f.Category == verify.CatUnknownVersion) {
+			// The group matched no build and said why; the fallback
+			// build is judged for the host alone.
 			continue
 		}
 		fix := f.Fix

@@ -63,17 +63,75 @@ func ParsePyproject(file, text string) (*Unit, error) {
 		u.Python = exactPython(p.Project.RequiresPython)
 	}
 	indexURL := map[string]string{}
-	defaultIndex := ""
+	var defaultIndex string
+	var implicit []string
 	for _, ix := range p.Tool.UV.Index {
 		indexURL[ix.Name] = ix.URL
-		if ix.Default {
+		switch {
+		case ix.Default:
 			defaultIndex = ix.URL
+		case !ix.Explicit:
+			// uv reads every non-explicit index, in order, before PyPI.
+			implicit = append(implicit, ix.URL)
 		}
 	}
-	// A source maps a package to an index, or to several under markers;
-	// the first (Linux wins when a marker names it) is the one judged.
-	sourceIndex := map[string]string{}
-	for name, s := range p.Tool.UV.Sources {
+	sources := uvSources(p.Tool.UV.Sources)
+	add := func(list []string, from int, scenario string) {
+		for _, s := range list {
+			r, ok := parseReqText(s)
+			if !ok {
+				if dir, _, local := localPath(s); !local || dir != "." {
+					u.Notes = append(u.Notes, Note{Line: lineOf(text, from, strings.SplitN(strings.TrimSpace(s), " ", 2)[0]), Message: s + " is not a requirement cudb follows: what it installs is not judged"})
+				}
+				continue
+			}
+			r.Line = lineOf(text, from, `"`+strings.SplitN(strings.TrimSpace(s), " ", 2)[0])
+			if r.Line == from {
+				r.Line = lineOf(text, from, r.Name)
+			}
+			r.Installer = InstallerUV
+			r.Scenario = scenario
+			if src, ok := sources.pick(r.Name, scenario); ok && indexURL[src] != "" {
+				r.IndexURL, r.Source = indexURL[src], src
+			} else if r.IndexURL == "" {
+				r.IndexURL = defaultIndex
+				if len(implicit) > 0 {
+					r.IndexURL, r.ExtraIndexURLs = implicit[0], append(implicit[1:], defaultIndex)
+				}
+			}
+			u.Reqs = append(u.Reqs, r)
+		}
+	}
+	add(p.Project.Dependencies, lineOf(text, 1, "dependencies"), "")
+	for _, g := range sortedKeys(p.Project.OptionalDependencies) {
+		add(p.Project.OptionalDependencies[g], lineOf(text, lineOf(text, 1, "optional-dependencies"), g), "extra "+g)
+	}
+	for _, g := range sortedKeys(p.DependencyGroups) {
+		var ss []string
+		for _, e := range p.DependencyGroups[g] {
+			if s, ok := e.(string); ok {
+				ss = append(ss, s)
+			}
+		}
+		add(ss, lineOf(text, lineOf(text, 1, "dependency-groups"), g), "group "+g)
+	}
+	preqs, _ := poetryReqs(p.Tool.Poetry, text)
+	u.Reqs = append(u.Reqs, preqs...)
+	if len(u.Reqs) == 0 && len(p.Project.Dependencies) == 0 && p.Tool.UV.Index == nil {
+		u.Notes = append(u.Notes, Note{Line: 1, Message: "no [project].dependencies: nothing to judge"})
+	}
+	return u, nil
+}
+
+// uvSource is one entry of [tool.uv.sources]: the index a package comes
+// from, for an extra, a group or under a marker.
+type uvSource struct{ index, extra, group, marker string }
+
+type uvSourceMap map[string][]uvSource
+
+func uvSources(raw map[string]any) uvSourceMap {
+	out := uvSourceMap{}
+	for name, s := range raw {
 		var cands []map[string]any
 		switch v := s.(type) {
 		case map[string]any:
@@ -88,53 +146,68 @@ func ParsePyproject(file, text string) (*Unit, error) {
 			}
 		}
 		for _, c := range cands {
-			ix, _ := c["index"].(string)
-			if ix == "" {
+			var src uvSource
+			src.index, _ = c["index"].(string)
+			src.extra, _ = c["extra"].(string)
+			src.group, _ = c["group"].(string)
+			src.marker, _ = c["marker"].(string)
+			out[version.NormalizeName(name)] = append(out[version.NormalizeName(name)], src)
+		}
+	}
+	return out
+}
+
+// pick is the source uv applies to package name in a scenario ("extra
+// cu128", "group gpu", "" for the base dependencies): one conditioned on
+// that extra or group, else an unconditioned one; among several, one
+// whose marker admits Linux.
+func (m uvSourceMap) pick(name, scenario string) (string, bool) {
+	var best *uvSource
+	for i := range m[name] {
+		s := &m[name][i]
+		if s.index == "" {
+			continue
+		}
+		switch {
+		case s.extra != "" && "extra "+s.extra != scenario, s.group != "" && "group "+s.group != scenario:
+			continue
+		case s.marker != "" && !markerAdmitsLinux(s.marker):
+			continue
+		}
+		if best == nil || best.extra == "" && best.group == "" && (s.extra != "" || s.group != "") {
+			best = s
+		}
+	}
+	if best == nil {
+		return "", false
+	}
+	return best.index, true
+}
+
+// markerAdmitsLinux reads the platform clauses of a PEP 508 marker
+// (sys_platform, platform_system) as a Linux x86-64 host would: a
+// clause naming another platform with == rules it out, as does != linux.
+func markerAdmitsLinux(marker string) bool {
+	m := strings.ToLower(strings.ReplaceAll(marker, "'", `"`))
+	for _, clause := range strings.FieldsFunc(m, func(r rune) bool { return r == '(' || r == ')' }) {
+		for _, part := range strings.Split(clause, " and ") {
+			part = strings.TrimSpace(part)
+			if strings.Contains(part, " or ") {
 				continue
 			}
-			marker, _ := c["marker"].(string)
-			if _, done := sourceIndex[version.NormalizeName(name)]; !done || strings.Contains(marker, "linux") {
-				sourceIndex[version.NormalizeName(name)] = indexURL[ix]
-			}
-		}
-	}
-	add := func(list []string, from int) {
-		for _, s := range list {
-			r, ok := parseReqText(s)
-			if !ok {
+			eq := strings.Contains(part, "==")
+			ne := strings.Contains(part, "!=")
+			if !strings.Contains(part, "sys_platform") && !strings.Contains(part, "platform_system") && !strings.Contains(part, "platform_machine") {
 				continue
 			}
-			r.Line = lineOf(text, from, `"`+strings.SplitN(strings.TrimSpace(s), " ", 2)[0])
-			if r.Line == from {
-				r.Line = lineOf(text, from, r.Name)
-			}
-			r.Installer = InstallerUV
-			r.IndexURL = sourceIndex[r.Name]
-			if r.IndexURL == "" {
-				r.IndexURL = defaultIndex
-			}
-			u.Reqs = append(u.Reqs, r)
-		}
-	}
-	add(p.Project.Dependencies, lineOf(text, 1, "dependencies"))
-	for _, g := range sortedKeys(p.Project.OptionalDependencies) {
-		add(p.Project.OptionalDependencies[g], lineOf(text, 1, g))
-	}
-	for _, g := range sortedKeys(p.DependencyGroups) {
-		var ss []string
-		for _, e := range p.DependencyGroups[g] {
-			if s, ok := e.(string); ok {
-				ss = append(ss, s)
+			linux := strings.Contains(part, `"linux"`) || strings.Contains(part, `"x86_64"`)
+			other := strings.Contains(part, `"darwin"`) || strings.Contains(part, `"win32"`) || strings.Contains(part, `"windows"`) || strings.Contains(part, `"aarch64"`) || strings.Contains(part, `"arm64"`)
+			if eq && other || ne && linux {
+				return false
 			}
 		}
-		add(ss, lineOf(text, 1, g))
 	}
-	preqs, _ := poetryReqs(p.Tool.Poetry, text)
-	u.Reqs = append(u.Reqs, preqs...)
-	if len(u.Reqs) == 0 && len(p.Project.Dependencies) == 0 && p.Tool.UV.Index == nil {
-		u.Notes = append(u.Notes, Note{Line: 1, Message: "no [project].dependencies: nothing to judge"})
-	}
-	return u, nil
+	return true
 }
 
 // exactPython reads a requires-python that names one minor ("==3.12.*",
@@ -191,7 +264,41 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 		}
 		u.Reqs = append(u.Reqs, r)
 	}
+	lockScenarios(u)
 	return u, nil
+}
+
+// lockScenarios splits a lock that holds a framework more than once
+// (one build per uv extra or per marker, from different indexes): each
+// index's builds are one scenario, judged apart.
+func lockScenarios(u *Unit) {
+	count := map[string]int{}
+	for _, r := range u.Reqs {
+		if n, fw := canonical(r.Name, r.Installer); fw != "" && n == fw {
+			count[fw]++
+		}
+	}
+	split := false
+	for _, n := range count {
+		split = split || n > 1
+	}
+	if !split {
+		return
+	}
+	for i := range u.Reqs {
+		r := &u.Reqs[i]
+		if _, fw := canonical(r.Name, r.Installer); fw == "" {
+			continue
+		}
+		switch v := variantOf(r.IndexURL); {
+		case v != "":
+			r.Scenario = "index " + v
+		case r.IndexURL != "":
+			r.Scenario = "index " + r.IndexURL
+		default:
+			r.Scenario = "index PyPI"
+		}
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

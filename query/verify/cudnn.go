@@ -214,7 +214,22 @@ func (v *verifier) cudnnFix(fw *framework, r db.Requirement, pinned bool) string
 			return fmt.Sprintf("pip install %q, and keep other cuDNN copies off LD_LIBRARY_PATH (unset LD_LIBRARY_PATH)", pin)
 		}
 	}
+	if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok && v.pipCUDNN() {
+		// the environment's cuDNN is a pip wheel: the fix is a pip line,
+		// not a system package
+		return fmt.Sprintf("pip install %q (the cuDNN wheel %s requires; this environment's cuDNN comes from pip)", cudnnWheel(fw.cuda)+pr.Spec, fw.label)
+	}
 	return v.aptFix(fw)
+}
+
+// pipCUDNN reports whether the facts' cuDNN copies include a pip wheel.
+func (v *verifier) pipCUDNN() bool {
+	for _, c := range v.f.CUDNN {
+		if c.Source == host.CUDNNPip {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *verifier) aptFix(fw *framework) string {

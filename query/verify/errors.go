@@ -25,9 +25,15 @@ func (v *verifier) explainErrors() error {
 	v.errExplained, v.errSkipped = x.Lines, x.Skipped
 next:
 	for _, f := range x.Findings {
-		ev := "error: " + strings.TrimPrefix(f.Evidence[0], "message: ")
+		label := "error: "
+		harmless := strings.HasPrefix(f.Message, harmlessPrefix)
+		if harmless {
+			// a normal log line, not a failure: said on its own
+			label = "log: "
+		}
+		ev := label + strings.TrimPrefix(f.Evidence[0], "message: ")
 		for i := range v.out {
-			if v.out[i].Category == f.Category {
+			if !harmless && v.out[i].Category == f.Category && !strings.HasPrefix(v.out[i].Message, harmlessPrefix) {
 				v.out[i].Evidence = append(v.out[i].Evidence, ev)
 				if sevRank(f.Severity) < sevRank(v.out[i].Severity) {
 					// the report shows it failing, not only predicted
@@ -37,6 +43,7 @@ next:
 			}
 		}
 		f.Evidence[0] = ev
+		v.attribute(&f)
 		v.tuneCUDNN(&f)
 		v.add(f)
 	}

@@ -254,12 +254,12 @@ func (e *explainCtx) torchCUDNN(m []string) (Finding, error) {
 func (e *explainCtx) tfCUDNN(m []string) (Finding, error) {
 	have, want := m[1], m[2]
 	f := Finding{Category: CatCUDNNMismatch, Severity: SevError,
-		Message:  fmt.Sprintf("TensorFlow was built with cuDNN %s but loaded cuDNN %s", want, have),
+		Message:  fmt.Sprintf("XLA (TensorFlow's or JAX's GPU compiler; the framework line names which) was built with cuDNN %s but loaded cuDNN %s", want, have),
 		Evidence: []string{"compiled with cuDNN " + want, "runtime cuDNN " + have}}
 	if pin := e.cudnnWheelPin(want); pin != "" {
 		f.Fix = fmt.Sprintf("pip install %q (and unset LD_LIBRARY_PATH if an older copy is on it)", pin)
 	} else {
-		f.Fix = fmt.Sprintf("install cuDNN %s for the TensorFlow release (cudb pin tensorflow==<version> --format apt lists the apt pins)", want)
+		f.Fix = fmt.Sprintf("load cuDNN >= %s of the same major first: unset LD_LIBRARY_PATH if an older copy is on it, and install the cuDNN the framework release pins (cudb pin tensorflow==<version> or cudb pin jax==<version> names it)", want)
 	}
 	return f, nil
 }

@@ -117,6 +117,9 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 				f.Sources = []query.SourceRef{}
 			}
 			f.Evidence = append([]string{"message: " + evidenceLine(subject[loc[0]:])}, f.Evidence...)
+			if fw := lineFramework(l); fw != "" {
+				f.Evidence = append(f.Evidence, frameworkEvidence+fw+" (its log line)")
+			}
 			x.Findings = append(x.Findings, f)
 		}
 	}

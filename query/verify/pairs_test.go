@@ -20,8 +20,9 @@ import (
 // cuDNN 9.3, so it loads libcudnn.so.9 >= 9.3), jax[cuda12] 0.4.30's
 // (nvidia-cudnn-cu12>=9.0,<10.0, nvidia-cublas-cu12>=12.1.3.1, …), and
 // a CUDA major per process. Unknown where the data lacks a fact: the
-// nvidia-* pins of torch 2.4.x+cu124, 2.3.1+cu118 and 2.11.0+cu128 (the
-// data knows only the cuDNN the last pins, 9.17.1.4).
+// nvidia-* pins of torch 2.4.x+cu124 and 2.3.1+cu118. 2.11.0+cu128's own
+// pins are known (pip's output over the installed wheel: cuDNN 9.19.0.56,
+// NCCL 2.28.9, …), inside jax 0.4.30's ranges.
 func TestOneJudgementResolveAndVerify(t *testing.T) {
 	d := querytest.Embedded(t)
 	ctx := context.Background()
@@ -59,7 +60,7 @@ func TestOneJudgementResolveAndVerify(t *testing.T) {
 		{"torch==2.7.0+cu126", "jax==0.4.30", ok},
 		{"torch==2.8.0+cu128", "jax==0.4.30", ok},
 		{"torch==2.11.0+cu130", "jax==0.4.30", inc},
-		{"torch==2.11.0+cu128", "jax==0.4.30", unk},
+		{"torch==2.11.0+cu128", "jax==0.4.30", ok},
 		{"torch==2.4.0+cu124", "jax==0.4.30", unk},
 		{"torch==2.4.1+cu124", "jax==0.4.30", unk},
 		{"tensorflow==2.16.1", "jax==0.4.26", ok},

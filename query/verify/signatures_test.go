@@ -12,6 +12,44 @@ import (
 // print it (from public issues; the thread is named where the text comes
 // from one).
 var signatureCases = map[string]string{
+	// Tencent-Hunyuan/HunyuanVideo#114
+	"nccl_system_error": "[rank0]: RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+	// fanq15/FewX#74
+	"nccl_unhandled_cuda_error": "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:32, unhandled cuda error, NCCL version 2.4.8",
+	// NVIDIA/nccl#934
+	"nccl_remote_process_exited": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1347, remote process exited or there was a network error, NCCL version 2.18.5",
+	// tensorflow/tensorflow#97387 (title)
+	"tf_no_kernel_binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0 CUDA_ERROR_INVALID_HANDLE",
+	// tensorflow/tensorflow#99592
+	"cuda_invalid_ptx": "W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'",
+	// tensorflow/tensorflow#17445
+	"tf_ignoring_gpu_capability": "2018-03-05 13:43:54.533246: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
+	// shared/fixtures/gpu-h100-2026-11/faults/ort_cuda.stderr.txt (onnxruntime 1.30.0 on an H100 host)
+	"ort_ir_version_unsupported": "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : /onnxruntime_src/onnxruntime/core/graph/model.cc:202 onnxruntime::Model::Model(onnx::ModelProto&&, const onnxruntime::PathString&, const onnxruntime::IOnnxRuntimeOpSchemaRegistryList*, const onnxruntime::logging::Logger&, const onnxruntime::ModelOptions&) Unsupported model IR version: 14, max supported IR version: 13",
+	// vespa-engine/vespa#28161 (title)
+	"ort_opset_unsupported": `bge-small-en ONNX component fails to load with "Opset 19 is under development"`,
+	// commaai/openpilot#31708
+	"ort_create_cuda_provider_failed": "2024-03-05 11:40:14.847815005 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:861 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirementsto ensure all dependencies are met.",
+	// jax-ml/jax#19821
+	"xla_driver_older_than_ptxas": "2024-02-15 14:18:20.201828: W external/xla/xla/service/gpu/nvptx_compiler.cc:744] The NVIDIA driver's CUDA version is 12.2 which is older than the ptxas CUDA version (12.3.107). Because the driver is older than the ptxas version, XLA is disabling parallel compilation, which may slow down compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility packages.",
+	// jax-ml/jax#6799
+	"ptxas_unsupported_version": "ptx to sass: 'Internal: ptxas exited with non-zero error code 65280, output: ptxas /tmp/tempfile-kinsler-56b28778-3690660-5c2bf4b9c1e23, line 5; fatal   : Unsupported .version 6.0; current version is '5.0'",
+	// openxla/xla#5932
+	"xla_ptxas_too_old": "2023-09-26 23:49:25.317533: W external/xla/xla/stream_executor/gpu/redzone_allocator.cc:322] UNIMPLEMENTED: ptxas ptxas too old. Falling back to the driver to compile.",
+	// google-research/maxim#32 (fixed by installing the right JAX release)
+	"jax_backend_cuda_unable": "I1025 08:07:07.369699 139768635004736 xla_bridge.py:357] Unable to initialize backend 'cuda': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
+	// yakhyo/uniface#77
+	"ort_providers_without_cuda": "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']",
+	// tensorflow/tensorflow#64809
+	"tf_factory_registration": "2024-03-30 14:29:58.691384: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
+	// kr-colab/ReLERNN#63
+	"tf_trt_not_found":     "2025-02-09 09:37:33.337631: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT",
+	"tf_numa_node":         "2025-02-09 09:37:34.496341: I external/local_xla/xla/stream_executor/cuda/cuda_executor.cc:901] successful NUMA node read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero.",
+	"tf_cpu_feature_guard": "2025-02-09 09:37:32.343117: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized to use available CPU instructions in performance-critical operations.",
+	// billwuhao/ComfyUI_StepAudioTTS#28
+	"ort_memcpy_nodes": "2025-05-07 09:14:14.906816010 [W:onnxruntime:, transformer_memcpy.cc:83 ApplyImpl] 10 Memcpy nodes are added to the graph main_graph for CUDAExecutionProvider. It might have negative impact on performance (including unable to run CUDA graph). Set session_options.log_severity_level=1 to see the detail logs before this message.",
+	// jax-ml/jax#12335 (the issue's plain jax.default_backend() returned gpu)
+	"jax_other_backend_missing": `RuntimeError: Unable to initialize backend 'rocm': NOT_FOUND: Could not find registered platform with name: "rocm". Available platform names are: Interpreter CUDA Host`,
 	// lllyasviel/Fooocus#1313
 	"torch_driver_too_old_found": "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
 	// rikdz/GraphWriter#6 (title)
@@ -87,7 +125,8 @@ var signatureCases = map[string]string{
 	"nvjitlink_undefined_symbol": "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
 	"cuda_lib_undefined_symbol":  "OSError: /usr/local/lib/python3.8/dist-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.11: undefined symbol: cublasLtGetStatusString, version libcublasLt.so.11",
 	"nccl_undefined_symbol":      "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
-	"nccl_version_error":         "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3",
+	// NVIDIA/nccl#1241 (title)
+	"nccl_version_error": "NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1287, invalid usage, NCCL version 2.17.1 ncclInvalidUsage: This usually reflects invalid usage of NCCL library.",
 	// Hellod035/LeggedLab#26
 	"torch_sm_not_compatible": "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
 	"torch_gpu_too_old":       "UserWarning: Found GPU0 Tesla K40c which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old. The minimum cuda capability supported by this library is 3.7.",
@@ -107,12 +146,12 @@ var signatureCases = map[string]string{
 	"device_side_assert":           "RuntimeError: CUDA error: device-side assert triggered",
 }
 
-// TestSignatures: at least 40 signatures, each with a lookup and a real
+// TestSignatures: at least 60 signatures, each with a lookup and a real
 // message that explain answers with its category, a message and a fix.
 func TestSignatures(t *testing.T) {
 	sigs := Signatures()
-	if len(sigs) < 40 {
-		t.Errorf("%d signatures, want >= 40", len(sigs))
+	if len(sigs) < 60 {
+		t.Errorf("%d signatures, want >= 60", len(sigs))
 	}
 	d := querytest.Embedded(t)
 	ids := map[string]bool{}

@@ -31,6 +31,9 @@ const (
 	// CatNotVersion: the error is real but no version choice causes or
 	// fixes it (out of memory, a bad index in a kernel).
 	CatNotVersion = "not_a_version_problem"
+	// CatModelUnsupported: the runtime is older than the model file it is
+	// given (an ONNX IR version or opset it does not implement).
+	CatModelUnsupported = "model_format_unsupported"
 )
 
 // Severities, most serious first.
@@ -42,7 +45,7 @@ const (
 
 // Categories lists every finding category, for documentation and metrics.
 var Categories = []string{CatDriverTooOld, CatCUDNNMismatch, CatCUDNNMissing, CatToolkitMismatch, CatArchUnsupported,
-	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete, CatNotVersion}
+	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete, CatNotVersion, CatModelUnsupported}
 
 // Severities lists the severities, most serious first.
 var Severities = []string{SevError, SevWarning, SevInfo}
@@ -144,6 +147,19 @@ func summarize(fs []Finding) Summary {
 	}
 	s.Healthy = s.Errors == 0
 	return s
+}
+
+// NothingWrong is the verdict on input in which nothing failed: no error
+// and no warning among what was read (a report lists what was read).
+const NothingWrong = "nothing wrong found in what was read"
+
+// Verdict says in words what a summary means: NothingWrong when it has
+// no error and no warning, else "".
+func Verdict(s Summary) string {
+	if s.Errors == 0 && s.Warnings == 0 {
+		return NothingWrong
+	}
+	return ""
 }
 
 func sevRank(s string) int {
@@ -255,6 +271,7 @@ func (v *verifier) run() error {
 	}
 	v.shadowing(fws)
 	v.shared(fws)
+	v.packages(fws)
 	v.toolkits()
 	return v.errors()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/cudb/cudb/scraper/gpus"
 	"github.com/cudb/cudb/scraper/jax"
 	"github.com/cudb/cudb/scraper/leads"
+	"github.com/cudb/cudb/scraper/ngc"
 	"github.com/cudb/cudb/scraper/onnxruntime"
 	"github.com/cudb/cudb/scraper/pytorch"
 	"github.com/cudb/cudb/scraper/redist"
@@ -74,6 +75,10 @@ func Sources() []scraper.Source {
 		// leave empty (release dates, toolkits and cuDNN releases no table
 		// names) and any difference is a conflict.
 		redist.Source{},
+		// NVIDIA's container release notes: what each NGC image release
+		// carries and the driver it needs. Facts of their own component
+		// ("ngc"), so nothing above states them.
+		ngc.Source{},
 
 		// Last: releases public evidence shows that no source above
 		// describes yet ("known release, facts pending"); any fact source

@@ -40,7 +40,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	by := map[string][]scraper.Record{}
 	for _, r := range recs {
 		switch r.Table {
-		case tableWheel, tableDriver, tableExtra, tablePin, tableBazel, tablePJRT, tableCaps, tablePython:
+		case tableWheel, tableDriver, tableExtra, tablePin, tableBazel, tablePJRT, tableCaps, tablePython, tableHost:
 		default:
 			return nil, fmt.Errorf("unknown record table %q", r.Table)
 		}
@@ -48,6 +48,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	}
 	n.extras(by[tableExtra])
 	n.wheels(by[tableWheel])
+	n.host(by[tableHost])
 	n.bazel(by[tableBazel])
 	n.pins(by[tablePin])
 	n.pjrt(by[tablePJRT])

@@ -176,6 +176,11 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 		return nil, fmt.Errorf("the captured jaxlib/setup.py lines: %w", err)
 	}
 	recs = append(recs, py...)
+	hr, err := parseHost(hostCapture)
+	if err != nil {
+		return nil, fmt.Errorf("the captured host report: %w", err)
+	}
+	recs = append(recs, hr...)
 	for _, c := range csvFiles {
 		b, err := srcio.Read(ctx, in, "", "jax/"+c.file)
 		if err != nil {

@@ -156,6 +156,14 @@ func TestSnapshot(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, reqs[k], want)
 		}
 	}
+	py := map[string]string{}
+	for _, b := range f.Builds {
+		py[b.Version+" "+b.Variant+" "+b.Platform] = b.PythonMin + "-" + b.PythonMax
+	}
+	// PR #27760: the CUDA 13 pipeline's Python configs, 3.11–3.14.
+	if py["1.28.0 cuda13 linux"] != "3.11-3.14" || py["1.28.0 cuda12 linux"] != "-" || py["1.30.0 cuda13 linux"] != "-" {
+		t.Errorf("Python ranges: 1.28.0 cuda13 %q, cuda12 %q, 1.30.0 cuda13 %q", py["1.28.0 cuda13 linux"], py["1.28.0 cuda12 linux"], py["1.30.0 cuda13 linux"])
+	}
 	def := map[string]string{}
 	for _, b := range f.Builds {
 		if b.IsDefault {

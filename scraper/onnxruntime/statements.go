@@ -137,6 +137,8 @@ func ParseStatements(b []byte, file string) ([]scraper.Record, error) {
 			default:
 				fields["version"], fields["python_tag"], fields["platform"], fields["wheel_url"] = w.Version, w.PythonTag, w.Platform, w.URL
 			}
+		case "python":
+			err = statedPython(parts, quotes, fields)
 		case "release":
 			switch {
 			case !relRE().MatchString(parts[0]):
@@ -166,7 +168,7 @@ func ParseStatements(b []byte, file string) ([]scraper.Record, error) {
 	return out, nil
 }
 
-var statedKinds = map[string]bool{"platforms": true, "pypi-cuda": true, "cudnn": true, "wheel": true, "release": true}
+var statedKinds = map[string]bool{"platforms": true, "pypi-cuda": true, "cudnn": true, "wheel": true, "release": true, "python": true}
 
 func last(p []string) string { return p[len(p)-1] }
 
@@ -192,6 +194,27 @@ func statedPlatforms(parts, quotes []string, fields map[string]string) error {
 		}
 	}
 	fields["first"], fields["last"], fields["platforms"] = m[1], m[2], strings.Join(plats, " ")
+	return nil
+}
+
+var pyRangeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(3\.[0-9]{1,2})-(3\.[0-9]{1,2})$`) })
+
+func statedPython(parts, quotes []string, fields map[string]string) error {
+	if len(parts) != 3 {
+		return fmt.Errorf("want python: first..last | cuda<major> | min-max")
+	}
+	m := spanRE().FindStringSubmatch(parts[0])
+	if m == nil {
+		return fmt.Errorf("%q is not a span of releases (first..last)", parts[0])
+	}
+	r := pyRangeRE().FindStringSubmatch(parts[2])
+	if r == nil || !strings.HasPrefix(parts[1], "cuda") {
+		return fmt.Errorf("want a variant (cuda<major>) and a Python range (3.x-3.y)")
+	}
+	if !quoted(quotes, r[1]+"–"+r[2], r[1]+"-"+r[2]) {
+		return fmt.Errorf("no quoted line says %s–%s", r[1], r[2])
+	}
+	fields["first"], fields["last"], fields["variant"], fields["python_min"], fields["python_max"] = m[1], m[2], parts[1], r[1], r[2]
 	return nil
 }
 

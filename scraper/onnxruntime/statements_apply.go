@@ -36,6 +36,11 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 		prov        db.Provenance
 	}
 	var spans []span
+	type pyFact struct {
+		first, last, variant, lo, hi string
+		prov                         db.Provenance
+	}
+	var pys []pyFact
 	wheels := map[string][]Wheel{}
 	wheelProv := map[string]db.Provenance{}
 	var named []string
@@ -50,6 +55,8 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 			cudnn = append(cudnn, sinceFact{first: f["first"], value: f["cudnn_major"], variant: f["variant"], prov: p})
 		case "platforms":
 			spans = append(spans, span{first: f["first"], last: f["last"], plats: strings.Fields(f["platforms"]), prov: p})
+		case "python":
+			pys = append(pys, pyFact{first: f["first"], last: f["last"], variant: f["variant"], lo: f["python_min"], hi: f["python_max"], prov: p})
 		case "wheel":
 			v := f["version"]
 			wp := p
@@ -69,18 +76,34 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 			n.refuse(r, "unknown statement kind "+f["kind"])
 		}
 	}
-	// Releases known only from statements.
-	for _, v := range named {
-		if n.releases[v] {
-			continue
+	// PyPI's build of every release a pypi-cuda statement covers: a release
+	// known only from statements, or one whose rows name other builds only
+	// (1.25.0: the CUDA 13 aarch64 feed package).
+	hasPyPILine := func(v, variant string) bool {
+		for _, b := range n.f.Builds {
+			if b.Version == v && b.Variant == variant && b.Platform != "linux-aarch64" {
+				return true
+			}
 		}
+		return false
+	}
+	for _, v := range append(sortedKeys(n.releases), named...) {
 		sf, ok := since(pypiCUDA, v)
 		if !ok {
-			n.f.Conflicts = append(n.f.Conflicts, db.Conflict{Subject: "onnxruntime-gpu " + v, Field: "refused", OtherSource: n.src + " (" + namedProv[v].Ref + ")",
-				Note: "a release no table describes and no statement says which CUDA line PyPI serves for"})
+			if !n.releases[v] {
+				n.f.Conflicts = append(n.f.Conflicts, db.Conflict{Subject: "onnxruntime-gpu " + v, Field: "refused", OtherSource: n.src + " (" + namedProv[v].Ref + ")",
+					Note: "a release no table describes and no statement says which CUDA line PyPI serves for"})
+			}
 			continue
 		}
-		k := n.build(v, "cuda"+sf.value, "", sf.value, namedProv[v])
+		if hasPyPILine(v, "cuda"+sf.value) {
+			continue
+		}
+		p, ok := namedProv[v]
+		if !ok {
+			p = sf.prov
+		}
+		k := n.build(v, "cuda"+sf.value, "", sf.value, p)
 		n.req(db.Requirement{Build: k, Needs: "cuda", Kind: db.KindTested, Spec: sf.value, Provenance: sf.prov})
 	}
 	byVersion := map[string][]int{}
@@ -120,6 +143,16 @@ func (n *normalizer) applyStatements(recs []scraper.Record) {
 			if sf.variant == b.Variant && atLeast(b.Version, sf.first) && !withCUDNN[b.Key()] {
 				n.req(db.Requirement{Build: b.Key(), Needs: "cudnn", Kind: db.KindTested, Spec: sf.value, Provenance: sf.prov})
 				withCUDNN[b.Key()] = true
+			}
+		}
+	}
+	// Python ranges no table gave.
+	for i := range n.f.Builds {
+		b := &n.f.Builds[i]
+		for _, py := range pys {
+			if b.Variant == py.variant && b.PythonMin == "" && b.PythonMax == "" && atLeast(b.Version, py.first) && !atLeast(b.Version, nextAfter(py.last)) {
+				b.PythonMin, b.PythonMax = py.lo, py.hi
+				n.f.Attributes = append(n.f.Attributes, db.Attribute{Component: component, Version: b.Version, Key: "python@" + b.Variant + platformSuffix(b.Platform), Value: py.lo + "-" + py.hi, Provenance: py.prov})
 			}
 		}
 	}

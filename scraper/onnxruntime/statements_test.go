@@ -23,7 +23,7 @@ func TestStatementsCaptureParses(t *testing.T) {
 			t.Errorf("%s cites no address", r.Key)
 		}
 	}
-	if kinds["platforms"] == 0 || kinds["pypi-cuda"] != 2 || kinds["cudnn"] == 0 || kinds["wheel"] < 10 || kinds["release"] != 3 {
+	if kinds["platforms"] == 0 || kinds["pypi-cuda"] != 2 || kinds["cudnn"] == 0 || kinds["wheel"] < 10 || kinds["release"] != 3 || kinds["python"] != 1 {
 		t.Errorf("kinds = %v", kinds)
 	}
 }
@@ -40,6 +40,7 @@ func TestStatementsRefuseUnquotedFacts(t *testing.T) {
 		"release not quoted":  {"## https://example.org/a\n> 1.30.0\nrelease: 1.31.0\n", "names 1.31.0"},
 		"outside a section":   {"release: 1.31.0\n", "outside a section"},
 		"bad span":            {"## https://example.org/a\n> x86_64\nplatforms: 1.0..1.1 | linux\n", "not a span"},
+		"python not quoted":   {"## https://example.org/a\n> Python 3.10–3.13\npython: 1.24.0..1.28.0 | cuda13 | 3.11-3.14\n", "says 3.11–3.14"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseStatements([]byte(c.text), "s.md")

@@ -326,8 +326,15 @@ func archRow(f *facts, r scraper.Record) {
 			continue
 		}
 		for plat, list := range plats {
+			// The aarch64 table is headed "architectures supported for
+			// Linux aarch64 builds": the release team's statement that the
+			// releases it names ship a Linux aarch64 build of that CUDA
+			// variant, so each is a build of every release of the minor
+			// (the x86-64 and Windows builds come from the compatibility
+			// row; this table only gives them their lists).
 			f.out.Builds = append(f.out.Builds, db.Build{Component: "torch", Version: minor + ".*", Variant: variant,
-				Platform: plat, CUDA: cudaOfVariant(variant), ArchList: list, Provenance: p})
+				Platform: plat, CUDA: cudaOfVariant(variant), ArchList: list, IndexURL: downloadBase + variant,
+				EachRelease: plat == "linux-aarch64", Provenance: p})
 		}
 	}
 }

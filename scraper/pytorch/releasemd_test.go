@@ -53,9 +53,15 @@ func TestReleaseMDCapture(t *testing.T) {
 		if b.Version == "2.14.*" && b.Variant == "cu130" && b.Platform == "windows" && b.ArchList != "" && b.ArchList != "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" {
 			t.Errorf("Windows has no PTX: %q", b.ArchList)
 		}
+		// Linux aarch64 has its own list: Thor's sm_110 from CUDA 13.
+		if b.Version == "2.14.*" && b.Variant == "cu130" && b.Platform == "linux-aarch64" && b.ArchList != "sm_80 sm_90 sm_100 sm_110 sm_120 compute_120" {
+			t.Errorf("2.14 cu130 aarch64 arch list %q", b.ArchList)
+		}
 	}
-	if each != 6 || arch != 1 {
-		t.Errorf("2.14: %d each-release builds (want cu126/cu130/cu132 × linux/windows = 6), %d cu126 arch lists", each, arch)
+	// cu126/cu130/cu132 × linux/windows from the compatibility row, and
+	// × linux-aarch64 from the aarch64 support table.
+	if each != 9 || arch != 1 {
+		t.Errorf("2.14: %d each-release builds (want cu126/cu130/cu132 × linux/windows/linux-aarch64 = 9), %d cu126 arch lists", each, arch)
 	}
 }
 

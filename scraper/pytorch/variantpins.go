@@ -41,6 +41,10 @@ var variantPinDocs = []quotedDoc{
 	{doc{capture: "pip-log@torch-2.6.0-cu118.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
 	{doc{capture: "pip-log@torch-2.7.1-cu118.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
 	{doc{capture: "pip-log@torch-2.9.0-cu126.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
+	// A Colab notebook's pip output published as a project page (a
+	// Jekyll site): torch 2.11.0+cu128's own pins (cuDNN 9.19.0.56, where
+	// RELEASE.md's 2.11 row says 9.17.1.4 for CUDA 12.8).
+	{doc{capture: "pip-log@torch-2.11.0-cu128.md"}, "the pip-log of a torch wheel's pins", parsePipLogPins},
 }
 
 var (

@@ -15,6 +15,7 @@ var livePages = map[string]string{
 	rawBase + "source.md":         "testdata/source_ok.md",
 	rawBase + "source_windows.md": "testdata/source_windows_ok.md",
 	rawBase + "pip.md":            "testdata/pip_ok.md",
+	liveServing:                   "testdata/serving_release_ok.md",
 }
 
 func pages(replace map[string]string) map[string]string {
@@ -34,9 +35,13 @@ func TestLiveRefreshHappy(t *testing.T) {
 	for _, r := range snap.Records {
 		got[r.Table+"/"+r.Key] = r.Fields
 	}
-	// 4 Linux/macOS builds, 2 Windows builds, the cut-off, 2 driver floors.
-	if len(snap.Records) != 9 {
-		t.Errorf("wrote %d rows, want 9: %v", len(snap.Records), got)
+	// 4 Linux/macOS builds, 2 Windows builds, the cut-off, 2 driver floors,
+	// 2 patch releases TF Serving's release notes name (rc lines skipped).
+	if len(snap.Records) != 11 {
+		t.Errorf("wrote %d rows, want 11: %v", len(snap.Records), got)
+	}
+	if r := got[tablePatch+"/2.12.1"]; r["version"] != "2.12.1" {
+		t.Errorf("patch release 2.12.1 = %v", r)
 	}
 	if r := got[tableBuild+"/linux/gpu/tensorflow-2.15.0"]; r["cuda"] != "12.2" || r["cudnn"] != "8.9" || r["version"] != "2.15.0" {
 		t.Errorf("linux GPU 2.15.0 = %v", r)

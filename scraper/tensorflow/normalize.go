@@ -18,14 +18,14 @@ var versionCellRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 
 // Normalize implements scraper.Source.
 func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
-	n := &normalizer{f: &db.Facts{}, src: s.Name(), releases: map[string]bool{}, builds: map[db.BuildKey]int{}, attrs: map[[3]string]bool{}}
+	n := &normalizer{f: &db.Facts{}, src: s.Name(), releases: map[string]bool{}, builds: map[db.BuildKey]int{}, attrs: map[[3]string]bool{}, tested: map[string]bool{}}
 	byTable := map[string][]scraper.Record{}
 	for _, r := range recs {
 		byTable[r.Table] = append(byTable[r.Table], r)
 	}
 	for t := range byTable {
 		switch t {
-		case tableBuild, tableHistory, tableDriver, tableCutoff, tablePin:
+		case tableBuild, tableHistory, tableDriver, tableCutoff, tablePin, tablePatch:
 		default:
 			return nil, fmt.Errorf("unknown record table %q", t)
 		}
@@ -44,6 +44,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		n.cutoff(r)
 	}
 	n.pins(byTable[tablePin])
+	n.patches(byTable[tablePatch])
 	sort.SliceStable(n.f.Releases, func(i, j int) bool {
 		return version.SortKey(n.f.Releases[i].Version) < version.SortKey(n.f.Releases[j].Version)
 	})
@@ -56,6 +57,7 @@ type normalizer struct {
 	releases map[string]bool
 	builds   map[db.BuildKey]int // index into f.Builds
 	attrs    map[[3]string]bool
+	tested   map[string]bool // releases with a row of their own in a tested-build table
 }
 
 func (n *normalizer) prov(r scraper.Record) db.Provenance {
@@ -219,6 +221,7 @@ func (n *normalizer) build(r scraper.Record) {
 	n.builds[b.Key()] = len(n.f.Builds)
 	n.f.Builds = append(n.f.Builds, b)
 	n.release(b.Version, p)
+	n.tested[b.Version] = true
 	if b.Variant != "cpu" {
 		n.f.Requirements = append(n.f.Requirements,
 			db.Requirement{Build: b.Key(), Needs: "cudnn", Kind: db.KindTested, Spec: r.Fields["cudnn"], Provenance: p},

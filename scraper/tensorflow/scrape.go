@@ -156,6 +156,11 @@ func (s Source) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Record,
 					"cuda": f.CUDA, "os": f.OS, "min_driver": f.MinDriver, "text": f.Text, "date": d.date}})
 		}
 	}
+	patch, err := scrapePatches(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	recs = append(recs, patch...)
 	if live {
 		return recs, nil
 	}

@@ -25,7 +25,8 @@ var (
 		return regexp.MustCompile(`NVRM version:.*?Kernel Module\s+(\d{3}\.\d+(?:\.\d+)?)`)
 	})
 	xToolkit = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\bcuda(?:[ _-]?(?:toolkit|runtime))?(?:[ _-]?version)?\s*(?:is\s*|[:=：]\s*|\s)*(?:cuda\s*)?v?(\d{1,2}\.\d)(?:\.\d+)*\b`)
+		// "CUDA 12.1", "CUDA version: 11.8", "cuda_11.8.0_522.06_windows" (an installer's name)
+		return regexp.MustCompile(`(?i)\bcuda(?:[ _-]?(?:toolkit|runtime))?(?:[ _-]?version)?_?\s*(?:is\s*|[:=：]\s*|\s)*(?:cuda\s*)?v?(\d{1,2}\.\d)(?:\.\d+)*(?:\b|_)`)
 	})
 	xCUDASlashCUDNN = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bcuda\s*/\s*cudnn(?:\s+versions?)?\s*[:=]\s*(?:cuda\s*)?v?(\d{1,2}\.\d)(?:\.\d+)*(?:\s*[,/]\s*(?:cudnn\s*)?v?(\d\.\d{1,2}(?:\.\d+)*))?\b`)
@@ -41,7 +42,8 @@ var (
 		return regexp.MustCompile(`(?i)\b(?:py)?torch(?:[ _-]?version)?\s*(?:[:=]=?\s*|[ -])\s*v?(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9.]+)?)\b`)
 	})
 	xTF = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(tensorflow(?:-gpu|-cpu)?|tf)(?:[ _-]?version)?\s*(?:[:=]=?\s*|\s)\s*(?:tf\s*)?v?(\d\.\d{1,2}(?:\.\d+)?)\b`)
+		// "tensorflow==2.15.0", "TF 2.20", "TF2.16", "Tensor Flow Version: 2.12.0"
+		return regexp.MustCompile(`(?i)\b(tensorflow(?:-gpu|-cpu)?|tensor flow|tf)(?:[ _-]?version)?\s*(?:[:=]=?\s*|\s|)\s*(?:tf\s*)?v?(\d\.\d{1,2}(?:\.\d+)?)\b`)
 	})
 	xJAX = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(?:^|\s)(jax|jaxlib)(?:[ _-]?version)?\s*(?:[:=]=?\s*|\s)\s*v?(0\.\d+\.\d+(?:\+[a-z0-9.]+)?)\b`)
@@ -53,7 +55,7 @@ var (
 		return regexp.MustCompile(`(?i)\b(?:nvidia\s+)?(?:geforce\s+)?(?:((?:rtx|gtx)\s*\d{3,4}(?:\s*(?:ti|super))?)|((?:tesla|quadro)[\s-]*[a-z]{0,2}\d{1,4}[a-z]?)|(titan\s+(?:v|xp|x|rtx))|(rtx\s*a\d{4}|a100|h100|h200|b200|l40s|l40|l4|a10g|a10|a30|a40|t4|v100|p100|p40|k80))\b`)
 	})
 	xOS = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(ubuntu\s*\d{2}\.\d{2}|windows\s*(?:10|11|server\s*\d{4})|wsl\s*2?|macos\s*\d*|debian\s*\d+|rocky linux\s*\d+(?:\.\d+)?|centos\s*\d+|linux mint\s*\d+(?:\.\d+)?)\b`)
+		return regexp.MustCompile(`(?i)\b(ubuntu\s*\d{2}\.\d{2}|windows\s*(?:10|11|server\s*\d{4})|win\s?1[01]|wsl\s*2?|macos\s*\d*|debian\s*\d+|rocky linux\s*\d+(?:\.\d+)?|centos\s*\d+|linux mint\s*\d+(?:\.\d+)?)\b`)
 	})
 	smiCUDA     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDA (?:UMD )?Version\s*:`) })
 	xLDPath     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bLD_LIBRARY_PATH\s*[:=]\s*(/\S+)`) })
@@ -82,8 +84,14 @@ func (p *parser) extract() {
 			continue
 		}
 		line := i + 1
-		if mod, v, ok := replVersion(prev, t); ok && mod == frameworks.Torch && x.torch == "" {
-			x.torch, x.torchLine = v, line
+		if mod, v, ok := replVersion(prev, t); ok {
+			// ">>> jax.__version__" then "'0.4.23'": a version print
+			if f, known := frameworks.Get(mod); known { // torch, jax, tf, onnxruntime
+				x.template(f.Name, v, line)
+			}
+		}
+		if fw, v, ok := templateVersion(prev, t); ok {
+			x.template(fw, v, line)
 		}
 		prev = t
 		if echoLD && strings.HasPrefix(t, "/") {
@@ -206,12 +214,17 @@ func (x *extracted) line(t string, n int) {
 			x.python, x.pyLine = m[1], n
 		}
 	}
+	if instruction(lower) {
+		// "pip install torch==2.8": what the user was told to install,
+		// not what is installed
+		return
+	}
 	if x.torch == "" && strings.Contains(lower, frameworks.Torch) && !strings.Contains(lower, "compiled") {
 		if m := xTorch().FindStringSubmatch(t); m != nil {
 			x.torch, x.torchLine = m[1], n
 		}
 	}
-	if x.tf == "" && hasAny(lower, tfWords()...) {
+	if x.tf == "" && (hasAny(lower, tfWords()...) || strings.Contains(lower, "tensor flow")) {
 		if m := xTF().FindStringSubmatch(t); m != nil {
 			x.tfPkg, x.tf, x.tfLine = strings.ToLower(m[1]), m[2], n
 			if !frameworks.IsMain(x.tfPkg) {
@@ -249,9 +262,12 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
-	if x.os == "" && hasAny(lower, "ubuntu", "windows", "wsl", "macos", "debian", "rocky", "centos", "mint") {
+	if x.os == "" && hasAny(lower, "ubuntu", "windows", "win1", "wsl", "macos", "debian", "rocky", "centos", "mint") {
 		if m := xOS().FindStringSubmatch(t); m != nil {
 			x.os, x.osLine = strings.Join(strings.Fields(m[1]), " "), n
+			if l := strings.ToLower(x.os); strings.HasPrefix(l, "win") && !strings.HasPrefix(l, "windows") {
+				x.os = "Windows " + strings.TrimSpace(x.os[3:]) // "win10"
+			}
 		}
 	}
 	if x.ldPath == "" && strings.Contains(t, "LD_LIBRARY_PATH") {

@@ -33,6 +33,7 @@ const (
 	FormatTFBuildInfo = "tf_build_info"
 	FormatLdconfig    = "ldconfig"
 	FormatErrors      = "errors"
+	FormatLog         = "log"
 )
 
 // ErrUnknownFormat is returned when text matches no known format and
@@ -67,6 +68,7 @@ func Parse(text []byte) (*host.Snapshot, []string, error) {
 	p.torchConfig()
 	p.extract()
 	p.errorLines()
+	p.logLines()
 	if len(p.formats) == 0 {
 		return nil, nil, ErrUnknownFormat
 	}
@@ -364,7 +366,7 @@ func baseName(p string) string {
 }
 
 var errLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d|\bfatal\b|unsupported gpu architecture|loadlibrary failed|backend failed to initialize`)
+	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d|\bfatal\b|unsupported gpu architecture|loadlibrary failed|backend failed to initialize|unable to register|could not find tensorrt|numa node read|memcpy nodes are added|unable to initialize backend|invalid_ptx|ptx jit|unsupported \.version|ptxas too old|ignoring (?:visible )?gpu device|not built with cuda kernel binaries|unhandled system error|unhandled cuda error|remote process exited|ir version|opset \d+ is under development|older than the (?:ptxas|ptx compiler)|this tensorflow binary is optimized|failed to create cudaexecutionprovider|invoking ptxas with version|available providers|cuda-enabled jaxlib|falling back to cpu|no gpu/tpu found`)
 })
 
 // errWords are substrings (lowercase) of which errLine needs at least
@@ -377,7 +379,12 @@ var errWords = []string{"error", "exception", "incompatib", "failed", "could not
 	"supports cuda capabilities", "version jax was built against", "minimum supported:", "installed version:",
 	"outdated cudnn", "dll not found", "winerror", "driver/library", "was compiled with", "not supported on",
 	"dnn library is not found", "please make sure to use the same cuda", "pytorch (", "fatal",
-	"unsupported gpu architecture", "loadlibrary failed", "backend failed to initialize"}
+	"unsupported gpu architecture", "loadlibrary failed", "backend failed to initialize", "unable to register",
+	"could not find tensorrt", "numa node read", "memcpy nodes are added", "unable to initialize backend", "invalid_ptx",
+	"ptx jit", "unsupported .version", "ptxas too old", "ignoring", "not built with cuda kernel binaries",
+	"unhandled system error", "unhandled cuda error", "remote process exited", "ir version", "is under development",
+	"older than the ptx", "this tensorflow binary is optimized", "failed to create cudaexecutionprovider",
+	"invoking ptxas with version", "available providers", "cuda-enabled jaxlib", "falling back to cpu", "no gpu/tpu found"}
 
 func maybeErrLine(t string) bool {
 	l := strings.ToLower(t)

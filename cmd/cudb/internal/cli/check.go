@@ -239,11 +239,15 @@ func writeCheck(f *Factory, format string, rep *check.Report) error {
 		return err
 	}
 	var b strings.Builder
+	b.WriteString(rep.Read.Line() + "\n")
 	for _, fs := range rep.Files {
 		for _, u := range fs.Units {
 			what := fs.File + " (" + string(fs.Kind)
 			if u.Name != "" {
 				what += ", " + u.Name
+			}
+			if u.Scenario != "" {
+				what += ", " + u.Scenario
 			}
 			what += ")"
 			if u.Image != "" {

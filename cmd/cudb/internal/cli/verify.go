@@ -288,7 +288,11 @@ func summaryLine(s verify.Summary) string {
 	if !s.Healthy {
 		state = "problems found"
 	}
-	return fmt.Sprintf("%s: %d errors, %d warnings, %d infos", state, s.Errors, s.Warnings, s.Infos)
+	line := fmt.Sprintf("%s: %d errors, %d warnings, %d infos", state, s.Errors, s.Warnings, s.Infos)
+	if v := verify.Verdict(s); v != "" {
+		line += ": " + v
+	}
+	return line
 }
 
 // writeFindings is the human report, grouped by severity.

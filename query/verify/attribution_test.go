@@ -1,0 +1,45 @@
+package verify
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cudb/cudb/query/querytest"
+)
+
+// TestLineFramework: a log line is attributed to the framework that
+// printed it; JAX's vendored XLA paths are JAX's, not TensorFlow's.
+func TestLineFramework(t *testing.T) {
+	cases := map[string]string{
+		// jax-ml/jax#6799 (jaxlib 0.1.67 vendored TensorFlow's XLA)
+		"2021-05-20 10:09:06.617783: E external/org_tensorflow/tensorflow/stream_executor/gpu/asm_compiler.cc:93] You are using ptxas 8.x, but TF requires ptxas 9.x": "JAX",
+		// jax-ml/jax#19821
+		"2024-02-15 14:18:20.201828: W external/xla/xla/service/gpu/nvptx_compiler.cc:744] The NVIDIA driver's CUDA version is 12.2": "JAX",
+		// tensorflow/tensorflow#64809
+		"2024-03-30 14:29:58.691384: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory": "TensorFlow",
+		// NVIDIA/nccl#934
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1347, remote process exited": "PyTorch",
+		// commaai/openpilot#31708
+		"[W:onnxruntime:Default, onnxruntime_pybind_state.cc:861 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider.": "ONNX Runtime",
+		"RuntimeError: CUDA error: no kernel image is available for execution on the device":                                               "",
+	}
+	for line, want := range cases {
+		if got := lineFramework(line); got != want {
+			t.Errorf("%q: got %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestExplainedFindingsNameTheirFramework: a JAX report's XLA cuDNN line
+// is JAX's (jax-ml/jax#15268), not TensorFlow's.
+func TestExplainedFindingsNameTheirFramework(t *testing.T) {
+	x, err := ExplainAll(context.Background(), querytest.Embedded(t), "E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor version.")
+	if err != nil || len(x.Findings) != 1 {
+		t.Fatalf("%v %+v", err, x)
+	}
+	f := x.Findings[0]
+	if !contains(f.Evidence, "framework: JAX (its log line)") || strings.Contains(f.Message, "TensorFlow was built") {
+		t.Errorf("%+v", f)
+	}
+}
