@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 )
@@ -48,10 +49,10 @@ func splitGrid(g *query.GPUGrid) []GridPage {
 		if len(pages) > 0 {
 			file = fmt.Sprintf("gpu-%d.html", len(pages)+1)
 		}
-		label := "torch"
+		label := frameworks.Torch
 		if end > start {
 			newest, oldest := minorOf(g.Columns[start].Torch), minorOf(g.Columns[end-1].Torch)
-			label = "torch " + oldest
+			label = frameworks.Torch + " " + oldest
 			if newest != oldest {
 				label += "–" + newest
 			}
