@@ -7,6 +7,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -92,7 +93,7 @@ func (c *checker) judgeNGC(u *Unit) bool {
 	fix := "upgrade the driver to release " + need + " or later"
 	segment, gpu := "", t.GPU
 	if t.GPU != "" {
-		if g, err := query.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
+		if g, err := nvidia.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
 			segment, gpu = g.Segment, g.Name
 		}
 	}
