@@ -111,3 +111,15 @@ func (c CC) Compare(o CC) int {
 	}
 	return 0
 }
+
+// ReleaseMinor is the major.minor of a PEP 440 version's release
+// ("2.1.0+cu121" → "2.1"); text that is not PEP 440, or names a major
+// alone, stays itself.
+func ReleaseMinor(v string) string {
+	if p, err := Parse(v); err == nil {
+		if r := p.Release(); len(r) >= 2 {
+			return strconv.Itoa(r[0]) + "." + strconv.Itoa(r[1])
+		}
+	}
+	return v
+}

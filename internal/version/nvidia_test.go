@@ -61,3 +61,11 @@ func TestParseCC(t *testing.T) {
 		t.Errorf("CC methods: %v %v", a, b)
 	}
 }
+
+func TestReleaseMinor(t *testing.T) {
+	for in, want := range map[string]string{"2.1.0+cu121": "2.1", "2.1": "2.1", "2": "2", "2.10.0rc1": "2.10", "not a version": "not a version"} {
+		if got := ReleaseMinor(in); got != want {
+			t.Errorf("ReleaseMinor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
