@@ -212,7 +212,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			}
 			return msg
 		}},
-		{"cuda", func(s *Stack) bool { return p.cuda == nil || (stackCUDA(s) != "" && dottedOK(*p.cuda, stackCUDA(s))) },
+		{"cuda", func(s *Stack) bool { return p.cuda == nil || (stackCUDA(s) != "" && p.cuda.Matches(stackCUDA(s))) },
 			func(before []Stack) string {
 				return "variants that exist: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant + cudaSuffix(s.CUDA) }), ", ")
 			}},
@@ -230,11 +230,11 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}, func(before []Stack) string {
 			return "python ranges: " + strings.Join(distinct(before, func(s Stack) string { return s.Python.Min + "-" + s.Python.Max }), ", ")
 		}},
-		{"cudnn", func(s *Stack) bool { return p.cudnn == nil || (s.CUDNN != "" && dottedOK(*p.cudnn, s.CUDNN)) },
+		{"cudnn", func(s *Stack) bool { return p.cudnn == nil || (s.CUDNN != "" && p.cudnn.Matches(s.CUDNN)) },
 			func(before []Stack) string {
 				return "cuDNN versions: " + strings.Join(distinct(before, func(s Stack) string { return s.CUDNN }), ", ")
 			}},
-		{"nccl", func(s *Stack) bool { return p.nccl == nil || (s.NCCL != "" && dottedOK(*p.nccl, s.NCCL)) },
+		{"nccl", func(s *Stack) bool { return p.nccl == nil || (s.NCCL != "" && p.nccl.Matches(s.NCCL)) },
 			func(before []Stack) string {
 				return "NCCL versions: " + strings.Join(distinct(before, func(s Stack) string { return s.NCCL }), ", ")
 			}},
@@ -288,14 +288,36 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		for _, pr := range pend {
 			vs = append(vs, pr.Version)
 		}
-		verb := "also matches but is a known release"
-		if len(vs) > 1 {
-			verb = "also match but are known releases"
-		}
-		stacks[0].Notes = append(slices.Clip(stacks[0].Notes), fmt.Sprintf("%s %s %s whose facts are pending: not answered (cudb matrix %s)",
-			fr.fam.Name, strings.Join(vs, ", "), verb, matrixName(fr.fam.Name)))
+		item := pendingItem{name: fr.fam.Name, versions: vs}
+		stacks[0].pending = []pendingItem{item}
+		stacks[0].Notes = append(slices.Clip(stacks[0].Notes), pendingNote(stacks[0].pending))
 	}
 	return stacks, nil
+}
+
+// pendingItem is one framework's releases that a requirement matches
+// and whose facts are pending.
+type pendingItem struct {
+	name     string
+	versions []string
+}
+
+// pendingNote says, in one note, which matched releases are not answered
+// because their facts are pending (a stack of several frameworks names
+// them all in one line).
+func pendingNote(items []pendingItem) string {
+	var names, tables []string
+	n := 0
+	for _, it := range items {
+		names = append(names, it.name+" "+strings.Join(it.versions, ", "))
+		tables = append(tables, "cudb matrix "+matrixName(it.name))
+		n += len(it.versions)
+	}
+	verb := "also matches but is a known release"
+	if n > 1 {
+		verb = "also match but are known releases"
+	}
+	return fmt.Sprintf("%s %s whose facts are pending: not answered (%s)", strings.Join(names, "; "), verb, strings.Join(tables, ", "))
 }
 
 // knownOnPlatform reports whether the data holds any build of component

@@ -86,10 +86,7 @@ func TestBinaryCheckFixtures(t *testing.T) {
 		{"real/Dockerfile.anibali-cu118", t4090, 0, nil},
 		{"real/Dockerfile.bricstb-tf210", t4090, 0, nil},
 		{"real/Dockerfile.nmiculinic-tf-latest", nil, 0, []string{"1:unknown_version", "5:unknown_version"}},
-		// TensorFlow 1.15.5 is in the data now (NVIDIA's 22.11 release is
-		// "based on TensorFlow 1.15.5"): the image is judged, no longer
-		// an unknown version.
-		{"real/Dockerfile.lvkinyanjui-tf115", nil, 0, nil},
+		{"real/Dockerfile.lvkinyanjui-tf115", nil, 0, nil}, // TF 1.15.5 is in the data now: judged, healthy
 		{"real/Dockerfile.timo-tf-latest", nil, 0, []string{"1:unknown_version"}},
 		{"real/Dockerfile.dondi-tf219", t4090, 0, nil},
 		{"real/Dockerfile.dataloop-tf216", nil, 0, nil},

@@ -13,6 +13,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/pin"
 )
 
@@ -20,7 +21,7 @@ import (
 // resolves every framework release × OS × package manager with
 // query.Resolve, renders each stack's pin file with query/pin, and
 // judges each stack for every GPU compute capability (query.StackGPUFit)
-// and every driver (query.CheckDriverOS, once per range of drivers that
+// and every driver (nvidia.CheckDriverOS, once per range of drivers that
 // share a verdict). The page only looks these judgements up and ranks
 // what Go judged, so it cannot disagree with `cudb resolve`/`cudb pin`.
 //
@@ -93,7 +94,7 @@ type SelectorGPU struct {
 // at or above Breaks[i-1] and below Breaks[i] takes Rows[OS][i]'s verdicts
 // (Rows[OS][0] below Breaks[0]).
 type DriverTable struct {
-	Pattern  string                `json:"pattern"` // query.DriverPattern
+	Pattern  string                `json:"pattern"` // nvidia.DriverPattern
 	MinMajor int                   `json:"min_major"`
 	MaxMajor int                   `json:"max_major"`
 	OS       map[string]DriverStep `json:"os"`
@@ -107,7 +108,7 @@ type DriverStep struct {
 	Rows   []int    `json:"rows"`
 }
 
-// DriverPick is query.CheckDriverOS's verdict for one driver and CUDA.
+// DriverPick is nvidia.CheckDriverOS's verdict for one driver and CUDA.
 type DriverPick struct {
 	OK      bool   `json:"ok"`
 	Note    string `json:"note,omitempty"`
@@ -125,21 +126,21 @@ type SelectorAnswer struct {
 
 // SelectorStack is one resolved stack, compacted.
 type SelectorStack struct {
-	Variant string        `json:"variant"`
-	CUDA    string        `json:"cuda"`
-	CUDNN   string        `json:"cudnn"`
-	Python  query.Range   `json:"python"`
-	Command string        `json:"command"`
-	Default bool          `json:"default"`
-	Status  string        `json:"status"`
-	Unknown []string      `json:"unknown"`
-	Notes   []string      `json:"notes,omitempty"`
-	CCs     []string      `json:"ccs"`
-	Floor   *query.Floors `json:"floor,omitempty"`
-	Fit     int           `json:"fit"` // index into Selector.Fits
-	FitArgs *FitArgs      `json:"fit_args,omitempty"`
-	PinFile string        `json:"pin,omitempty"` // pin's file, with the mark placeholders
-	PinErr  string        `json:"pin_error,omitempty"`
+	Variant string         `json:"variant"`
+	CUDA    string         `json:"cuda"`
+	CUDNN   string         `json:"cudnn"`
+	Python  query.Range    `json:"python"`
+	Command string         `json:"command"`
+	Default bool           `json:"default"`
+	Status  string         `json:"status"`
+	Unknown []string       `json:"unknown"`
+	Notes   []string       `json:"notes,omitempty"`
+	CCs     []string       `json:"ccs"`
+	Floor   *nvidia.Floors `json:"floor,omitempty"`
+	Fit     int            `json:"fit"` // index into Selector.Fits
+	FitArgs *FitArgs       `json:"fit_args,omitempty"`
+	PinFile string         `json:"pin,omitempty"` // pin's file, with the mark placeholders
+	PinErr  string         `json:"pin_error,omitempty"`
 }
 
 // FitArgs are the stack's own words in its GPU judgements: its
@@ -200,7 +201,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 	for _, m := range selectorManagers {
 		sel.Managers = append(sel.Managers, SelectorManager{Name: m.name, Channel: m.channel, Format: m.format})
 	}
-	gpus, err := query.MatrixGPUFiltered(ctx, d, query.GPUFilter{})
+	gpus, err := nvidia.MatrixGPUFiltered(ctx, d, nvidia.GPUFilter{})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			ccs = append(ccs, g.ComputeCapability)
 		}
 	}
-	b := &selectorBuilder{ctx: ctx, d: d, sel: sel, ccs: ccs, cudas: map[string]bool{}, fits: map[string]int{}, picks: map[GPUPick]int{},
+	b := &selectorBuilder{d: d, sel: sel, ccs: ccs, cudas: map[string]bool{}, fits: map[string]int{}, picks: map[GPUPick]int{},
 		driverPicks: map[DriverPick]int{}}
 	for _, f := range frameworks.All {
 		all, err := d.Versions(ctx, f.Name)
@@ -226,7 +227,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			if pv, err := version.Parse(v); err != nil || pv.IsPrerelease() {
 				continue
 			}
-			gpu, err := b.release(f.Name, v)
+			gpu, err := b.release(ctx, f.Name, v)
 			if err != nil {
 				return nil, err
 			}
@@ -239,14 +240,13 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			sel.Frameworks = append(sel.Frameworks, sf)
 		}
 	}
-	if err := b.drivers(); err != nil {
+	if err := b.drivers(ctx); err != nil {
 		return nil, err
 	}
 	return sel, nil
 }
 
 type selectorBuilder struct {
-	ctx   context.Context
 	d     *db.DB
 	sel   *Selector
 	ccs   []string
@@ -259,14 +259,14 @@ type selectorBuilder struct {
 
 // release resolves one release for every OS and package manager; gpu
 // says whether any of its builds uses CUDA (only those are offered).
-func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
+func (b *selectorBuilder) release(ctx context.Context, fw, v string) (gpu bool, err error) {
 	if !releaseFileRE().MatchString(fw + "-" + v) {
 		return false, nil // not a name to put in a file name; resolve still answers it
 	}
 	keys := []string{}
 	for _, os := range selectorOS {
 		for _, m := range selectorManagers {
-			a, stacks, err := b.answer(fw, v, os, m.channel, m.format)
+			a, stacks, err := b.answer(ctx, fw, v, os, m.channel, m.format)
 			if err != nil {
 				return false, err
 			}
@@ -291,13 +291,13 @@ func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
 	return gpu, nil
 }
 
-func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer, []query.Stack, error) {
+func (b *selectorBuilder) answer(ctx context.Context, fw, v, os, ch, format string) (*SelectorAnswer, []query.Stack, error) {
 	req := query.ResolveRequest{Requirements: []string{fw + "==" + v}, Platform: os, Channel: ch}
 	a := &SelectorAnswer{Request: fmt.Sprintf("cudb resolve %s==%s --platform %s --channel %s", fw, v, os, ch), Format: format}
-	res, err := query.Resolve(b.ctx, b.d, req)
+	res, err := query.Resolve(ctx, b.d, req)
 	if err != nil {
-		if b.ctx.Err() != nil {
-			return nil, nil, b.ctx.Err()
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
 		}
 		a.Error = err.Error()
 		return a, nil, nil
@@ -324,13 +324,13 @@ func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer,
 		}
 		fit := map[string]int{}
 		for _, cc := range b.ccs {
-			f, keep, gap := query.StackGPUFit(b.ctx, b.d, s, cc)
+			f, keep, gap := query.StackGPUFit(ctx, b.d, s, cc)
 			fit[cc] = b.pick(GPUPick{Support: f.Support, Detail: templatePick(f.Detail, args, cc), Keep: keep, Gap: templatePick(gap, args, cc)})
 		}
 		ss.Fit = b.fit(fit)
-		if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
-			if b.ctx.Err() != nil {
-				return nil, nil, b.ctx.Err()
+		if content, err := pin.RenderStack(ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
 			}
 			ss.PinErr = err.Error()
 		} else {

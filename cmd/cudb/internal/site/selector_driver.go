@@ -1,13 +1,14 @@
 package site
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // drivers fills the driver table: for each OS, every value a driver is
@@ -15,11 +16,11 @@ import (
 // release, and the first driver of each branch and of the one after it,
 // where the branch's newest CUDA changes) splits the drivers into ranges;
 // the lowest driver of each range is judged against every CUDA version
-// the stacks use with query.CheckDriverOS, and neighbouring ranges with
+// the stacks use with nvidia.CheckDriverOS, and neighbouring ranges with
 // the same verdicts merge.
-func (b *selectorBuilder) drivers() error {
+func (b *selectorBuilder) drivers(ctx context.Context) error {
 	t := &b.sel.Driver
-	t.Pattern, t.MinMajor, t.MaxMajor = query.DriverPattern, query.DriverMajorMin, query.DriverMajorMax
+	t.Pattern, t.MinMajor, t.MaxMajor = nvidia.DriverPattern, nvidia.DriverMajorMin, nvidia.DriverMajorMax
 	t.OS = map[string]DriverStep{}
 	var cudas []string
 	for c := range b.cudas {
@@ -33,11 +34,11 @@ func (b *selectorBuilder) drivers() error {
 		}
 		return strings.Compare(x, y)
 	})
-	table, err := b.d.CUDADrivers(b.ctx)
+	table, err := b.d.CUDADrivers(ctx)
 	if err != nil {
 		return err
 	}
-	branches, err := b.d.DriverBranches(b.ctx)
+	branches, err := b.d.DriverBranches(ctx)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (b *selectorBuilder) drivers() error {
 	for _, os := range selectorOS {
 		var breaks []string
 		add := func(v string) {
-			if _, err := query.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
+			if _, err := nvidia.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
 				breaks = append(breaks, v)
 			}
 		}
@@ -63,11 +64,11 @@ func (b *selectorBuilder) drivers() error {
 		slices.SortFunc(breaks, version.CompareDottedText)
 		step := DriverStep{}
 		for i := 0; i <= len(breaks); i++ {
-			rep := strconv.Itoa(query.DriverMajorMin)
+			rep := strconv.Itoa(nvidia.DriverMajorMin)
 			if i > 0 {
 				rep = breaks[i-1]
 			}
-			row, err := b.driverRow(rep, os, cudas, rows)
+			row, err := b.driverRow(ctx, rep, os, cudas, rows)
 			if err != nil {
 				return err
 			}
@@ -87,15 +88,15 @@ func (b *selectorBuilder) drivers() error {
 // driverRow judges driver drv on os against every CUDA version and
 // returns the index of that row of verdicts, with the driver's own
 // version in the texts replaced by {driver}.
-func (b *selectorBuilder) driverRow(drv, os string, cudas []string, rows map[string]int) (int, error) {
+func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas []string, rows map[string]int) (int, error) {
 	m := map[string]int{}
 	var key strings.Builder
 	for _, c := range cudas {
 		var p DriverPick
-		v, err := query.CheckDriverOS(b.ctx, b.d, drv, c, os)
+		v, err := nvidia.CheckDriverOS(ctx, b.d, drv, c, os)
 		if err != nil {
-			if b.ctx.Err() != nil {
-				return 0, b.ctx.Err()
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
 			}
 			p = DriverPick{Reason: err.Error()}
 		} else {
