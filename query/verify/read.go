@@ -27,6 +27,9 @@ type Read struct {
 	CUDNN        []string `json:"cudnn"`
 	Environments []string `json:"environments"`
 	Frameworks   []string `json:"frameworks"`
+	// Env lists the variables that decide which GPUs and libraries a
+	// process gets, as set (CUDA_VISIBLE_DEVICES="", LD_PRELOAD=...).
+	Env []string `json:"env"`
 	// Errors is the number of error lines in the input; Explained how
 	// many distinct ones matched a known cause; Skipped those beyond the
 	// per-input limit (MaxExplainedLines), left unexplained.
@@ -41,7 +44,7 @@ type Read struct {
 func (v *verifier) readSummary() *Read {
 	f := v.f
 	r := &Read{Input: "report", Formats: []string{}, GPUs: []string{}, CUDA: []string{}, CUDNN: []string{},
-		Environments: []string{}, Frameworks: []string{}, FromText: []string{}, OS: f.OS,
+		Environments: []string{}, Frameworks: []string{}, Env: []string{}, FromText: []string{}, OS: f.OS,
 		Errors: len(f.Errors), Explained: v.errExplained, Skipped: v.errSkipped}
 	if f.Origin == host.OriginHost {
 		r.Input = "host"
@@ -117,6 +120,15 @@ func (v *verifier) readSummary() *Read {
 				r.Frameworks = append(r.Frameworks, name+" "+ver)
 			}
 		}
+	}
+	for _, e := range f.VisibleDevices {
+		r.Env = append(r.Env, fmt.Sprintf("%s=%q", e.Name, e.Value))
+	}
+	if len(f.LDPreload) > 0 {
+		r.Env = append(r.Env, "LD_PRELOAD="+strings.Join(f.LDPreload, ":"))
+	}
+	if len(f.LDLibraryPath) > 0 {
+		r.Env = append(r.Env, "LD_LIBRARY_PATH="+strings.Join(f.LDLibraryPath, ":"))
 	}
 	for _, x := range f.Read {
 		if x.Sure != host.SureText {

@@ -64,7 +64,8 @@ type Options struct {
 	// Root is prepended to every path read ("/" or "" for the real host).
 	Root string
 	// Env holds the variables the probe reads: VIRTUAL_ENV, CONDA_PREFIX,
-	// LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, PATH, HOME, and pyenv's
+	// LD_LIBRARY_PATH, LD_PRELOAD, CUDA_VISIBLE_DEVICES,
+	// NVIDIA_VISIBLE_DEVICES, CUDA_HOME, CUDA_PATH, PATH, HOME, and pyenv's
 	// PYENV_ROOT, PYENV_VERSION with PWD (for .python-version).
 	Env map[string]string
 	// Runner runs commands; nil runs none (every command is "not found").
@@ -82,7 +83,12 @@ type Options struct {
 }
 
 // EnvKeys are the environment variables the probe reads.
-var EnvKeys = []string{"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PATH", "HOME", "PYENV_ROOT", "PYENV_VERSION", "PWD"}
+var EnvKeys = []string{"VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_HOME", "CUDA_PATH", "PATH", "HOME", "PYENV_ROOT", "PYENV_VERSION", "PWD",
+	"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}
+
+// visibleDevicesKeys choose which GPUs a process sees; set and empty is
+// a value.
+var visibleDevicesKeys = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}
 
 // OSEnv returns EnvKeys from the process environment.
 func OSEnv() map[string]string {
@@ -193,6 +199,13 @@ func Run(ctx context.Context, opts Options) (*host.Snapshot, error) {
 		f.CUDAHome = opts.Env["CUDA_PATH"]
 	}
 	f.LDLibraryPath = splitPath(opts.Env["LD_LIBRARY_PATH"])
+	// ld.so splits LD_PRELOAD on spaces and colons.
+	f.LDPreload = strings.FieldsFunc(opts.Env["LD_PRELOAD"], func(r rune) bool { return r == ':' || r == ' ' })
+	for _, k := range visibleDevicesKeys {
+		if v, ok := opts.Env[k]; ok {
+			f.VisibleDevices = append(f.VisibleDevices, host.EnvVar{Name: k, Value: v})
+		}
+	}
 	f.Pythons = p.pythons()
 	// Importing frameworks takes seconds: overlap it with the rest, and
 	// keep the answers apart until the file readers are done with Pythons.
@@ -206,7 +219,7 @@ func Run(ctx context.Context, opts Options) (*host.Snapshot, error) {
 		}
 	}
 	f.Toolkits = p.toolkits(ctx)
-	f.CUDNN = p.cudnn(f.LDLibraryPath, f.Toolkits, f.Pythons)
+	f.CUDNN = append(p.preloaded(f.LDPreload), p.cudnn(f.LDLibraryPath, f.Toolkits, f.Pythons)...)
 
 	wg.Wait()
 	for i, rt := range runtimes {
