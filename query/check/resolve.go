@@ -69,6 +69,8 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		c.add(Finding{File: m.File, Line: m.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
 			Message:  fmt.Sprintf("%s%s names a local build label, and PyPI publishes none: pip finds no such wheel without the PyTorch index", m.Name, m.Spec),
 			Evidence: []string{"index: PyPI (no --index-url)"}, Fix: fix})
+		// The label names one build: the host checks still judge it.
+		c.fallbackStack(u, g, c.request(u, g, py))
 		return nil
 	}
 	if slices.Contains(m.Extras, "cpu") {

@@ -164,9 +164,14 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	if variant == "" && pv.Local() != "" {
 		variant = pv.Local()
 	}
-	bs, err := v.d.Builds(v.ctx, frameworks.Torch, func(s string) bool { return s == fw.version })
+	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.Torch, fw.version)
 	if err != nil {
 		return nil, err
+	}
+	if read != "" {
+		fw.version = judged
+		fw.label = strings.Replace(fw.label, t.Version, judged, 1)
+		v.shorthandNote(read)
 	}
 	if len(bs) == 0 {
 		if bs, err = v.inferBuilds(fw); err != nil {
@@ -213,9 +218,14 @@ func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, err
 		return fw, nil
 	}
 	fw.version = pv.Public()
-	bs, err := v.d.Builds(v.ctx, frameworks.TensorFlow, func(s string) bool { return s == fw.version })
+	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.TensorFlow, fw.version)
 	if err != nil {
 		return nil, err
+	}
+	if read != "" {
+		fw.version = judged
+		fw.label = frameworks.TensorFlow + " " + judged
+		v.shorthandNote(read)
 	}
 	if len(bs) == 0 {
 		if bs, err = v.inferBuilds(fw); err != nil {
