@@ -87,7 +87,12 @@ func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error
 			ev += " (" + t.CUDAError + ")"
 		}
 		n := 0
-		if t.CUDAError != "" {
+		if _, hidden := v.hiddenBy(); hidden {
+			// the variable is the cause; the runtime error confirms it
+			n = -1
+			v.sees(fw, ev, "")
+		}
+		if t.CUDAError != "" && n == 0 {
 			var err error
 			if n, err = v.explainInto(ev, t.CUDAError, nil); err != nil {
 				return err
