@@ -280,6 +280,10 @@ type Torch struct {
 	Source  string `json:"source"`
 	// Requires are the wheel's nvidia-* Requires-Dist lines.
 	Requires []string `json:"requires,omitempty"`
+	// CUDNN is the cuDNN the build was compiled against, as
+	// torch.__config__.show() states it ("9.19.0"): the build's, not a
+	// copy installed on the host.
+	CUDNN string `json:"cudnn,omitempty"`
 }
 
 // TensorFlow is an installed TensorFlow build.

@@ -92,7 +92,10 @@ func (v *verifier) readSummary() *Read {
 		r.Environments = append(r.Environments, name)
 		if t := py.Torch; t != nil {
 			s := frameworks.Torch + " " + t.Version
-			if t.CUDA != "" {
+			switch {
+			case t.CUDA != "" && t.CUDNN != "":
+				s += " (CUDA " + t.CUDA + ", built with cuDNN " + t.CUDNN + ")"
+			case t.CUDA != "":
 				s += " (CUDA " + t.CUDA + ")"
 			}
 			r.Frameworks = append(r.Frameworks, s)

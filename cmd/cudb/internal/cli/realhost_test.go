@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/testenv"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/verify"
@@ -170,5 +171,48 @@ func TestRealHostHiddenAndPreloaded(t *testing.T) {
 	}
 	if r.Read == nil || !strings.Contains(strings.Join(r.Read.Env, " "), `CUDA_VISIBLE_DEVICES=""`) {
 		t.Errorf("the read block does not show CUDA_VISIBLE_DEVICES: %+v", r.Read)
+	}
+}
+
+// TestRealHostTorchInfo: what the host printed of torch (its
+// torch.__config__.show() included) gives the build's cuDNN 9.19.0 from
+// "CuDNN 91.9" / CUDNN_VERSION=9.19.0, and its compiler flags
+// (-Werror=return-type) are no error lines.
+func TestRealHostTorchInfo(t *testing.T) {
+	in := testenv.Fixture(t, realHost+"/torch-info.txt")
+	out, err := runTree(t, "verify", "--from", in, "--json")
+	if err != nil {
+		t.Fatalf("verify exits %v:\n%s", err, out)
+	}
+	var r verify.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Read.Errors != 0 {
+		t.Errorf("%d error lines read, want 0 (compiler flags are not errors): %v", r.Read.Errors, r.Facts.Errors)
+	}
+	if got := strings.Join(r.Read.Frameworks, "; "); !strings.Contains(got, "built with cuDNN 9.19.0") {
+		t.Errorf("frameworks %q: want torch built with cuDNN 9.19.0", got)
+	}
+}
+
+// TestVerifyRefusesBinary: bytes that are not text are refused (exit 2),
+// not searched for GPU names and called healthy.
+func TestVerifyRefusesBinary(t *testing.T) {
+	b := make([]byte, 200000)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	p := filepath.Join(t.TempDir(), "r")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runTree(t, "verify", "--from", p)
+	if errs.CodeOf(err) != errs.CodeUsage || !strings.Contains(err.Error(), "not text") {
+		t.Errorf("verify --from random bytes: %v, want a usage error saying it is not text\n%s", err, out)
 	}
 }
