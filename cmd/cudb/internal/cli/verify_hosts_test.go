@@ -322,7 +322,7 @@ func BenchmarkVerifyRecordedH100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	smi, err := probe.LoadReplay("../probe/testdata/h100-smi")
+	smi, err := probe.LoadReplay("../probe/testdata/h100-smi/cmds")
 	if err != nil {
 		b.Fatal(err)
 	}
