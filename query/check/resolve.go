@@ -111,7 +111,9 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		// resolve keeps a build whose Python range the database does
 		// not record: that fact is missing, and said so.
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
-			Message: query.PythonRangeUnknownText(stackLabel(pick), req.Python, ""),
+			// verify's words and label, so its pass over the same
+			// build adds no second finding
+			Message: query.PythonRangeUnknownText(g.component+" "+pick.Packages[g.component], req.Python, ""),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 	}
 	c.unknowns(u, g, req, pick)

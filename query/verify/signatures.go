@@ -77,6 +77,8 @@ var signatures = sync.OnceValue(func() []signature {
 			"nvidia-smi has failed", 1, `(?i)NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`, (*explainCtx).smiFailed),
 		sig("no_devices_found", CatNoGPUVisible, lkNone,
 			"no devices were found", 1, `(?i)^(?:.*\s)?No devices were found\b`, (*explainCtx).noDevices),
+		sig("torch_no_cuda_gpus", CatNoGPUVisible, lkNone,
+			"no cuda gpus are available", 1, `(?i)No CUDA GPUs are available`, (*explainCtx).noCUDADevice),
 		sig("cuda_no_device", CatNoGPUVisible, lkNone,
 			"device", 1, `(?i)no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice`, (*explainCtx).noCUDADevice),
 		sig("cuinit_unknown_error", CatNoGPUVisible, lkNone,

@@ -2,8 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
@@ -329,7 +331,21 @@ func (e *explainCtx) toolkitsFor(sm int) (first, last string) {
 	return first, last
 }
 
+// deviceError matches the lines that say CUDA found no device.
+var deviceError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)CUDA_ERROR_NO_DEVICE|No CUDA GPUs are available|no CUDA-capable device is detected|cudaErrorNoDevice`)
+})
+
 func (e *explainCtx) jaxCPU(m []string) (Finding, error) {
+	// JAX prints this line whenever its CUDA backend fails, also when the
+	// plugin is installed and CUDA found no device: the line above then
+	// names the device error, and the cause is the hidden GPU, never a
+	// missing plugin (installing one would add a second, wrong plugin).
+	for _, l := range e.linesBefore(12) {
+		if deviceError().MatchString(l) {
+			return e.noCUDADevice(m)
+		}
+	}
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message: "JAX is installed without its CUDA plugin, so it runs on the CPU",
 		Fix:     "pip install -U \"jax[cuda12]\" (needs a driver >= 525 for CUDA 12; cudb resolve jax --driver <your driver>)"}, nil

@@ -15,8 +15,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/textin"
 )
 
 // Format names, in the order Parse reports them.
@@ -49,6 +51,10 @@ const MaxSize = 4 << 20
 func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errors.New("report is larger than 4 MiB")
+	}
+	if why := textin.NotText(text); why != "" {
+		return nil, nil, errs.Usage("the report is not text (%s): refused rather than searched for facts", why).
+			WithHint("give the report as the tool printed it (a text file, or - for standard input)")
 	}
 	if f, ok := parseProbeJSON(text); ok {
 		if empty(f) {
@@ -396,12 +402,17 @@ func maybeErrLine(t string) bool {
 	return false
 }
 
+var compilerFlags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)-W(?:no-)?error\b(?:=[\w+.-]+)?`) })
+
 // errorLines keeps lines that report a failure, verbatim, once each.
 func (p *parser) errorLines() {
 	seen := map[string]bool{}
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if t == "" || p.collectEnvKeyLines[i] || seen[t] || len(t) > 2000 || !maybeErrLine(t) || !errLine().MatchString(t) {
+		// A compiler's warning flags (-Werror=return-type in torch's
+		// build settings) are not errors.
+		flagless := compilerFlags().ReplaceAllString(t, "")
+		if t == "" || p.collectEnvKeyLines[i] || seen[t] || len(t) > 2000 || !maybeErrLine(flagless) || !errLine().MatchString(flagless) {
 			continue
 		}
 		seen[t] = true
