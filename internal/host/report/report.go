@@ -401,10 +401,16 @@ func (p *parser) errorLines() {
 	seen := map[string]bool{}
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if t == "" || p.collectEnvKeyLines[i] || seen[t] || len(t) > 2000 || !maybeErrLine(t) || !errLine().MatchString(t) {
+		if t == "" || p.collectEnvKeyLines[i] || len(t) > 2000 || !maybeErrLine(t) {
 			continue
 		}
-		seen[t] = true
+		// a message a log repeats differs only by its timestamp and
+		// process id: it is one error line, kept as first seen
+		key := logKey(t)
+		if seen[key] || !errLine().MatchString(t) {
+			continue
+		}
+		seen[key] = true
 		p.errors = append(p.errors, t)
 	}
 	if len(p.errors) > 0 && len(p.formats) == 0 {
