@@ -210,6 +210,29 @@ func markerAdmitsLinux(marker string) bool {
 	return true
 }
 
+// blockLine is the line of a lock's `name = "pkg"` that opens the
+// package's block (not a mention in another package's dependencies).
+func blockLine(text string, from int, name string) int {
+	lines := strings.Split(text, "\n")
+	for i := max(from-1, 0); i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == `name = "`+name+`"` {
+			return i + 1
+		}
+	}
+	return lineOf(text, from, `name = "`+name+`"`)
+}
+
+// anyAdmitsLinux reports whether a lock entry is locked for a Linux
+// x86-64 host: it has no markers, or one of them admits it.
+func anyAdmitsLinux(markers []string) bool {
+	for _, m := range markers {
+		if markerAdmitsLinux(m) {
+			return true
+		}
+	}
+	return len(markers) == 0
+}
+
 // exactPython reads a requires-python that names one minor ("==3.12.*",
 // "==3.10", "~=3.11.0"); a range says nothing about which Python runs.
 func exactPython(spec string) string {
@@ -231,6 +254,9 @@ type lockFile struct {
 		Name    string         `toml:"name"`
 		Version string         `toml:"version"`
 		Source  map[string]any `toml:"source"`
+		// ResolutionMarkers are the environments a uv.lock entry is
+		// locked for (one entry per platform when they differ).
+		ResolutionMarkers []string `toml:"resolution-markers"`
 	} `toml:"package"`
 }
 
@@ -243,7 +269,7 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 	}
 	u := &Unit{File: file, Python: exactPython(l.RequiresPython)}
 	for _, p := range l.Package {
-		if p.Name == "" || p.Version == "" {
+		if p.Name == "" || p.Version == "" || !anyAdmitsLinux(p.ResolutionMarkers) {
 			continue
 		}
 		r := Requirement{Name: version.NormalizeName(p.Name), Spec: "==" + p.Version, Installer: InstallerLock}
@@ -254,12 +280,12 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 		} else if url, ok := p.Source["url"].(string); ok {
 			r.IndexURL = url
 		}
-		r.Line = lineOf(text, 1, `name = "`+p.Name+`"`)
+		r.Line = blockLine(text, 1, p.Name)
 		// Several versions of one package may be locked (per marker):
 		// each block is found after the previous one.
 		for _, x := range u.Reqs {
 			if x.Name == r.Name && x.Line >= r.Line {
-				r.Line = lineOf(text, x.Line+1, `name = "`+p.Name+`"`)
+				r.Line = blockLine(text, x.Line+1, p.Name)
 			}
 		}
 		u.Reqs = append(u.Reqs, r)
