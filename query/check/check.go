@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -197,21 +198,21 @@ func kindList() string {
 func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error) {
 	var warn []Finding
 	if t.Driver != "" {
-		drv, err := query.ParseDriver(t.Driver)
+		drv, err := nvidia.ParseDriver(t.Driver)
 		if err != nil {
 			return nil, errs.Usage("invalid --driver %q: %v", t.Driver, err).WithHint("cudb check Dockerfile --driver 535.104.05")
 		}
 		t.Driver = drv
 	}
 	if t.SM != "" {
-		sm, err := query.ParseSMKnown(ctx, d, t.SM)
+		sm, err := nvidia.ParseSMKnown(ctx, d, t.SM)
 		if err != nil {
 			return nil, err
 		}
 		t.SM = sm
 	}
 	if t.GPU != "" && t.SM == "" {
-		g, err := query.LookupGPU(ctx, d, t.GPU)
+		g, err := nvidia.LookupGPU(ctx, d, t.GPU)
 		switch {
 		case err == nil:
 			t.SM = g.ComputeCapability
