@@ -16,6 +16,7 @@ import (
 
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
@@ -85,8 +86,8 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		// the whole new set.
 		dir := filepath.Dir(f.DBPath)
 		f.journal.Dir = dir
-		f.journal.Recovered, err = scraper.RecoverPending(dir)
-		if errors.Is(err, scraper.ErrLocked) {
+		f.journal.Recovered, err = datadir.RecoverPending(dir)
+		if errors.Is(err, datadir.ErrLocked) {
 			f.journal.Pending, err = err, nil
 		}
 		if err != nil {
