@@ -17,6 +17,10 @@ type MatrixOptions struct {
 	Channel string
 	// GPU filters the gpu table (--cuda, --arch, --name).
 	GPU GPUFilter
+	// Strict makes a framework table the data holds no builds of a
+	// not-found error (the CLI's exit 4) instead of an empty table (what
+	// HTTP and the site serve over a partial database).
+	Strict bool
 }
 
 // MatrixResult is one compatibility table: Rows is a slice of flat
@@ -56,6 +60,12 @@ func Matrix(ctx context.Context, d *DB, o MatrixOptions) (*MatrixResult, error) 
 		rows, err = query.MatrixTorch(ctx, d, o.Channel)
 	case o.Table == "gpu":
 		rows, err = nvidia.MatrixGPUFiltered(ctx, d, o.GPU)
+	case o.Strict && o.Table == frameworks.TensorFlow:
+		rows, err = query.TensorFlowMatrix(ctx, d)
+	case o.Strict && o.Table == frameworks.JAX:
+		rows, err = query.JAXMatrix(ctx, d)
+	case o.Strict && o.Table == frameworks.Must(frameworks.ONNXRuntime).Matrix:
+		rows, err = query.ONNXRuntimeMatrix(ctx, d)
 	default:
 		rows, err = build(ctx, d)
 	}
