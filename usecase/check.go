@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/check"
@@ -27,6 +28,9 @@ type CheckOptions struct {
 	HostReport *ReportText
 	// BuildArgs are NAME=VALUE Dockerfile ARG overrides.
 	BuildArgs []string
+	// Frameworks is the framework table requirement lines are read with
+	// (nil: cudb's).
+	Frameworks frameworks.Table
 	// Read reads a file another refers to (nil: not followed, and a note
 	// says so).
 	Read func(name string) ([]byte, error)
@@ -46,7 +50,7 @@ func Check(ctx context.Context, d *DB, o CheckOptions) (*CheckReport, error) {
 		target.From = "host"
 	}
 	if r := o.HostReport; r != nil {
-		fs, _, err := report.Parse(r.Text)
+		fs, _, err := report.ParseWith(r.Text, o.Frameworks.Or())
 		if err != nil {
 			return nil, (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s: %v", r.Name, err)}).
 				WithHint("cudb check Dockerfile --host-from nvidia-smi.txt")
@@ -72,7 +76,7 @@ func Check(ctx context.Context, d *DB, o CheckOptions) (*CheckReport, error) {
 		}
 		buildArgs[k] = v
 	}
-	return check.Check(ctx, d, o.Files, check.Options{Target: target, BuildArgs: buildArgs, Read: o.Read})
+	return check.Check(ctx, d, o.Files, check.Options{Target: target, BuildArgs: buildArgs, Read: o.Read, Frameworks: o.Frameworks})
 }
 
 // CheckOutcome is the coded outcome of a printed check: exit 4 when a pin

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/verify"
@@ -37,6 +38,9 @@ type VerifyOptions struct {
 	Reports []ReportText
 	// GPU is GPUAuto (""), GPUExpect or GPUNoneOK.
 	GPU string
+	// Frameworks is the framework table reports are read and judged with
+	// (nil: cudb's).
+	Frameworks frameworks.Table
 	// ParseHint replaces the hint of a report that cannot be read ("" =
 	// the CLI's).
 	ParseHint string
@@ -79,7 +83,7 @@ func (r *VerifyResult) Outcome() error {
 
 // Verify judges the host and each report against the database.
 func Verify(ctx context.Context, d *DB, o VerifyOptions) (*VerifyResult, error) {
-	vo := verify.Options{GPU: o.GPU}
+	vo := verify.Options{GPU: o.GPU, Frameworks: o.Frameworks}
 	res := &VerifyResult{}
 	if o.Host != nil {
 		r, err := verify.VerifyWith(ctx, d, o.Host, vo)
@@ -89,7 +93,7 @@ func Verify(ctx context.Context, d *DB, o VerifyOptions) (*VerifyResult, error) 
 		res.Reports = append(res.Reports, FileReport{Report: r})
 	}
 	for _, in := range o.Reports {
-		facts, _, err := report.Parse(in.Text)
+		facts, _, err := report.ParseWith(in.Text, o.Frameworks.Or())
 		if err != nil {
 			code := errs.CodeUsage
 			if errs.CodeOf(err) == errs.CodeLimit {

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -79,6 +80,9 @@ type Options struct {
 	// DeepTimeout bounds each interpreter run of Deep, which imports
 	// frameworks and initialises CUDA; zero means DefaultDeepTimeout.
 	DeepTimeout time.Duration
+	// Frameworks is the framework table environments are read with (nil:
+	// cudb's, frameworks.All).
+	Frameworks frameworks.Table
 }
 
 // EnvKeys are the environment variables the probe reads.
