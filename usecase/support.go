@@ -110,3 +110,10 @@ func StackGPUFit(ctx context.Context, d *DB, s *Stack, cc string) (fit GPUFit, k
 func CUDNNReleases(ctx context.Context, d *DB) ([]CUDNNRelease, error) {
 	return nvidia.CUDNNReleases(ctx, d, nil)
 }
+
+// KnownGPU reports whether the GPU table knows a GPU of this name (the
+// probe skips nvidia-smi when the kernel files name only known GPUs).
+func KnownGPU(ctx context.Context, d *DB, name string) bool {
+	_, err := nvidia.LookupGPU(ctx, d, name)
+	return err == nil
+}

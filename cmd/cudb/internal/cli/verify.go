@@ -97,7 +97,10 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				vo.GPU = usecase.GPUNoneOK
 			}
 			if len(opts.From) == 0 {
-				if vo.Host, err = probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout}); err != nil {
+				// nvidia-smi runs only for what the kernel files lack: a
+				// GPU whose name the GPU table knows needs none of it.
+				known := func(name string) bool { return usecase.KnownGPU(c.Context(), d, name) }
+				if vo.Host, err = probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout, KnownGPU: known}); err != nil {
 					return err
 				}
 			}
