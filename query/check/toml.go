@@ -6,6 +6,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -300,7 +301,7 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 func lockScenarios(u *Unit) {
 	count := map[string]int{}
 	for _, r := range u.Reqs {
-		if n, fw := canonical(r.Name, r.Installer); fw != "" && n == fw {
+		if n, fw := canonical(frameworks.All, r.Name, r.Installer); fw != "" && n == fw {
 			count[fw]++
 		}
 	}
@@ -313,7 +314,7 @@ func lockScenarios(u *Unit) {
 	}
 	for i := range u.Reqs {
 		r := &u.Reqs[i]
-		if _, fw := canonical(r.Name, r.Installer); fw == "" {
+		if _, fw := canonical(frameworks.All, r.Name, r.Installer); fw == "" {
 			continue
 		}
 		switch v := variantOf(r.IndexURL); {
