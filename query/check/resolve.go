@@ -61,6 +61,13 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 // known build matches becomes a finding naming which part failed.
 func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	m := g.main
+	for _, r := range g.reqs {
+		if why := wheelFits(r.Wheel, py, c.platform()); why != "" {
+			c.add(Finding{File: r.File, Line: r.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
+				Message:  fmt.Sprintf("%s%s: %s, so pip refuses it (\"not a supported wheel on this platform\")", r.Name, r.Spec, why),
+				Evidence: []string{"wheel: " + r.Wheel.Name + "-" + r.Wheel.Version + "-" + r.Wheel.Python + "-" + r.Wheel.ABI + "-" + r.Wheel.Platform}})
+		}
+	}
 	if hasLocal(m.Spec) && m.IndexURL == "" && m.Unseen == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
 		fix := ""
 		if s := c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {

@@ -79,7 +79,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 			if loc == nil {
 				continue
 			}
-			if !counted {
+			if !counted && !s.Harmless {
 				counted = true
 				x.Lines++
 				if x.Lines > MaxExplainedLines {
