@@ -2,10 +2,12 @@ package check
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -53,6 +55,9 @@ type pyproject struct {
 // and dependency groups), with uv's [tool.uv.sources] and [[tool.uv.index]]
 // deciding the index each package comes from.
 func ParsePyproject(file, text string) (*Unit, error) {
+	if err := checkBounds(file, KindPyproject, text); err != nil {
+		return nil, err
+	}
 	var p pyproject
 	if _, err := toml.Decode(text, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -237,11 +242,19 @@ type lockFile struct {
 // ParseLock reads uv.lock or poetry.lock: every locked package with its
 // exact version and the registry it is locked from.
 func ParseLock(file, text string, kind Kind) (*Unit, error) {
+	if err := checkBounds(file, kind, text); err != nil {
+		return nil, err
+	}
 	var l lockFile
 	if _, err := toml.Decode(text, &l); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	u := &Unit{File: file, Python: exactPython(l.RequiresPython)}
+	if len(l.Package) > input.MaxItems {
+		return nil, input.Limit(file, "the number of locked packages", len(l.Package), input.MaxItems)
+	}
+	names := indexNames(text)
+	last := map[string]int{}
 	for _, p := range l.Package {
 		if p.Name == "" || p.Version == "" {
 			continue
@@ -254,14 +267,10 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 		} else if url, ok := p.Source["url"].(string); ok {
 			r.IndexURL = url
 		}
-		r.Line = lineOf(text, 1, `name = "`+p.Name+`"`)
 		// Several versions of one package may be locked (per marker):
 		// each block is found after the previous one.
-		for _, x := range u.Reqs {
-			if x.Name == r.Name && x.Line >= r.Line {
-				r.Line = lineOf(text, x.Line+1, `name = "`+p.Name+`"`)
-			}
-		}
+		r.Line = names.after(p.Name, last[r.Name])
+		last[r.Name] = r.Line
 		u.Reqs = append(u.Reqs, r)
 	}
 	lockScenarios(u)
@@ -312,4 +321,49 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return out
+}
+
+// nameLines are the lines each `name = "X"` appears on, in order: one
+// pass over a lock instead of one per package.
+type nameLines map[string][]int
+
+func indexNames(text string) nameLines {
+	out := nameLines{}
+	line := 1
+	for len(text) > 0 {
+		l := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		for rest := l; ; {
+			i := strings.Index(rest, `name = "`)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(`name = "`):]
+			j := strings.IndexByte(rest, '"')
+			if j < 0 {
+				break
+			}
+			if ls := out[rest[:j]]; len(ls) == 0 || ls[len(ls)-1] != line {
+				out[rest[:j]] = append(ls, line)
+			}
+			rest = rest[j:]
+		}
+		line++
+	}
+	return out
+}
+
+// after is the first line past from that names name (1 when from is 0),
+// else from+1, as lineOf answers.
+func (n nameLines) after(name string, from int) int {
+	ls := n[name]
+	i := sort.SearchInts(ls, from+1)
+	if i < len(ls) {
+		return ls[i]
+	}
+	return max(from+1, 1)
 }

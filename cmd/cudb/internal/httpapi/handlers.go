@@ -15,6 +15,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/check"
@@ -226,7 +227,11 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	facts, _, err := report.Parse(body)
+	text, _, err := input.Decode("the body", body)
+	if err != nil {
+		return err
+	}
+	facts, _, err := report.Parse([]byte(text))
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeLimit {
 			return err
