@@ -15,8 +15,8 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/pin"
