@@ -24,7 +24,7 @@ TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 window
 WHEEL_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 IMAGE ?= cudb:$(VERSION)
 
-.PHONY: help build test test-slow vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps
+.PHONY: help build test test-slow vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps docs-figures
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -117,6 +117,9 @@ image-test: ## build the image, run cudb serve in it and ask it one question (sk
 	  body=$$(curl -fsS 'http://127.0.0.1:18091/v1/resolve?req=torch==2.1') && echo "$$body" | grep -q 'torch==2.1.0+cu121\|2.1.0+cu121' && \
 	  echo "image-test: cudb serve answers from the container" && \
 	  docker image inspect cudb:ci --format 'image size: {{.Size}} bytes'
+
+docs-figures: ## write the figures the docs state (page weight, site size, schema version, test counts)
+	$(GO) run ./cmd/cudb/internal/docsfigures
 
 mcp-ts-deps: ## install the official MCP TypeScript SDK (npm, pinned by its lock file) for TestMCPTypeScriptSDK
 	cd cmd/cudb/testdata/mcp-ts && npm ci --no-audit --no-fund

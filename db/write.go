@@ -65,16 +65,15 @@ func writeFile(ctx context.Context, path string, f *Facts, sources []SourceInfo,
 }
 
 type inserter struct {
-	ctx context.Context
 	tx  *sql.Tx
 	err error
 }
 
-func (in *inserter) exec(q string, args ...any) sql.Result {
+func (in *inserter) exec(ctx context.Context, q string, args ...any) sql.Result {
 	if in.err != nil {
 		return nil
 	}
-	r, err := in.tx.ExecContext(in.ctx, q, args...)
+	r, err := in.tx.ExecContext(ctx, q, args...)
 	if err != nil {
 		in.err = fmt.Errorf("%s: %w (values %v)", strings.Fields(q)[2], err, args)
 	}
@@ -82,10 +81,10 @@ func (in *inserter) exec(q string, args ...any) sql.Result {
 }
 
 func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, meta map[string]string) error {
-	in := &inserter{ctx: ctx, tx: tx}
+	in := &inserter{tx: tx}
 	sort.Slice(sources, func(i, j int) bool { return sources[i].Name < sources[j].Name })
 	for _, s := range sources {
-		in.exec("INSERT INTO source(name,url,fetched_at,sha256,rows) VALUES(?,?,?,?,?)", s.Name, s.URL, s.FetchedAt, s.SHA256, s.Rows)
+		in.exec(ctx, "INSERT INTO source(name,url,fetched_at,sha256,rows) VALUES(?,?,?,?,?)", s.Name, s.URL, s.FetchedAt, s.SHA256, s.Rows)
 	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
@@ -93,16 +92,16 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		in.exec("INSERT INTO meta(key,value) VALUES(?,?)", k, meta[k])
+		in.exec(ctx, "INSERT INTO meta(key,value) VALUES(?,?)", k, meta[k])
 	}
-	in.exec("INSERT OR REPLACE INTO meta(key,value) VALUES('schema_version',?)", fmt.Sprint(SchemaVersion))
+	in.exec(ctx, "INSERT OR REPLACE INTO meta(key,value) VALUES('schema_version',?)", fmt.Sprint(SchemaVersion))
 
 	rel := append([]Release(nil), f.Releases...)
 	sort.Slice(rel, func(i, j int) bool {
 		return rel[i].Component+"\x00"+version.SortKey(rel[i].Version) < rel[j].Component+"\x00"+version.SortKey(rel[j].Version)
 	})
 	for _, r := range rel {
-		in.exec("INSERT INTO release(component,version,version_key,released_on,source,url,ref) VALUES(?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO release(component,version,version_key,released_on,source,url,ref) VALUES(?,?,?,?,?,?,?)",
 			r.Component, r.Version, version.SortKey(r.Version), r.ReleasedOn, r.Source, r.URL, r.Ref)
 	}
 
@@ -112,7 +111,7 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 	for i, b := range builds {
 		id := int64(i + 1)
 		ids[b.Key()] = id
-		in.exec(`INSERT INTO build(id,component,version,version_key,variant,platform,package,pip_version,cuda,cuda_key,
+		in.exec(ctx, `INSERT INTO build(id,component,version,version_key,variant,platform,package,pip_version,cuda,cuda_key,
 			python_min,python_max,index_url,arch_list,is_default,channel,source,url,ref,arch_source,arch_url,arch_ref)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, b.Component, b.Version, version.SortKey(b.Version), b.Variant, b.Platform, b.Package, b.PipVersion,
@@ -125,7 +124,7 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		k := [2]string{b.Component, b.Version}
 		if !seenVersion[k] {
 			seenVersion[k] = true
-			in.exec("INSERT INTO build_version(component,version,version_key) VALUES(?,?,?)", b.Component, b.Version, version.SortKey(b.Version))
+			in.exec(ctx, "INSERT INTO build_version(component,version,version_key) VALUES(?,?,?)", b.Component, b.Version, version.SortKey(b.Version))
 		}
 	}
 
@@ -145,7 +144,7 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		if !ok {
 			return fmt.Errorf("requirement %s needs %s: no such build (source %s)", r.Build, r.Needs, r.Source)
 		}
-		in.exec("INSERT INTO requirement(build_id,needs,spec,kind,marker,source,url,ref) VALUES(?,?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO requirement(build_id,needs,spec,kind,marker,source,url,ref) VALUES(?,?,?,?,?,?,?,?)",
 			id, r.Needs, r.Spec, r.Kind, r.Marker, r.Source, r.URL, r.Ref)
 	}
 
@@ -154,7 +153,7 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		return version.DottedKey(cd[i].CUDA)+cd[i].OS+cd[i].Kind < version.DottedKey(cd[j].CUDA)+cd[j].OS+cd[j].Kind
 	})
 	for _, c := range cd {
-		in.exec("INSERT INTO cuda_driver(cuda,cuda_key,label,os,kind,min_driver,driver_key,released_on,source,url,ref) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO cuda_driver(cuda,cuda_key,label,os,kind,min_driver,driver_key,released_on,source,url,ref) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 			c.CUDA, version.DottedKey(c.CUDA), c.Label, c.OS, c.Kind, c.MinDriver, version.DottedKey(c.MinDriver), c.ReleasedOn, c.Source, c.URL, c.Ref)
 	}
 
@@ -164,7 +163,7 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		return version.DottedKey(a.CUDNN)+"\x00"+a.CUDAMajor+"\x00"+a.CUDAVersions < version.DottedKey(b.CUDNN)+"\x00"+b.CUDAMajor+"\x00"+b.CUDAVersions
 	})
 	for _, c := range cn {
-		in.exec(`INSERT INTO cudnn_support(cudnn,cudnn_key,cuda_major,cuda_versions,cuda_min,cuda_max,min_driver_linux,min_driver_windows,cc_list,cc_min,released_on,source,url,ref)
+		in.exec(ctx, `INSERT INTO cudnn_support(cudnn,cudnn_key,cuda_major,cuda_versions,cuda_min,cuda_max,min_driver_linux,min_driver_windows,cc_list,cc_min,released_on,source,url,ref)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			c.CUDNN, version.DottedKey(c.CUDNN), c.CUDAMajor, c.CUDAVersions, c.CUDAMin, c.CUDAMax, c.MinDriverLinux, c.MinDriverWindows, c.CCList, c.CCMin, c.ReleasedOn, c.Source, c.URL, c.Ref)
 	}
@@ -172,21 +171,21 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 	gpus := append([]GPU(nil), f.GPUs...)
 	sort.Slice(gpus, func(i, j int) bool { return strings.ToLower(gpus[i].Name) < strings.ToLower(gpus[j].Name) })
 	for _, g := range gpus {
-		in.exec("INSERT INTO gpu(name,aliases,compute_capability,architecture,segment,source,url,ref) VALUES(?,?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO gpu(name,aliases,compute_capability,architecture,segment,source,url,ref) VALUES(?,?,?,?,?,?,?,?)",
 			g.Name, strings.Join(g.Aliases, ";"), g.ComputeCapability, g.Architecture, g.Segment, g.Source, g.URL, g.Ref)
 	}
 
 	ar := append([]CUDAArch(nil), f.CUDAArches...)
 	sort.Slice(ar, func(i, j int) bool { return version.DottedKey(ar[i].CUDA) < version.DottedKey(ar[j].CUDA) })
 	for _, a := range ar {
-		in.exec("INSERT INTO cuda_arch(cuda,cuda_key,sm_min,sm_max,added,deprecated,dropped,source,url,ref) VALUES(?,?,?,?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO cuda_arch(cuda,cuda_key,sm_min,sm_max,added,deprecated,dropped,source,url,ref) VALUES(?,?,?,?,?,?,?,?,?,?)",
 			a.CUDA, version.DottedKey(a.CUDA), a.SMMin, a.SMMax, a.Added, a.Deprecated, a.Dropped, a.Source, a.URL, a.Ref)
 	}
 
 	br := append([]DriverBranch(nil), f.DriverBranches...)
 	sort.Slice(br, func(i, j int) bool { return version.DottedKey(br[i].Branch) < version.DottedKey(br[j].Branch) })
 	for _, d := range br {
-		in.exec("INSERT INTO driver_branch(branch,branch_key,max_cuda,branch_type,end_of_life,source,url,ref) VALUES(?,?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO driver_branch(branch,branch_key,max_cuda,branch_type,end_of_life,source,url,ref) VALUES(?,?,?,?,?,?,?,?)",
 			d.Branch, version.DottedKey(d.Branch), d.MaxCUDA, d.BranchType, d.EndOfLife, d.Source, d.URL, d.Ref)
 	}
 
@@ -195,12 +194,12 @@ func insertAll(ctx context.Context, tx *sql.Tx, f *Facts, sources []SourceInfo, 
 		return at[i].Component+"\x00"+at[i].Version+"\x00"+at[i].Key < at[j].Component+"\x00"+at[j].Version+"\x00"+at[j].Key
 	})
 	for _, a := range at {
-		in.exec("INSERT INTO attribute(component,version,key,value,source,url,ref) VALUES(?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO attribute(component,version,key,value,source,url,ref) VALUES(?,?,?,?,?,?,?)",
 			a.Component, a.Version, a.Key, a.Value, a.Source, a.URL, a.Ref)
 	}
 
 	for i, c := range f.Conflicts {
-		in.exec("INSERT INTO conflict(id,subject,field,kept,kept_source,other,other_source,note) VALUES(?,?,?,?,?,?,?,?)",
+		in.exec(ctx, "INSERT INTO conflict(id,subject,field,kept,kept_source,other,other_source,note) VALUES(?,?,?,?,?,?,?,?)",
 			i+1, c.Subject, c.Field, c.Kept, c.KeptSource, c.Other, c.OtherSource, c.Note)
 	}
 	return in.err

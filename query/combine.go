@@ -130,11 +130,19 @@ func merge(parts []Stack, platform string) (Stack, []Incompatibility) {
 		}
 		m.Sources = append(m.Sources, s.Sources...)
 		m.Citations = append(m.Citations, s.Citations...)
-		m.Notes = append(m.Notes, s.Notes...)
+		for _, n := range s.Notes {
+			if len(s.pending) == 0 || n != pendingNote(s.pending) {
+				m.Notes = append(m.Notes, n)
+			}
+		}
+		m.pending = append(m.pending, s.pending...)
 		if m.Driver == nil {
 			m.Driver = s.Driver
 		}
 		m.Default = m.Default || s.Default
+	}
+	if len(m.pending) > 0 {
+		m.Notes = append(m.Notes, pendingNote(m.pending))
 	}
 	m.Sources = dedupSources(m.Sources)
 	m.Install = Install{Command: combinedInstall(parts)}

@@ -288,14 +288,36 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		for _, pr := range pend {
 			vs = append(vs, pr.Version)
 		}
-		verb := "also matches but is a known release"
-		if len(vs) > 1 {
-			verb = "also match but are known releases"
-		}
-		stacks[0].Notes = append(slices.Clip(stacks[0].Notes), fmt.Sprintf("%s %s %s whose facts are pending: not answered (cudb matrix %s)",
-			fr.fam.Name, strings.Join(vs, ", "), verb, matrixName(fr.fam.Name)))
+		item := pendingItem{name: fr.fam.Name, versions: vs}
+		stacks[0].pending = []pendingItem{item}
+		stacks[0].Notes = append(slices.Clip(stacks[0].Notes), pendingNote(stacks[0].pending))
 	}
 	return stacks, nil
+}
+
+// pendingItem is one framework's releases that a requirement matches
+// and whose facts are pending.
+type pendingItem struct {
+	name     string
+	versions []string
+}
+
+// pendingNote says, in one note, which matched releases are not answered
+// because their facts are pending (a stack of several frameworks names
+// them all in one line).
+func pendingNote(items []pendingItem) string {
+	var names, tables []string
+	n := 0
+	for _, it := range items {
+		names = append(names, it.name+" "+strings.Join(it.versions, ", "))
+		tables = append(tables, "cudb matrix "+matrixName(it.name))
+		n += len(it.versions)
+	}
+	verb := "also matches but is a known release"
+	if n > 1 {
+		verb = "also match but are known releases"
+	}
+	return fmt.Sprintf("%s %s whose facts are pending: not answered (%s)", strings.Join(names, "; "), verb, strings.Join(tables, ", "))
 }
 
 // knownOnPlatform reports whether the data holds any build of component

@@ -247,11 +247,21 @@ func fill(s *Stack, fam family) {
 		s.CUDNN = strings.TrimLeft(r.Spec, "=")
 		s.cudnnKind = r.Kind
 		s.cite("cudnn", s.CUDNN+" ("+r.Kind+")", r.Provenance)
+		// One note per source that states another cuDNN, all its
+		// statements in it.
+		var says []string
+		bySource := map[string][]string{}
 		for _, other := range rep.Reqs {
 			if other.Needs == "cudnn" && other.Kind != r.Kind && strings.TrimLeft(other.Spec, "=") != s.CUDNN {
-				s.Notes = append(s.Notes, fmt.Sprintf("cuDNN: pip installs %s (%s); %s says %s (%s)", s.CUDNN, r.Kind, other.Source, other.Spec, other.Kind))
+				if _, ok := bySource[other.Source]; !ok {
+					says = append(says, other.Source)
+				}
+				bySource[other.Source] = append(bySource[other.Source], other.Spec+" ("+other.Kind+")")
 				s.cite("cudnn (other)", other.Spec+" ("+other.Kind+")", other.Provenance)
 			}
+		}
+		for _, src := range says {
+			s.Notes = append(s.Notes, fmt.Sprintf("cuDNN: pip installs %s (%s); %s says %s", s.CUDNN, r.Kind, src, strings.Join(bySource[src], ", ")))
 		}
 	}
 	if s.CUDNN == "" && isCUDAVariant(s) && rep.Channel == "" {

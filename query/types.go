@@ -112,6 +112,9 @@ type Stack struct {
 	pinReqs   []db.Requirement
 	pinNames  []string // PEP 503 names of pinReqs, for matching pins across frameworks
 	cudnnKind string
+	// pending names the matched releases whose facts are pending, for
+	// the one note that says so (pendingNote).
+	pending []pendingItem
 }
 
 // GPUFit says whether a stack carries kernels for the asked GPU.

@@ -82,16 +82,17 @@ var All = []Framework{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
 		CondaName: "pytorch", CondaChannel: "pytorch", CondaAliases: []string{"pytorch-gpu", "pytorch-cpu"}, IndexHosts: []string{"download.pytorch.org"},
-		LogMarkers: []string{"/torch/", "torch/csrc", "c10d", "processgroupnccl", "torch.distributed"}},
+		LogMarkers: []string{"packages/torch/", "torch/csrc", "c10d", "processgroupnccl", "torch.distributed", "torch._c"}},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
-		GPUExtra: "and-cuda", LogMarkers: []string{"tensorflow/", "external/local_xla/", "tensorflow.python"}},
+		GPUExtra: "and-cuda", LogMarkers: []string{"packages/tensorflow/", "tensorflow/core/", "tensorflow/compiler/", "tensorflow/stream_executor/", "tensorflow/python/", "tensorflow.python", "external/local_xla/", "external/local_tsl/"}},
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
 		PluginPrefix: "jax-cuda", IndexHosts: []string{"storage.googleapis.com/jax-releases"},
-		LogMarkers: []string{"/jax/", "jax/_src", "jaxlib", "jax_plugins", "xla_bridge", "external/org_tensorflow/", "external/xla/"}},
+		LogMarkers: []string{"packages/jax/", "packages/jaxlib/", "jax/_src", "jaxlib/", "jax_plugins", "xla_bridge", "external/org_tensorflow/", "external/xla/"}},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime", FeedLacksDeps: true, CPUPackage: "onnxruntime", IndexHosts: []string{"aiinfra.pkgs.visualstudio.com"}, LogMarkers: []string{"onnxruntime"}},
+		Module: "onnxruntime", FeedLacksDeps: true, CPUPackage: "onnxruntime", IndexHosts: []string{"aiinfra.pkgs.visualstudio.com"},
+		LogMarkers: []string{"packages/onnxruntime/", "onnxruntime_src", ":onnxruntime:", "onnxruntime.capi", "onnxruntime_pybind", "onnxruntime::"}},
 }
 
 // Get returns the framework named name (canonical name or alias).

@@ -157,9 +157,9 @@ func extBuild(u *Unit, args []word, sc shellCtx, inline map[string]string) {
 	compiles := false
 	var what string
 	switch {
-	case pythonExe().MatchString(prog) && len(args) >= 3 && strings.HasSuffix(args[1].text, "setup.py"):
+	case pythonExe().MatchString(prog) && len(args) >= 3 && strings.HasPrefix(path.Base(args[1].text), "setup") && strings.HasSuffix(args[1].text, ".py"):
 		compiles = args[2].text == "install" || args[2].text == "build_ext" || args[2].text == "develop" || args[2].text == "bdist_wheel"
-		what = "python setup.py " + args[2].text
+		what = prog + " " + path.Base(args[1].text) + " " + args[2].text
 	case prog == "pip" || prog == "pip3" || pythonExe().MatchString(prog) && len(args) > 2 && args[2].text == "pip":
 		for _, a := range args[1:] {
 			_, _, local := localPath(a.text)

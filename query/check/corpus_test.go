@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,9 @@ import (
 const corpusThreshold = 0.90
 
 const corpusDir = "testdata/corpus"
+
+// corpusTable prints the per-file table docs/check.md publishes.
+var corpusTable = flag.Bool("corpus-table", false, "print the corpus table of docs/check.md")
 
 type corpusEntry struct {
 	file, verdict, want string
@@ -118,6 +122,7 @@ func TestCorpusScore(t *testing.T) {
 				hit = true
 			}
 		}
+		outcome := "correct"
 		switch e.verdict {
 		case "good":
 			good++
@@ -125,6 +130,7 @@ func TestCorpusScore(t *testing.T) {
 				correct++
 			} else {
 				falseAlarms++
+				outcome = "false alarm"
 				misses = append(misses, fmt.Sprintf("FALSE ALARM %s: %s", e.file, strings.Join(errors, ", ")))
 			}
 		case "defect":
@@ -132,8 +138,16 @@ func TestCorpusScore(t *testing.T) {
 			if hit {
 				correct++
 			} else {
+				outcome = "missed"
 				misses = append(misses, fmt.Sprintf("missed %s: want %s, errors %v", e.file, e.want, errors))
 			}
+		}
+		if *corpusTable {
+			want := e.want
+			if want == "-" {
+				want = "no error"
+			}
+			fmt.Printf("| [%s](%s) | %s | %s | %s | %s |\n", strings.TrimPrefix(e.file, "../"), e.source, e.verdict, strings.ReplaceAll(want, "|", " or "), strings.Join(errors, ", "), outcome)
 		}
 	}
 	score := float64(correct) / float64(len(entries))
@@ -141,6 +155,15 @@ func TestCorpusScore(t *testing.T) {
 		len(entries), good, defects, correct, len(entries)-correct-falseAlarms, falseAlarms, 100*score)
 	for _, m := range misses {
 		t.Log(m)
+	}
+	// docs/check.md publishes the score: it must be this run's.
+	doc, err := os.ReadFile("../../docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := fmt.Sprintf("| total | %d | %d (%.1f%%) | %d | %d |", len(entries), correct, 100*score, len(entries)-correct-falseAlarms, falseAlarms)
+	if !strings.Contains(string(doc), total) {
+		t.Errorf("docs/check.md does not publish this score: want the row %q (go test ./query/check/ -run TestCorpusScore -corpus-table -v prints the table)", total)
 	}
 	if falseAlarms > 0 || score < corpusThreshold {
 		t.Errorf("corpus score %.1f%% (threshold %.0f%%), %d false alarms:\n%s", 100*score, 100*corpusThreshold, falseAlarms, strings.Join(misses, "\n"))

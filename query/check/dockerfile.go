@@ -332,7 +332,11 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				}
 				off := len(in.Args) - len(body)
 				st := cur
+				// A RUN sees the stage's ARGs and ENVs as its environment.
 				env := map[string]string{}
+				for k, v := range st.vars {
+					env[k] = v
+				}
 				for k, v := range st.unit.Env {
 					env[k] = v.Value
 				}
@@ -432,10 +436,6 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 			src = stages[n]
 		}
 	}
-	if src == nil {
-		*notes = append(*notes, Note{Line: in.Line, Message: fmt.Sprintf("COPY --from=%s names an image, not a stage: what it copies is not judged", from)})
-		return
-	}
 	carries := false
 	for _, p := range paths {
 		for _, pp := range pythonPaths {
@@ -443,6 +443,14 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 				carries = true
 			}
 		}
+	}
+	if src == nil {
+		if carries {
+			// A Python environment from another image (a tool binary
+			// such as uv's is not one).
+			*notes = append(*notes, Note{Line: in.Line, Message: fmt.Sprintf("COPY --from=%s names an image, not a stage: the Python environment it copies is not judged", from)})
+		}
+		return
 	}
 	if !carries {
 		return
@@ -453,6 +461,8 @@ func copyFrom(cur *stage, stages []*stage, in instruction, notes *[]Note) {
 		}
 	}
 	cur.unit.Includes = append(cur.unit.Includes, src.unit.Includes...)
+	// The stage is built for the copy: its extension builds run too.
+	cur.unit.Extensions = append(cur.unit.Extensions, src.unit.Extensions...)
 }
 
 func hasReq(rs []Requirement, r Requirement) bool {

@@ -97,8 +97,9 @@ func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
 		return sum, err
 	}
 	for _, g := range groups {
-		if g.stack == nil {
+		if g.stack == nil && g.fallback != nil {
 			g.stack = g.fallback
+			c.judgedFallback(u, g)
 		}
 		if g.stack == nil {
 			continue

@@ -73,7 +73,11 @@ func (c *checker) judgeNGC(u *Unit) bool {
 	}
 	t := c.opts.Target
 	floor, ok := b.Req("driver", db.KindMinimum)
-	if t.Driver == "" || !ok {
+	if t.Driver == "" {
+		return true
+	}
+	if !ok {
+		c.ngcNoFloor(u, release)
 		return true
 	}
 	need := strings.TrimPrefix(floor.Spec, ">=")
@@ -129,6 +133,45 @@ func (c *checker) judgeNGC(u *Unit) bool {
 			Evidence: ev, Sources: src, Fix: fix})
 	}
 	return true
+}
+
+// ngcNoFloor judges an image whose release notes state no driver floor:
+// newer notes defer to NVIDIA's CUDA compatibility documents, so the
+// image's CUDA is held to its major's minor-version-compatibility floor
+// (the least any driver needs to run it without the forward-compatibility
+// package). Below it, a GeForce card is an error; any other GPU, or an
+// unknown one, a warning (forward compatibility is not stated for it).
+// At or above it, nothing is said.
+func (c *checker) ngcNoFloor(u *Unit, release string) {
+	im, t := u.Image, c.opts.Target
+	fl, err := query.DriverFloors(c.ctx, c.d, im.CUDA)
+	if err != nil || fl.MinorCompatLinuxMin == "" {
+		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			Message: fmt.Sprintf("%s: the release notes of NGC release %s state no driver floor and no floor is known for its CUDA %s, so whether driver %s runs it is not judged", im.Ref, release, im.CUDA, t.Driver),
+			Fix:     "cudb matrix cuda"})
+		return
+	}
+	need := fl.MinorCompatLinuxMin
+	if version.CompareDottedText(t.Driver, need) >= 0 || driverBranch(t.Driver) >= atoi(need) {
+		return
+	}
+	segment, gpu := "", t.GPU
+	if t.GPU != "" {
+		if g, err := query.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
+			segment, gpu = g.Segment, g.Name
+		}
+	}
+	f := Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevWarning, Unit: u.Name,
+		Message: fmt.Sprintf("%s (NGC release %s, CUDA %s): its release notes state no driver floor; CUDA %s needs driver %s or later by minor-version compatibility, and driver %s is older: it runs only through the forward-compatibility package, which the notes do not state for this release",
+			im.Ref, release, im.CUDA, version.MajorText(im.CUDA), need, t.Driver),
+		Evidence: []string{"image: " + im.Ref, "driver: " + t.Driver + " (" + t.From + ")"},
+		Fix:      "upgrade the driver to " + need + " or later (" + fl.LinuxMin + " for every CUDA " + im.CUDA + " feature)"}
+	if segment == "geforce" {
+		f.Severity = verify.SevError
+		f.Message = fmt.Sprintf("%s (NGC release %s, CUDA %s) needs driver %s or later (CUDA %s's minor-version-compatibility floor; the notes state no other) and driver %s is older; %s is a GeForce card, which gets no CUDA forward compatibility",
+			im.Ref, release, im.CUDA, need, version.MajorText(im.CUDA), t.Driver, gpu)
+	}
+	c.add(f)
 }
 
 // ngcBuild is the ngc build of image name at release, or nil.

@@ -69,6 +69,8 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		c.add(Finding{File: m.File, Line: m.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
 			Message:  fmt.Sprintf("%s%s names a local build label, and PyPI publishes none: pip finds no such wheel without the PyTorch index", m.Name, m.Spec),
 			Evidence: []string{"index: PyPI (no --index-url)"}, Fix: fix})
+		// The label names one build: the host checks still judge it.
+		c.fallbackStack(u, g, c.request(u, g, py))
 		return nil
 	}
 	if slices.Contains(m.Extras, "cpu") {
@@ -109,7 +111,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		// resolve keeps a build whose Python range the database does
 		// not record: that fact is missing, and said so.
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
-			Message: fmt.Sprintf("the database records no Python range for %s: whether it installs on Python %s is not judged", stackLabel(pick), req.Python),
+			Message: query.PythonRangeUnknownText(stackLabel(pick), req.Python, ""),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 	}
 	c.unknowns(u, g, req, pick)
@@ -184,9 +186,15 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	if m.Pinned() && c.best(query.ResolveRequest{Requirements: []string{m.Name + stripLocal(m.Spec)}, Platform: c.platform()}) == nil {
 		// The database has no release of that version at all: a fact it
 		// lacks, not a build that does not exist.
+		// The one wording of an unknown release (query.ReleaseUnknownText),
+		// as verify says it of an installed one.
+		msg := fmt.Sprintf("the database records no release %s%s (%v): it is not judged", m.Name, stripLocal(m.Spec), err)
+		if ver, ok := strings.CutPrefix(stripLocal(m.Spec), "=="); ok && !strings.ContainsAny(ver, "*,") {
+			msg = query.ReleaseUnknownText(c.ctx, c.d, g.component, ver, m.Name+" "+ver, "it is not judged")
+		}
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
-			Message: fmt.Sprintf("the database records no release %s%s (%v): it is not judged", m.Name, stripLocal(m.Spec), err),
-			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
+			Message: msg,
+			Fix:     fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", frameworks.Must(g.component).Matrix)})
 		return nil
 	}
 	cat, sev := CatNoMatchingBuild, verify.SevError

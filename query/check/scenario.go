@@ -154,6 +154,13 @@ func (c *checker) judged(u *Unit, g *fwGroup) {
 	c.readOut.Frameworks = append(c.readOut.Frameworks, rb)
 }
 
+// judgedFallback records a build judged for the host alone: the line
+// as written matches no installable build.
+func (c *checker) judgedFallback(u *Unit, g *fwGroup) {
+	c.readOut.Frameworks = append(c.readOut.Frameworks, ReadBuild{File: g.main.File, Line: g.main.Line, Unit: u.Name, Scenario: g.main.Scenario,
+		Build: stackLabel(g.stack) + " (as named; not installable as written)"})
+}
+
 // notFollowed records, and reports as a warning, a step check could
 // not follow.
 func (c *checker) notFollowed(u *Unit, line int, msg string) {

@@ -283,6 +283,20 @@ func readPip(u *Unit, args []word, sc shellCtx, installer string) {
 		}
 		reqs = append(reqs, args[i])
 	}
+	// pip and uv read their sources from the environment too
+	// (ENV PIP_FIND_LINKS=/app/wheelhouse, UV_EXTRA_INDEX_URL=…).
+	envIndex, envExtra, envLinks := "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"
+	if installer == InstallerUV {
+		envIndex, envExtra, envLinks = "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS"
+	}
+	if v := sc.env[envIndex]; v != "" && index == "" {
+		index = v
+	}
+	extra = append(extra, strings.Fields(sc.env[envExtra])...)
+	links = append(links, strings.Fields(sc.env[envLinks])...)
+	if backend == "" {
+		backend = sc.env["UV_TORCH_BACKEND"]
+	}
 	if backend != "" && backend != "auto" && index == "" {
 		index = "https://download.pytorch.org/whl/" + backend
 	}

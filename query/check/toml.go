@@ -215,6 +215,17 @@ func markerAdmitsLinux(marker string) bool {
 	return true
 }
 
+// anyAdmitsLinux reports whether a lock entry is locked for a Linux
+// x86-64 host: it has no markers, or one of them admits it.
+func anyAdmitsLinux(markers []string) bool {
+	for _, m := range markers {
+		if markerAdmitsLinux(m) {
+			return true
+		}
+	}
+	return len(markers) == 0
+}
+
 // exactPython reads a requires-python that names one minor ("==3.12.*",
 // "==3.10", "~=3.11.0"); a range says nothing about which Python runs.
 func exactPython(spec string) string {
@@ -236,6 +247,9 @@ type lockFile struct {
 		Name    string         `toml:"name"`
 		Version string         `toml:"version"`
 		Source  map[string]any `toml:"source"`
+		// ResolutionMarkers are the environments a uv.lock entry is
+		// locked for (one entry per platform when they differ).
+		ResolutionMarkers []string `toml:"resolution-markers"`
 	} `toml:"package"`
 }
 
@@ -256,7 +270,7 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 	names := indexNames(text)
 	last := map[string]int{}
 	for _, p := range l.Package {
-		if p.Name == "" || p.Version == "" {
+		if p.Name == "" || p.Version == "" || !anyAdmitsLinux(p.ResolutionMarkers) {
 			continue
 		}
 		r := Requirement{Name: version.NormalizeName(p.Name), Spec: "==" + p.Version, Installer: InstallerLock}
@@ -323,12 +337,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// nameLines are the lines each `name = "X"` appears on, in order: one
-// pass over a lock instead of one per package.
-type nameLines map[string][]int
+// nameLines index a lock's `name = "X"` lines in one pass instead of
+// one pass per package: block holds the lines that are exactly that (a
+// package's block opens there, as blockLine reads), mention every line
+// that holds it (a dependency list), in order.
+type nameLines struct{ block, mention map[string][]int }
 
 func indexNames(text string) nameLines {
-	out := nameLines{}
+	out := nameLines{block: map[string][]int{}, mention: map[string][]int{}}
 	line := 1
 	for len(text) > 0 {
 		l := text
@@ -336,6 +352,10 @@ func indexNames(text string) nameLines {
 			l, text = text[:i], text[i+1:]
 		} else {
 			text = ""
+		}
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, `name = "`) && strings.IndexByte(t[len(`name = "`):], '"') == len(t)-len(`name = "`)-1 {
+			name := t[len(`name = "`) : len(t)-1]
+			out.block[name] = append(out.block[name], line)
 		}
 		for rest := l; ; {
 			i := strings.Index(rest, `name = "`)
@@ -347,8 +367,8 @@ func indexNames(text string) nameLines {
 			if j < 0 {
 				break
 			}
-			if ls := out[rest[:j]]; len(ls) == 0 || ls[len(ls)-1] != line {
-				out[rest[:j]] = append(ls, line)
+			if ls := out.mention[rest[:j]]; len(ls) == 0 || ls[len(ls)-1] != line {
+				out.mention[rest[:j]] = append(ls, line)
 			}
 			rest = rest[j:]
 		}
@@ -357,13 +377,13 @@ func indexNames(text string) nameLines {
 	return out
 }
 
-// after is the first line past from that names name (1 when from is 0),
-// else from+1, as lineOf answers.
+// after is the line past from that opens name's block (not a mention in
+// another package's dependencies), else the first mention, else from+1.
 func (n nameLines) after(name string, from int) int {
-	ls := n[name]
-	i := sort.SearchInts(ls, from+1)
-	if i < len(ls) {
-		return ls[i]
+	for _, ls := range [][]int{n.block[name], n.mention[name]} {
+		if i := sort.SearchInts(ls, from+1); i < len(ls) {
+			return ls[i]
+		}
 	}
-	return max(from+1, 1)
+	return from + 1
 }

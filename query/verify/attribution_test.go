@@ -23,6 +23,10 @@ func TestLineFramework(t *testing.T) {
 		// commaai/openpilot#31708
 		"[W:onnxruntime:Default, onnxruntime_pybind_state.cc:861 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider.": "ONNX Runtime",
 		"RuntimeError: CUDA error: no kernel image is available for execution on the device":                                               "",
+		// shared/fixtures/gpu-h100-2026-11/faults/ort_cuda.stderr.txt: a venv under /opt/torch
+		"/opt/torch/.venv/lib/python3.12/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:197: UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.": "ONNX Runtime",
+		// jax-ml/jax#20722
+		"CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation gpuDeviceGetAttribute failed": "JAX",
 	}
 	for line, want := range cases {
 		if got := lineFramework(line); got != want {
@@ -41,5 +45,20 @@ func TestExplainedFindingsNameTheirFramework(t *testing.T) {
 	f := x.Findings[0]
 	if !contains(f.Evidence, "framework: JAX (its log line)") || strings.Contains(f.Message, "TensorFlow was built") {
 		t.Errorf("%+v", f)
+	}
+}
+
+// TestProvidersListWithoutCUDA: a printed providers list without CUDA is
+// read (yakhyo/uniface#77 prints it after "Available providers:"), but a
+// providers argument the user chose (onnxruntime.InferenceSession(...,
+// providers=['CPUExecutionProvider'])) is code, not a symptom.
+func TestProvidersListWithoutCUDA(t *testing.T) {
+	d := querytest.Embedded(t)
+	x, err := ExplainAll(context.Background(), d, "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']")
+	if err != nil || len(x.Findings) != 1 || x.Findings[0].Category != CatCPUOnlyWheel {
+		t.Errorf("%v %+v", err, x)
+	}
+	if x, err := ExplainAll(context.Background(), d, "sess = ort.InferenceSession(path, providers=['CPUExecutionProvider'])"); err == nil {
+		t.Errorf("a providers argument was explained: %+v", x.Findings)
 	}
 }

@@ -54,7 +54,12 @@ func (v *verifier) cudnn(fw *framework) error {
 		return nil
 	}
 	_, pinned := fw.build.Req("cudnn", db.KindPin)
-	if fw.name == frameworks.TensorFlow && r.Kind == db.KindTested {
+	if r.Kind == db.KindTested && fw.py != nil {
+		// A framework that takes cuDNN from the environment's wheels when
+		// they are there (tensorflow[and-cuda], a JAX CUDA plugin with
+		// its with-cuda extra: its library's RPATH names
+		// site-packages/nvidia/cudnn/lib) loads that copy before the
+		// loader cache's.
 		if _, ok := fw.py.NvidiaWheels[cudnnWheel(fw.cuda)]; ok {
 			pinned = true
 		}

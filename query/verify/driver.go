@@ -23,7 +23,7 @@ func (v *verifier) python(fw *framework) error {
 	if rng.Min == "" && rng.Max == "" {
 		// Unknown is an answer, the one resolve gives too.
 		v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
-			Message:  fmt.Sprintf("the database records no Python range for %s: whether it runs on Python %s is not judged", fw.label, fw.py.Version),
+			Message:  query.PythonRangeUnknownText(fw.label, fw.py.Version, v.inferredPython(fw, py)),
 			Evidence: []string{"python: " + fw.py.Version + " (" + envName(fw.py) + ")"}, Fix: "cudb matrix " + frameworks.Must(fw.name).Matrix, Sources: fw.sources()})
 		return nil
 	}

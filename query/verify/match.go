@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query"
 )
 
 // frameworks lists installed framework builds, matched to the database.
@@ -55,6 +56,12 @@ func (v *verifier) frameworks() ([]*framework, error) {
 					if err != nil {
 						return nil, err
 					}
+					if len(bs) == 0 && j.Version != "" {
+						if bs, err = v.inferBuilds(fw); err != nil {
+							return nil, err
+						}
+						v.unknown(fw, frameworks.JAX)
+					}
 					fw.build = pickBuild(bs, "cuda"+m[1], false)
 					out = append(out, fw)
 					break
@@ -66,6 +73,11 @@ func (v *verifier) frameworks() ([]*framework, error) {
 			bs, err := v.d.Builds(v.ctx, frameworks.ONNXRuntime, func(s string) bool { return s == ver })
 			if err != nil {
 				return nil, err
+			}
+			if len(bs) == 0 {
+				if bs, err = v.inferBuilds(fw); err != nil {
+					return nil, err
+				}
 			}
 			// ORT publishes one package per CUDA major; the newest
 			// major is what pip installs by default.
@@ -80,7 +92,7 @@ func (v *verifier) frameworks() ([]*framework, error) {
 				fw.cuda = version.MajorText(fw.build.CUDA)
 			}
 			out = append(out, fw)
-			if fw.build == nil {
+			if fw.build == nil || fw.inferred != "" {
 				v.unknown(fw, frameworks.ONNXRuntime)
 			}
 		}
@@ -100,15 +112,14 @@ func (v *verifier) unknown(fw *framework, component string) {
 	if f, ok := frameworks.Get(component); ok && f.Matrix != "" {
 		table = f.Matrix
 	}
-	msg := fmt.Sprintf("%s is not in the database: its CUDA, cuDNN and GPU checks are skipped", fw.label)
-	// A release a lead names is known, its facts pending: say so, as
-	// resolve does, rather than "not in the database".
-	public, _, _ := strings.Cut(fw.version, "+")
-	if by, _, err := v.d.Attribute(v.ctx, component, public, "reported_by"); err == nil && by != "" {
-		msg = fmt.Sprintf("%s is a known release whose facts are pending (reported by %s): its CUDA, cuDNN and GPU checks are skipped", fw.label, by)
+	skipped := "its CUDA, cuDNN and GPU checks are skipped"
+	if fw.inferred != "" {
+		skipped = "its checks are " + query.InferredText(component, fw.version, fw.inferred)
 	}
+	// A release a lead names is known, its facts pending: said so, as
+	// resolve says it, rather than "not in the database".
 	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
-		Message:  msg,
+		Message:  query.ReleaseUnknownText(v.ctx, v.d, component, fw.version, fw.label, skipped),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", component, fw.version, envName(fw.py))},
 		Fix:      fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", table)})
 }
@@ -153,13 +164,23 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	if variant == "" && pv.Local() != "" {
 		variant = pv.Local()
 	}
-	bs, err := v.d.Builds(v.ctx, frameworks.Torch, func(s string) bool { return s == fw.version })
+	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.Torch, fw.version)
 	if err != nil {
 		return nil, err
 	}
+	if read != "" {
+		fw.version = judged
+		fw.label = strings.Replace(fw.label, t.Version, judged, 1)
+		v.shorthandNote(read)
+	}
 	if len(bs) == 0 {
+		if bs, err = v.inferBuilds(fw); err != nil {
+			return nil, err
+		}
 		v.unknown(fw, frameworks.Torch)
-		return fw, nil
+		if len(bs) == 0 {
+			return fw, nil
+		}
 	}
 	if variant != "" {
 		fw.build = pickBuild(bs, variant, false)
@@ -197,13 +218,23 @@ func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, err
 		return fw, nil
 	}
 	fw.version = pv.Public()
-	bs, err := v.d.Builds(v.ctx, frameworks.TensorFlow, func(s string) bool { return s == fw.version })
+	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.TensorFlow, fw.version)
 	if err != nil {
 		return nil, err
 	}
+	if read != "" {
+		fw.version = judged
+		fw.label = frameworks.TensorFlow + " " + judged
+		v.shorthandNote(read)
+	}
 	if len(bs) == 0 {
+		if bs, err = v.inferBuilds(fw); err != nil {
+			return nil, err
+		}
 		v.unknown(fw, frameworks.TensorFlow)
-		return fw, nil
+		if len(bs) == 0 {
+			return fw, nil
+		}
 	}
 	gpu := t.IsGPU == nil || *t.IsGPU || t.CUDA != ""
 	for _, b := range bs {

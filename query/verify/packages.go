@@ -19,12 +19,14 @@ func (v *verifier) packages(fws []*framework) {
 	for i := range v.f.Pythons {
 		py := &v.f.Pythons[i]
 		v.moduleConflicts(py)
+		v.cpuOnlyPackage(py)
 		v.jaxWithoutPlugin(py)
 		v.condaCPUSolve(py)
 	}
 	for _, fw := range fws {
 		if fw.name == frameworks.TensorFlow {
 			v.tfNativeWindows(fw)
+			v.tfWithoutCUDAWheels(fw)
 		}
 	}
 }
@@ -96,7 +98,7 @@ func (v *verifier) jaxWithoutPlugin(py *host.Python) {
 		jv = lib
 	}
 	plugin := frameworks.Must(frameworks.JAX).PluginPrefix
-	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevWarning,
 		Message:  fmt.Sprintf("%s %s has no CUDA plugin (%s12-plugin or %s13-plugin) in %s: it runs on the CPU of a host with %s", frameworks.JAX, jv, plugin, plugin, envName(py), v.f.GPUs[0].Name),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", frameworks.JAXLib, lib, envName(py)), "CUDA plugin: none", "GPU 0: " + v.f.GPUs[0].Name},
 		Fix:      fmt.Sprintf("pip install -U \"%s[%s]\" (brings %s%s-plugin and the CUDA wheels)", frameworks.JAX, extra, plugin, strings.TrimPrefix(extra, "cuda"))})

@@ -220,7 +220,11 @@ var signatures = sync.OnceValue(func() []signature {
 		sig("xla_ptxas_too_old", CatToolkitMismatch, lkNone,
 			"ptxas", 1, `(?i)ptxas too old|Invoking ptxas with version \d+\.\d+\.\d+, which corresponds to a CUDA version <=`, (*explainCtx).stalePTXAS),
 		sig("ort_providers_without_cuda", CatCPUOnlyWheel, lkNone,
-			"available providers", 1, `(?i)available providers:?\s*\[\s*'(?:Azure|CPU)ExecutionProvider'(?:\s*,\s*'(?:Azure|CPU)ExecutionProvider')*\s*\]`, (*explainCtx).ortNoCUDA),
+			"executionprovider'", 1, `(?i)(?:available providers:?\s*|^[\w.\-]*\s*)\[\s*'(?:Azure|CPU)ExecutionProvider'(?:\s*,\s*'(?:Azure|CPU)ExecutionProvider')*\s*\]`, (*explainCtx).ortProvidersList),
+
+		// --- project files pasted into a report -----------------------------------
+		sig("uv_cuda_index_linux_only", CatCPUOnlyWheel, "the uv source's marker: a CUDA index gated to Linux or to platform_machine x86_64 leaves Windows (AMD64) on PyPI's CPU wheel",
+			"index", 1, `(?i)index\s*=\s*"(pytorch-cu\d+)"[^\n]*?marker\s*=\s*"([^"]*)"`, (*explainCtx).uvIndexLinuxOnly),
 
 		// --- normal output of working hosts -------------------------------------
 		sig("tf_factory_registration", CatNotVersion, lkNone,

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cudb/cudb/query"
 )
@@ -146,4 +147,39 @@ func harmless(msg string) func(e *explainCtx, m []string) (Finding, error) {
 	return func(e *explainCtx, m []string) (Finding, error) {
 		return Finding{Category: CatNotVersion, Severity: SevInfo, Message: harmlessPrefix + msg, Fix: "nothing to do"}, nil
 	}
+}
+
+// ortProvidersList: a printed providers list without CUDA. Nobody asked
+// for the CUDA provider here (a CPU-only host prints the same list), so
+// it is a warning; "CUDAExecutionProvider is not in available provider
+// names" is the error.
+func (e *explainCtx) ortProvidersList(m []string) (Finding, error) {
+	f, err := e.ortNoCUDA(m)
+	f.Severity = SevWarning
+	f.Message = "this onnxruntime lists no CUDA provider, so ONNX models run on the CPU: on a host with a GPU, the CPU package (onnxruntime) is the one installed or it shadows onnxruntime-gpu"
+	return f, err
+}
+
+// uvIndexLinuxOnly: a uv source that sends torch to a CUDA index only
+// under a Linux or x86_64 marker. On Windows platform_machine is AMD64 and
+// sys_platform win32, so uv falls back to PyPI, whose Windows torch wheels
+// are CPU-only. A marker that already names Windows is fine.
+func (e *explainCtx) uvIndexLinuxOnly(m []string) (Finding, error) {
+	index, marker := m[1], m[2]
+	lm := strings.ToLower(marker)
+	linuxOnly := strings.Contains(lm, "sys_platform == 'linux'") || strings.Contains(lm, `sys_platform == "linux"`)
+	x86Only := strings.Contains(lm, "platform_machine == 'x86_64'") || strings.Contains(lm, `platform_machine == "x86_64"`)
+	if (!linuxOnly && !x86Only) || strings.Contains(lm, "win32") || strings.Contains(lm, "amd64") || strings.Contains(lm, "windows") {
+		return Finding{}, nil
+	}
+	why := "sys_platform is win32 on Windows"
+	widen := strings.Replace(marker, "sys_platform == 'linux'", "(sys_platform == 'linux' or sys_platform == 'win32')", 1)
+	if x86Only {
+		why = "platform_machine is AMD64 on Windows, not x86_64"
+		widen = strings.Replace(marker, "platform_machine == 'x86_64'", "(platform_machine == 'x86_64' or platform_machine == 'AMD64')", 1)
+	}
+	return Finding{Category: CatCPUOnlyWheel, Severity: SevWarning,
+		Message:  fmt.Sprintf("the uv source sends torch to the %s index only where %q holds: %s, so on Windows uv falls back to PyPI, whose Windows torch wheels are CPU-only", index, marker, why),
+		Evidence: []string{"index: " + index, "marker: " + marker},
+		Fix:      fmt.Sprintf("widen the source's marker to Windows: marker = %q (then uv lock && uv sync)", widen)}, nil
 }

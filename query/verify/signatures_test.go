@@ -36,10 +36,12 @@ var signatureCases = map[string]string{
 	"ptxas_unsupported_version": "ptx to sass: 'Internal: ptxas exited with non-zero error code 65280, output: ptxas /tmp/tempfile-kinsler-56b28778-3690660-5c2bf4b9c1e23, line 5; fatal   : Unsupported .version 6.0; current version is '5.0'",
 	// openxla/xla#5932
 	"xla_ptxas_too_old": "2023-09-26 23:49:25.317533: W external/xla/xla/stream_executor/gpu/redzone_allocator.cc:322] UNIMPLEMENTED: ptxas ptxas too old. Falling back to the driver to compile.",
+	// talmolab/sleap-nn#479 (merged: the marker gained AMD64)
+	"uv_cuda_index_linux_only": `{ index = "pytorch-cu128", extra = "torch-cuda128", marker = "platform_machine == 'x86_64' and sys_platform != 'darwin'" }`,
 	// google-research/maxim#32 (fixed by installing the right JAX release)
 	"jax_backend_cuda_unable": "I1025 08:07:07.369699 139768635004736 xla_bridge.py:357] Unable to initialize backend 'cuda': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
-	// yakhyo/uniface#77
-	"ort_providers_without_cuda": "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']",
+	// shared/fixtures/gpu-h100-2026-11/onnxruntime-info.txt (version, providers, device)
+	"ort_providers_without_cuda": "1.30.0 ['AzureExecutionProvider', 'CPUExecutionProvider'] CPU",
 	// tensorflow/tensorflow#64809
 	"tf_factory_registration": "2024-03-30 14:29:58.691384: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
 	// kr-colab/ReLERNN#63

@@ -230,6 +230,10 @@ type framework struct {
 	cuda    string // the CUDA it was built with ("12.1", or a major "12")
 	py      *host.Python
 	build   *db.BuildRow // nil when the database does not know it
+	// inferred names the earlier release whose build stands in for a
+	// release whose facts are pending (query.InferredFrom); "" when
+	// build is the installed release's own.
+	inferred string
 	// variant holds the pip builds of build's release and variant, one
 	// per platform (the arch judgement picks the host's, query.ArchFor).
 	variant []*db.BuildRow
@@ -260,6 +264,7 @@ func (v *verifier) run() error {
 			// alone, never the absent hardware.
 			steps = []func(*framework) error{v.python, v.cudnn, v.runtime}
 		}
+		start := len(v.out)
 		for _, s := range steps {
 			if err := v.ctx.Err(); err != nil {
 				return err
@@ -268,9 +273,12 @@ func (v *verifier) run() error {
 				return err
 			}
 		}
+		if fw.inferred != "" {
+			v.inferredFindings(fw, start)
+		}
 	}
-	v.shadowing(fws)
-	v.shared(fws)
+	v.shadowing(judged(fws))
+	v.shared(judged(fws))
 	v.packages(fws)
 	v.toolkits()
 	return v.errors()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/scraper"
 )
 
 // The captured .bazelrc lines give every release tag from 0.4.7 its
@@ -109,4 +110,19 @@ func TestCapsOntoBuilds(t *testing.T) {
 	if refused == 0 {
 		t.Error("releases without builds were dropped silently")
 	}
+}
+
+// The capture parsers never panic, and a parse that succeeds gives
+// records, on any input.
+func FuzzCaptureParsers(f *testing.F) {
+	f.Add(capsCapture)
+	f.Add(pythonCapture)
+	f.Add(hostCapture)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, parse := range []func([]byte) ([]scraper.Record, error){parseCaps, parsePython, parseHost} {
+			if recs, err := parse(b); err == nil && len(recs) == 0 {
+				t.Fatal("no records and no error")
+			}
+		}
+	})
 }

@@ -14,9 +14,9 @@ import (
 // A release whose tag and wheel metadata could not be read may still be
 // seen installed and working on a real host: the CUDA plugin, PJRT and
 // jaxlib of one release installed together, and JAX listing the GPU.
-// That says the build exists and what it was installed with (the cuDNN
-// and NCCL wheels, kind "tested"), not what it requires: no Python range,
-// arch list or minimum comes from it (captures/CAPTURES.md).
+// That says the build exists and which wheels make it, not what it
+// requires: no Python range, arch list, cuDNN or minimum comes from it
+// (captures/CAPTURES.md).
 //
 //go:embed captures/host-gpu-h100-2026-11.txt
 var hostCapture []byte
@@ -114,12 +114,11 @@ func (n *normalizer) host(recs []scraper.Record) {
 		for _, pkg := range []string{"jaxlib", "jax-cuda" + major + "-plugin", "jax-cuda" + major + "-pjrt"} {
 			n.req(db.Requirement{Build: k, Needs: pkg, Kind: db.KindPaired, Spec: "==" + ver, Provenance: p})
 		}
-		for _, lib := range []string{"cudnn", "nccl"} {
-			if f[lib] != "" {
-				n.req(db.Requirement{Build: k, Needs: lib, Kind: db.KindTested, Spec: f[lib], Provenance: p})
-			}
-		}
+		// The cuDNN and NCCL wheels beside it are what that host had (torch
+		// pinned them), not what jax requires: they stay in the note, never
+		// requirements, so verify does not ask another host for them.
 		n.attr(db.Attribute{Component: component, Version: ver, Key: "tested_on@" + f["cuda_variant"],
-			Value: fmt.Sprintf("Python %s, driver %s, %s (jax.devices() lists the GPU)", f["python"], f["driver"], f["gpu"]), Provenance: p})
+			Value: fmt.Sprintf("Python %s, driver %s, %s (jax.devices() lists the GPU), with nvidia-cudnn-cu%s %s and nvidia-nccl-cu%s %s installed",
+				f["python"], f["driver"], f["gpu"], major, f["cudnn"], major, f["nccl"]), Provenance: p})
 	}
 }

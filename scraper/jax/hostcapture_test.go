@@ -8,8 +8,8 @@ import (
 )
 
 // The real host's capture makes jax 0.11.2's CUDA 13 build: its plugin,
-// PJRT and jaxlib paired, the cuDNN and NCCL wheels it ran with (tested),
-// the CUDA major only, and no Python range.
+// PJRT and jaxlib paired, the CUDA major only, and no Python range; the
+// cuDNN and NCCL wheels that host had are no requirement of the build.
 func TestHostCapture(t *testing.T) {
 	recs, err := parseHost(hostCapture)
 	if err != nil {
@@ -31,8 +31,10 @@ func TestHostCapture(t *testing.T) {
 	for _, q := range n.f.Requirements {
 		got[q.Needs+" "+q.Kind] = q.Spec
 	}
-	for k, want := range map[string]string{"jaxlib paired": "==0.11.2", "jax-cuda13-plugin paired": "==0.11.2", "jax-cuda13-pjrt paired": "==0.11.2",
-		"cudnn tested": "9.19.0.56", "nccl tested": "2.28.9"} {
+	if _, ok := got["cudnn tested"]; ok {
+		t.Error("the host's cuDNN wheel became a requirement")
+	}
+	for k, want := range map[string]string{"jaxlib paired": "==0.11.2", "jax-cuda13-plugin paired": "==0.11.2", "jax-cuda13-pjrt paired": "==0.11.2"} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
 		}

@@ -206,7 +206,7 @@ func ParseNotes(b []byte, url, ref string) ([]scraper.Record, error) {
 var (
 	reSection = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^## (https://\S+)\s*$`) })
 	reFact    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^image: ([a-z]+) (\d{2}\.\d{2})((?:\s*\|\s*[a-z_]+ [0-9.]+)+)\s*$`)
+		return regexp.MustCompile(`^image: ([a-z]+) (\d{2}\.\d{2})((?:\s*\|\s*[a-z_]+ [0-9a-z.+ ]+)+)\s*$`)
 	})
 )
 
@@ -215,7 +215,8 @@ var (
 var statementKeys = map[string][]string{
 	"cuda":   {"CUDA %s"},
 	"python": {"Python %s"},
-	"driver": {"Driver release %s or later", "driver release %s or later"},
+	"driver": {"Driver release %s or later", "driver release %s or later", "Driver release %s."},
+	"torch":  {"is based on %s", "is based on PyTorch %s", "PyTorch Version %s"},
 	"cudnn":  {"cuDNN %s"},
 	"nccl":   {"NCCL %s"},
 }
@@ -244,6 +245,17 @@ func ParseStatements(b []byte) ([]scraper.Record, error) {
 			f := map[string]string{"image": m[1], "release": m[2], "strength": strength, "quote": strings.Join(quotes, " ")}
 			for _, kv := range strings.Split(strings.Trim(m[3], " |"), "|") {
 				k, v, _ := strings.Cut(strings.TrimSpace(kv), " ")
+				if k == "datacenter_drivers" {
+					// each "X.Y (or later RX)" of the notes' sentence
+					for _, rel := range strings.Fields(v) {
+						br, _, _ := strings.Cut(rel, ".")
+						if !stated(quotes, []string{"%s (or later R" + br + ")"}, rel) {
+							return nil, fmt.Errorf("line %d: no quoted line allows data-center driver %s", i+1, rel)
+						}
+					}
+					f[k] = v
+					continue
+				}
 				forms, ok := statementKeys[k]
 				if !ok {
 					return nil, fmt.Errorf("line %d: unknown fact %q", i+1, k)

@@ -74,7 +74,12 @@ func TestStatementsMustBeQuoted(t *testing.T) {
 	if recs, err := ParseStatements([]byte(good)); err != nil || len(recs) != 1 {
 		t.Fatalf("good statement: %v %v", recs, err)
 	}
+	dc := strings.Replace(good, "image:", "> you can use NVIDIA driver release 470.57 (or later R470), 535.86 (or later R535).\nimage:", 1)
+	if _, err := ParseStatements([]byte(strings.Replace(dc, "| driver 560", "| driver 560 | datacenter_drivers 470.57 535.86", 1))); err != nil {
+		t.Errorf("data-center drivers stated: %v", err)
+	}
 	for _, bad := range []string{
+		strings.Replace(dc, "| driver 560", "| driver 560 | datacenter_drivers 470.57 550.54", 1),
 		strings.Replace(good, "driver 560", "driver 570", 1),
 		strings.Replace(good, "| cuda 12.6.2", "| cuda 12.6.3", 1),
 		strings.Replace(good, "| driver 560", "| arch 9.0", 1),
@@ -109,11 +114,15 @@ func TestNormalize(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"pytorch/24.10 cuda bundled": "12.6.2", "pytorch/24.10 driver minimum": ">=560",
+		"pytorch/25.12 torch bundled": "2.10.0a0+b4e4ee81d3", "pytorch/20.02 driver minimum": ">=440.33.01", "tritonserver/24.04 driver minimum": ">=545",
 		"tritonserver/24.10 cudnn bundled": "9.5.0.50", "tritonserver/24.10 nccl bundled": "2.22.3", "tritonserver/25.01 driver minimum": ">=560",
 	} {
 		if reqs[k] != want {
 			t.Errorf("%s = %q, want %q", k, reqs[k], want)
 		}
+	}
+	if _, ok := reqs["pytorch/25.12 driver minimum"]; ok {
+		t.Error("pytorch 25.12's notes state no floor")
 	}
 	if _, ok := reqs["pytorch/24.10 cudnn bundled"]; ok {
 		t.Error("the pytorch image took the Triton image's cuDNN")
@@ -130,7 +139,7 @@ func TestNormalize(t *testing.T) {
 		if b.Component != Component || b.Channel != Channel || b.Platform != "linux" {
 			t.Errorf("build %+v", b.Key())
 		}
-		if b.Variant == "pytorch" && (b.CUDA != "12.6" || b.PythonMin != "3.10") {
+		if b.Variant == "pytorch" && b.Version == "24.10" && (b.CUDA != "12.6" || b.PythonMin != "3.10") {
 			t.Errorf("pytorch 24.10: CUDA %s Python %s", b.CUDA, b.PythonMin)
 		}
 	}
@@ -177,6 +186,19 @@ func FuzzParseNotes(f *testing.F) {
 		recs, err := ParseNotes(b, "u", "r")
 		if err == nil && len(recs) != 1 {
 			t.Fatalf("%d records without an error", len(recs))
+		}
+	})
+}
+
+func FuzzParseStatements(f *testing.F) {
+	b, err := captures.ReadFile("captures/image-statements.md")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if recs, err := ParseStatements(b); err == nil && len(recs) == 0 {
+			t.Fatal("no records and no error")
 		}
 	})
 }

@@ -67,7 +67,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 				by[k] = im
 				order = append(order, k)
 			}
-			for _, key := range []string{"cuda", "cudnn", "nccl", "python", "driver", "driver_release", "datacenter_drivers", "cc_min"} {
+			for _, key := range []string{"cuda", "cudnn", "nccl", "python", "driver", "driver_release", "datacenter_drivers", "cc_min", "torch"} {
 				v := r.Fields[key]
 				if key == "driver" {
 					key, v = "driver_release", r.Fields["driver"]
@@ -125,7 +125,7 @@ func (s Source) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			f.Releases = append(f.Releases, db.Release{Component: Component, Version: im.release, Provenance: im.prov})
 		}
 		key := b.Key()
-		for _, lib := range []string{"cuda", "cudnn", "nccl"} {
+		for _, lib := range []string{"cuda", "cudnn", "nccl", "torch"} {
 			if v := im.f[lib]; v != "" {
 				f.Requirements = append(f.Requirements, db.Requirement{Build: key, Needs: lib, Kind: db.KindBundled, Spec: v, Provenance: im.prov})
 			}
@@ -157,7 +157,7 @@ func (Source) Fields() map[string]map[string]scraper.Grammar {
 	return map[string]map[string]scraper.Grammar{
 		tableNotes: {"release": rel, "cuda": scraper.Dotted, "cudnn": scraper.Dotted, "nccl": scraper.Dotted, "python": scraper.Dotted,
 			"based_on_cuda": scraper.Dotted, "driver_release": scraper.Driver, "datacenter_drivers": drivers, "cc_min": scraper.Capability},
-		tableStatement: {"release": rel, "cuda": scraper.Dotted, "python": scraper.Dotted, "driver": scraper.Driver},
+		tableStatement: {"release": rel, "cuda": scraper.Dotted, "python": scraper.Dotted, "driver": scraper.Driver, "datacenter_drivers": drivers, "torch": scraper.PEP440},
 	}
 }
 

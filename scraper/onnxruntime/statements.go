@@ -126,7 +126,10 @@ func ParseStatements(b []byte, file string) ([]scraper.Record, error) {
 				fields["variant"] = parts[1]
 				parts = []string{parts[0], parts[2]}
 			}
-			err = statedSince(parts, 2, quotes, fields, "cudnn_major", "cuDNN "+last(parts))
+			// "cuDNN 9", or the wheel's own requirement on cuDNN's pip
+			// package of that CUDA major ("nvidia-cudnn-cu12~=9.0").
+			err = statedSince(parts, 2, quotes, fields, "cudnn_major", "cuDNN "+last(parts),
+				"nvidia-cudnn-"+strings.Replace(fields["variant"], "cuda", "cu", 1)+"~="+last(parts)+".")
 		case "wheel":
 			w, ok := ParseWheelURL(strings.TrimSpace(rest))
 			switch {

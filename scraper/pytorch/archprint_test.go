@@ -127,7 +127,7 @@ func TestSupportDiffCapture(t *testing.T) {
 	}
 	f := newFacts("pytorch-release-md")
 	for _, r := range recs {
-		archRow(f, r)
+		archRow(f, r, nil)
 	}
 	lists := map[string]string{}
 	for _, b := range f.result().Builds {

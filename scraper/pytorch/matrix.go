@@ -237,6 +237,23 @@ func (s BuildMatrix) archRow(f *facts, r scraper.Record, releases []string, pyRa
 	if len(vs) == 0 {
 		f.refuse(r, "no released torch version matches "+r.Fields["torch_version"])
 	}
+	if strings.HasPrefix(r.Fields["basis"], "main-branch snapshot") {
+		// A list read on main is the nightly one (release builds strip
+		// +PTX, "[release-only]" PRs): a statement about the minor that
+		// only fills a build no release evidence gave a list, a difference
+		// from that evidence being a conflict (db.Merge's wide builds).
+		seen := map[string]bool{}
+		for _, v := range vs {
+			minor := v[:strings.LastIndex(v, ".")]
+			if seen[minor] {
+				continue
+			}
+			seen[minor] = true
+			f.out.Builds = append(f.out.Builds, db.Build{Component: "torch", Version: minor + ".*", Variant: r.Fields["cuda_variant"], Platform: plat,
+				ArchList: arch, Provenance: f.prov(rowURL(r, url), r.Ref)})
+		}
+		return
+	}
 	for _, v := range vs {
 		k := db.BuildKey{Component: "torch", Version: v, Variant: r.Fields["cuda_variant"], Platform: plat}
 		if _, ok := f.builds[k]; !ok {

@@ -63,7 +63,11 @@ func (s ReleaseMD) Scrape(ctx context.Context, in scraper.Input) ([]scraper.Reco
 	if err != nil {
 		return nil, err
 	}
-	return append(newer, edits...), nil
+	ptx, err := scrapeQuoted(ctx, in, releasePTXDocs)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(newer, edits...), ptx...), nil
 }
 
 var reArchFor = sync.OnceValue(func() *regexp.Regexp {
@@ -207,12 +211,19 @@ func cudnnByCUDA(cell string) map[string]cudaLibs {
 
 func (s ReleaseMD) Normalize(recs []scraper.Record) (*db.Facts, error) {
 	f := newFacts(s.Name())
+	noPTX := map[string]scraper.Record{}
+	for _, r := range recs {
+		if r.Table == "release_ptx" {
+			noPTX[r.Fields["minor"]+"|"+r.Fields["variant"]] = r
+		}
+	}
 	for _, r := range recs {
 		switch r.Table {
 		case "compatibility":
 			s.row(f, r)
 		case "cuda_arch":
-			archRow(f, r)
+			archRow(f, r, noPTX)
+		case "release_ptx":
 		default:
 			f.refuse(r, "unknown table "+r.Table)
 		}
@@ -292,7 +303,7 @@ var reArchCC = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // archRow turns a CUDA Support Matrix row ("13.0.2 | Turing(7.5), ...,
 // Blackwell(10.0, 12.0+PTX) | +PTX available on linux builds only") into
 // the arch list of every build of the named releases with that variant.
-func archRow(f *facts, r scraper.Record) {
+func archRow(f *facts, r scraper.Record, noPTX map[string]scraper.Record) {
 	cuda := r.Fields["cuda"]
 	variant := variantOfCUDA(cuda)
 	var ccs []string
@@ -326,15 +337,22 @@ func archRow(f *facts, r scraper.Record) {
 			continue
 		}
 		for plat, list := range plats {
+			ref := r.Ref
+			if np, ok := noPTX[minor+"|"+variant]; ok && plat == "linux" && stripPTX(list) != list {
+				// The release wheels of this line ship without PTX.
+				list, ref = stripPTX(list), r.Ref+"; without +PTX in release wheels: "+np.Fields["evidence"]+" ("+np.Ref+")"
+			}
 			// The aarch64 table is headed "architectures supported for
 			// Linux aarch64 builds": the release team's statement that the
 			// releases it names ship a Linux aarch64 build of that CUDA
 			// variant, so each is a build of every release of the minor
 			// (the x86-64 and Windows builds come from the compatibility
 			// row; this table only gives them their lists).
+			bp := p
+			bp.Ref = ref
 			f.out.Builds = append(f.out.Builds, db.Build{Component: "torch", Version: minor + ".*", Variant: variant,
 				Platform: plat, CUDA: cudaOfVariant(variant), ArchList: list, IndexURL: downloadBase + variant,
-				EachRelease: plat == "linux-aarch64", Provenance: p})
+				EachRelease: plat == "linux-aarch64", Provenance: bp})
 		}
 	}
 }

@@ -37,6 +37,74 @@ var patchDocs = []struct{ file, url string }{
 	{"nvidia-tensorflow-v1.15.5+nv22.11.md", "https://github.com/NVIDIA/tensorflow/releases/tag/v1.15.5%2Bnv22.11"},
 }
 
+// releaseDocs are captured documents that name releases outright (a
+// release page, a release-automation PR, a dependabot bump), parsed by
+// ReleaseStatements.
+var releaseDocs = []struct{ file string }{{"tensorflow-releases.md"}}
+
+var (
+	relFactRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^release:\s*([0-9]+\.[0-9]+\.[0-9]+)$`) })
+)
+
+// ReleaseStatements reads "## <address>" sections of quoted lines and
+// "release: X.Y.Z" facts; a release no quoted line of its section names
+// ("TensorFlow X.Y.Z", "Release X.Y.Z", "… to X.Y.Z") is an error.
+func ReleaseStatements(b []byte, file string) ([]scraper.Record, error) {
+	var out []scraper.Record
+	var where string
+	var quotes []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "## "):
+			where, quotes = strings.TrimSpace(line[3:]), nil
+		case strings.HasPrefix(line, ">"):
+			quotes = append(quotes, strings.TrimSpace(line[1:]))
+		case strings.HasPrefix(line, "release:"):
+			m := relFactRE().FindStringSubmatch(line)
+			if m == nil || where == "" {
+				return nil, fmt.Errorf("%s line %d: want release: X.Y.Z inside a section", file, n)
+			}
+			v, named := m[1], ""
+			for _, q := range quotes {
+				for _, form := range []string{"TensorFlow " + v, "Release " + v, " to " + v} {
+					if namesExactly(q, form) && named == "" {
+						named = q
+					}
+				}
+			}
+			if named == "" {
+				return nil, fmt.Errorf("%s line %d: no quoted line of %s names %s", file, n, where, v)
+			}
+			out = append(out, scraper.Record{Table: tablePatch, Key: v, URL: strings.Fields(where)[0],
+				Ref:    fmt.Sprintf("captures/%s line %d (%q)", strings.TrimSuffix(file, ".md"), n, named),
+				Fields: map[string]string{"version": v, "text": named}})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s names no release", file)
+	}
+	return out, nil
+}
+
+// namesExactly reports whether q holds form not followed by another digit
+// or dot ("TensorFlow 2.6.5" is not named by "TensorFlow 2.6.50").
+func namesExactly(q, form string) bool {
+	for i := strings.Index(q, form); i >= 0; {
+		end := i + len(form)
+		if end == len(q) || !strings.ContainsRune("0123456789.", rune(q[end])) || (q[end] == '.' && (end+1 == len(q) || q[end+1] < '0' || q[end+1] > '9')) {
+			return true
+		}
+		next := strings.Index(q[end:], form)
+		if next < 0 {
+			return false
+		}
+		i = end + next
+	}
+	return false
+}
+
 var basedOnRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\bbased on (?:TF version|TensorFlow version|TensorFlow) ([0-9]+\.[0-9]+\.[0-9]+)(-?rc[0-9]+)?\b`)
 })
@@ -98,6 +166,24 @@ func scrapePatches(ctx context.Context, in scraper.Input) ([]scraper.Record, err
 	}
 	var recs []scraper.Record
 	seen := map[string]bool{}
+	if in.Snapshots != "" {
+		for _, d := range releaseDocs {
+			b, err := captures.ReadFile("captures/" + d.file)
+			if err != nil {
+				return nil, fmt.Errorf("failed to read capture %s: %w", d.file, err)
+			}
+			rs, err := ReleaseStatements(b, d.file)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				if !seen[r.Key] {
+					seen[r.Key] = true
+					recs = append(recs, r)
+				}
+			}
+		}
+	}
 	for _, d := range docs {
 		ms, err := BasedOn(d.b)
 		if err != nil {

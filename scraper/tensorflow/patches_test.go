@@ -38,3 +38,25 @@ func FuzzBasedOn(f *testing.F) {
 		BasedOn(b)
 	})
 }
+
+func TestReleaseStatements(t *testing.T) {
+	b, err := captures.ReadFile("captures/tensorflow-releases.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReleaseStatements(b, "tensorflow-releases.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 12 {
+		t.Errorf("%d releases, want 12", len(recs))
+	}
+	for _, r := range recs {
+		if !strings.HasPrefix(r.URL, "https://") || !strings.Contains(r.Ref, r.Fields["version"]) {
+			t.Errorf("%s: cites %q %q", r.Key, r.URL, r.Ref)
+		}
+	}
+	if _, err := ReleaseStatements([]byte("## https://example.org/x\n> TensorFlow 2.6.50\nrelease: 2.6.5\n"), "x.md"); err == nil || !strings.Contains(err.Error(), "names 2.6.5") {
+		t.Errorf("a release its quote does not name: %v", err)
+	}
+}

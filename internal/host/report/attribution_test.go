@@ -19,6 +19,9 @@ func TestVersionAttribution(t *testing.T) {
 		{"template git version", "### Tensorflow Version\n\nv2.12.0-rc1-12-g0db597d0d75 2.12.0\n", frameworks.TensorFlow, "2.12.0"},
 		// tensorflow/tensorflow#60237: a version print
 		{"version print", "Tensor Flow Version: 2.12.0\n", frameworks.TensorFlow, "2.12.0"},
+		// kzhang2/aoneus#2 lists "torch 2.9.1+cu128"; shorthand forms of the same
+		{"shorthand cu tag", "torch 2.9.1 cu128 on an RTX 5060\n", frameworks.Torch, "2.9.1+cu128"},
+		{"cu tag first", "cu121 torch 2.1.2\n", frameworks.Torch, "2.1.2+cu121"},
 		// jax-ml/jax#18032: a REPL version print
 		{"repl jax", ">>> jax.__version__\n'0.4.23'\n", frameworks.JAX, "0.4.23"},
 		// tensorflow/tensorflow#64536 (title)
@@ -39,5 +42,18 @@ func TestVersionAttribution(t *testing.T) {
 				t.Errorf("%s = %q, want %q", c.pkg, got, c.want)
 			}
 		})
+	}
+}
+
+// TestTemplateCUDA: TensorFlow's issue template states CUDA and cuDNN on
+// the line after "### CUDA/cuDNN version" (tensorflow/tensorflow#64536).
+func TestTemplateCUDA(t *testing.T) {
+	f, _, err := Parse([]byte("### CUDA/cuDNN version\n\n12.3\n"))
+	if err != nil || len(f.Toolkits) != 1 || f.Toolkits[0].Version != "12.3" {
+		t.Fatalf("%v %+v", err, f)
+	}
+	f, _, err = Parse([]byte("### CUDA/cuDNN version\n\n11.2/8.1\n"))
+	if err != nil || len(f.Toolkits) != 1 || f.Toolkits[0].Version != "11.2" || len(f.CUDNN) != 1 || f.CUDNN[0].Major != 8 {
+		t.Fatalf("%v %+v", err, f)
 	}
 }

@@ -57,6 +57,7 @@ var (
 	xOS = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(ubuntu\s*\d{2}\.\d{2}|windows\s*(?:10|11|server\s*\d{4})|win\s?1[01]|wsl\s*2?|macos\s*\d*|debian\s*\d+|rocky linux\s*\d+(?:\.\d+)?|centos\s*\d+|linux mint\s*\d+(?:\.\d+)?)\b`)
 	})
+	xCUTag      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(cu\d{3})\b`) })
 	smiCUDA     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDA (?:UMD )?Version\s*:`) })
 	xLDPath     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bLD_LIBRARY_PATH\s*[:=]\s*(/\S+)`) })
 	xDockerFrom = sync.OnceValue(func() *regexp.Regexp {
@@ -92,6 +93,14 @@ func (p *parser) extract() {
 		}
 		if fw, v, ok := templateVersion(prev, t); ok {
 			x.template(fw, v, line)
+		}
+		if c, d, ok := templateCUDA(prev, t); ok {
+			if x.cuda == "" {
+				x.cuda, x.cudaLine = c, line
+			}
+			if x.cudnn == "" && d != "" {
+				x.cudnn, x.cudnnLine = d, line
+			}
 		}
 		prev = t
 		if echoLD && strings.HasPrefix(t, "/") {
@@ -222,6 +231,12 @@ func (x *extracted) line(t string, n int) {
 	if x.torch == "" && strings.Contains(lower, frameworks.Torch) && !strings.Contains(lower, "compiled") {
 		if m := xTorch().FindStringSubmatch(t); m != nil {
 			x.torch, x.torchLine = m[1], n
+			if !strings.Contains(x.torch, "+") {
+				// "torch 2.8 cu128", "cu121 torch 2.1.2": the wheel's label
+				if c := xCUTag().FindStringSubmatch(t); c != nil {
+					x.torch += "+" + strings.ToLower(c[1])
+				}
+			}
 		}
 	}
 	if x.tf == "" && (hasAny(lower, tfWords()...) || strings.Contains(lower, "tensor flow")) {

@@ -25,6 +25,13 @@ var (
 	xTemplateValue = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:[a-z]{1,10}\s*)?v?(\d+\.\d+(?:\.\d+)?)(?:\S*\s+v?(\d+\.\d+\.\d+))?\s*$`)
 	})
+	// "### CUDA/cuDNN version" then "12.3" or "11.2/8.1" (TensorFlow's template)
+	xTemplateCUDAHeading = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^#{2,4}\s*cuda\s*/\s*cudnn\s+version\s*$`)
+	})
+	xTemplateCUDAValue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:cuda\s*)?v?(\d{1,2}\.\d)(?:\.\d+)*(?:\s*[/,]\s*(?:cudnn\s*)?v?(\d\.\d{1,2}(?:\.\d+)*))?\s*$`)
+	})
 	// an install instruction names what to install, not what is installed
 	xInstruction = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(?:pip3?|uv pip|conda|mamba|micromamba|poetry|uv)\s+(?:install|add)\b|\b(?:upgrade|downgrade|switch|move|moved|switched|upgraded|downgraded)\s+(?:it\s+)?to\b`)
@@ -85,4 +92,17 @@ func (x *extracted) template(fw, v string, n int) {
 			x.ort, x.ortLine, x.ortPkg = v, n, frameworks.ONNXRuntime
 		}
 	}
+}
+
+// templateCUDA returns the CUDA and cuDNN a "### CUDA/cuDNN version"
+// heading and its value line state.
+func templateCUDA(prev, t string) (cuda, cudnn string, ok bool) {
+	if !strings.HasPrefix(prev, "#") || !xTemplateCUDAHeading().MatchString(prev) {
+		return "", "", false
+	}
+	m := xTemplateCUDAValue().FindStringSubmatch(t)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
 }

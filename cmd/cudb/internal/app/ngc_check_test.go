@@ -53,6 +53,20 @@ func TestCheckNGCImageDriver(t *testing.T) {
 	if code, fs = judge("--driver", "560.35.03", "--gpu", "RTX 3090"); code != 0 || len(fs) != 0 {
 		t.Errorf("560.35.03: exit %d %+v", code, fs)
 	}
+	// Release 25.12's notes state no floor: CUDA 13's minor-version-
+	// compatibility floor (580) holds, and a GeForce card below it fails.
+	if err := os.WriteFile(df, []byte(strings.Replace(ngcDockerfile, "24.10", "25.12", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, fs = judge("--driver", "535.183.01", "--gpu", "RTX 3090"); code != 3 || len(fs) != 1 || !strings.Contains(fs[0].Message, "needs driver 580 or later (CUDA 13's minor-version-compatibility floor") {
+		t.Errorf("25.12 on R535 GeForce: exit %d %+v", code, fs)
+	}
+	if code, fs = judge("--driver", "535.183.01", "--gpu", "H100"); code != 0 || len(fs) != 1 || fs[0].Severity != "warning" {
+		t.Errorf("25.12 on R535 H100: exit %d %+v", code, fs)
+	}
+	if code, fs = judge("--driver", "580.159.04", "--gpu", "RTX 3090"); code != 0 || len(fs) != 0 {
+		t.Errorf("25.12 on 580.159.04: exit %d %+v", code, fs)
+	}
 	// A release the data does not hold is still "cannot tell".
 	if err := os.WriteFile(df, []byte(strings.Replace(ngcDockerfile, "24.10", "23.03", 1)), 0o644); err != nil {
 		t.Fatal(err)

@@ -145,8 +145,11 @@ func TestIssue12Pin(t *testing.T) {
 			[]string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n"}},
 		{"windows installs no Linux-only pin", []string{"pin", "torch==2.1", "--cuda", "12.1", "--platform", "windows"}, false, ExitOK,
 			[]string{"torch==2.1.0+cu121"}, []string{"triton==2.1.0\n", "nvidia-nccl-cu12==2.18.1\n", "nvidia-cusparse-cu12==12.1.0.106\n", "nvidia-nvtx-cu12==12.1.105\n"}},
-		{"missing cudnn refused", []string{"pin", "onnxruntime-gpu==1.28.0", "--cuda", "12"}, false, ExitNoMatch,
-			[]string{"onnxruntime-gpu 1.28.0 cuda12: cuDNN not in the data", "Try: cudb pin onnxruntime-gpu==1.28.0 --cuda 12 --format requirements --allow-unknown"}, nil},
+		// Every onnxruntime-gpu build now has its cuDNN (the wheels' [cudnn]
+		// extra from 1.21); 1.28.0's CUDA 12 build is still refused: PyPI
+		// serves the CUDA 13 one, and the feed of this one is not known.
+		{"non-default build without its index refused", []string{"pin", "onnxruntime-gpu==1.28.0", "--cuda", "12"}, false, ExitNoMatch,
+			[]string{"onnxruntime-gpu 1.28.0 cuda12: PyPI serves another of its CUDA builds, and the package index of this one is not in the data", "Try: cudb pin onnxruntime-gpu==1.28.0 --cuda 12 --format requirements --allow-unknown"}, nil},
 		// (torch 2.11.0 cu128's cuDNN is now in the data, from RELEASE.md,
 		// and the cu102 wheels up to 1.12 have theirs from builder's release
 		// branches; 1.7.0 cu110's is left out on purpose: builder changed it

@@ -18,7 +18,15 @@ import (
 type ResolveOptions struct {
 	query.ResolveRequest
 	Limit int
+	// All prints every row of a multi-framework table (default: the
+	// first multiFrameworkRows); --json always holds every stack.
+	All bool
 }
+
+// multiFrameworkRows is how many rows a table of several frameworks
+// shows by default: their combinations run to thousands of rows, and
+// the best ones come first.
+const multiFrameworkRows = 20
 
 func newResolveCmd(f *Factory) *cobra.Command {
 	opts := &ResolveOptions{}
@@ -48,6 +56,7 @@ Several frameworks at once must share one environment, or resolve exits 3 naming
 	addStackFlags(fl, &opts.ResolveRequest, "pip (default) or conda")
 	fl.BoolVar(&opts.Explain, "explain", false, "cite the source row behind every fact")
 	fl.IntVar(&opts.Limit, "limit", 0, "print at most this many stacks (0 = all)")
+	fl.BoolVar(&opts.All, "all", false, fmt.Sprintf("print every stack of several frameworks (default: the best %d; --json holds all)", multiFrameworkRows))
 	return c
 }
 
@@ -81,7 +90,7 @@ func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 	if opts.Limit > 0 && len(res.Stacks) > opts.Limit {
 		res.Stacks = res.Stacks[:opts.Limit]
 	}
-	if err := f.Out(res, func() error { return printResolution(f, res, opts.Explain) }); err != nil {
+	if err := f.Out(res, func() error { return printResolution(f, cutRows(res, opts.All), opts.Explain) }); err != nil {
 		return err
 	}
 	if len(res.Conflicts) > 0 {
@@ -90,7 +99,25 @@ func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 	return nil
 }
 
-func printResolution(f *Factory, res *query.Resolution, explain bool) error {
+// shownResolution is a resolution as the table shows it: more counts the
+// stacks cut from a multi-framework table.
+type shownResolution struct {
+	*query.Resolution
+	more int
+}
+
+// cutRows keeps the first multiFrameworkRows stacks of an answer about
+// several frameworks (ranked known-good first), unless all.
+func cutRows(res *query.Resolution, all bool) shownResolution {
+	if all || len(res.Stacks) <= multiFrameworkRows || len(res.Stacks[0].Parts) < 2 {
+		return shownResolution{Resolution: res}
+	}
+	cut := *res
+	cut.Stacks = res.Stacks[:multiFrameworkRows]
+	return shownResolution{Resolution: &cut, more: len(res.Stacks) - multiFrameworkRows}
+}
+
+func printResolution(f *Factory, res shownResolution, explain bool) error {
 	out := f.IO.Out
 	for _, comp := range res.Components {
 		if err := printComponent(f, comp); err != nil {
@@ -156,6 +183,13 @@ func printResolution(f *Factory, res *query.Resolution, explain bool) error {
 	}
 	if err := t.Render(f.IO); err != nil {
 		return err
+	}
+	if res.more > 0 {
+		prefix := ""
+		if !f.IO.TTY {
+			prefix = "# "
+		}
+		fmt.Fprintf(out, "%s… %d more stacks (--all shows them, --json lists them)\n", prefix, res.more)
 	}
 	best := res.Stacks[0]
 	if !f.IO.TTY {

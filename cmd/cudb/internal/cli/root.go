@@ -183,6 +183,7 @@ capability, from a database embedded in the binary (offline; every fact cites it
 	if only == "" {
 		addListedOnly(f, root)
 	}
+	registerCompletions(f, root)
 	groupCommands(root)
 	return root
 }

@@ -214,7 +214,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			ccs = append(ccs, g.ComputeCapability)
 		}
 	}
-	b := &selectorBuilder{ctx: ctx, d: d, sel: sel, ccs: ccs, cudas: map[string]bool{}, fits: map[string]int{}, picks: map[GPUPick]int{},
+	b := &selectorBuilder{d: d, sel: sel, ccs: ccs, cudas: map[string]bool{}, fits: map[string]int{}, picks: map[GPUPick]int{},
 		driverPicks: map[DriverPick]int{}}
 	for _, f := range frameworks.All {
 		all, err := d.Versions(ctx, f.Name)
@@ -226,7 +226,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			if pv, err := version.Parse(v); err != nil || pv.IsPrerelease() {
 				continue
 			}
-			gpu, err := b.release(f.Name, v)
+			gpu, err := b.release(ctx, f.Name, v)
 			if err != nil {
 				return nil, err
 			}
@@ -239,14 +239,13 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 			sel.Frameworks = append(sel.Frameworks, sf)
 		}
 	}
-	if err := b.drivers(); err != nil {
+	if err := b.drivers(ctx); err != nil {
 		return nil, err
 	}
 	return sel, nil
 }
 
 type selectorBuilder struct {
-	ctx   context.Context
 	d     *db.DB
 	sel   *Selector
 	ccs   []string
@@ -259,14 +258,14 @@ type selectorBuilder struct {
 
 // release resolves one release for every OS and package manager; gpu
 // says whether any of its builds uses CUDA (only those are offered).
-func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
+func (b *selectorBuilder) release(ctx context.Context, fw, v string) (gpu bool, err error) {
 	if !releaseFileRE().MatchString(fw + "-" + v) {
 		return false, nil // not a name to put in a file name; resolve still answers it
 	}
 	keys := []string{}
 	for _, os := range selectorOS {
 		for _, m := range selectorManagers {
-			a, stacks, err := b.answer(fw, v, os, m.channel, m.format)
+			a, stacks, err := b.answer(ctx, fw, v, os, m.channel, m.format)
 			if err != nil {
 				return false, err
 			}
@@ -291,13 +290,13 @@ func (b *selectorBuilder) release(fw, v string) (gpu bool, err error) {
 	return gpu, nil
 }
 
-func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer, []query.Stack, error) {
+func (b *selectorBuilder) answer(ctx context.Context, fw, v, os, ch, format string) (*SelectorAnswer, []query.Stack, error) {
 	req := query.ResolveRequest{Requirements: []string{fw + "==" + v}, Platform: os, Channel: ch}
 	a := &SelectorAnswer{Request: fmt.Sprintf("cudb resolve %s==%s --platform %s --channel %s", fw, v, os, ch), Format: format}
-	res, err := query.Resolve(b.ctx, b.d, req)
+	res, err := query.Resolve(ctx, b.d, req)
 	if err != nil {
-		if b.ctx.Err() != nil {
-			return nil, nil, b.ctx.Err()
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
 		}
 		a.Error = err.Error()
 		return a, nil, nil
@@ -324,13 +323,13 @@ func (b *selectorBuilder) answer(fw, v, os, ch, format string) (*SelectorAnswer,
 		}
 		fit := map[string]int{}
 		for _, cc := range b.ccs {
-			f, keep, gap := query.StackGPUFit(b.ctx, b.d, s, cc)
+			f, keep, gap := query.StackGPUFit(ctx, b.d, s, cc)
 			fit[cc] = b.pick(GPUPick{Support: f.Support, Detail: templatePick(f.Detail, args, cc), Keep: keep, Gap: templatePick(gap, args, cc)})
 		}
 		ss.Fit = b.fit(fit)
-		if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
-			if b.ctx.Err() != nil {
-				return nil, nil, b.ctx.Err()
+		if content, err := pin.RenderStack(ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
 			}
 			ss.PinErr = err.Error()
 		} else {

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -17,7 +18,7 @@ import (
 // the lowest driver of each range is judged against every CUDA version
 // the stacks use with query.CheckDriverOS, and neighbouring ranges with
 // the same verdicts merge.
-func (b *selectorBuilder) drivers() error {
+func (b *selectorBuilder) drivers(ctx context.Context) error {
 	t := &b.sel.Driver
 	t.Pattern, t.MinMajor, t.MaxMajor = query.DriverPattern, query.DriverMajorMin, query.DriverMajorMax
 	t.OS = map[string]DriverStep{}
@@ -33,11 +34,11 @@ func (b *selectorBuilder) drivers() error {
 		}
 		return strings.Compare(x, y)
 	})
-	table, err := b.d.CUDADrivers(b.ctx)
+	table, err := b.d.CUDADrivers(ctx)
 	if err != nil {
 		return err
 	}
-	branches, err := b.d.DriverBranches(b.ctx)
+	branches, err := b.d.DriverBranches(ctx)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (b *selectorBuilder) drivers() error {
 			if i > 0 {
 				rep = breaks[i-1]
 			}
-			row, err := b.driverRow(rep, os, cudas, rows)
+			row, err := b.driverRow(ctx, rep, os, cudas, rows)
 			if err != nil {
 				return err
 			}
@@ -87,15 +88,15 @@ func (b *selectorBuilder) drivers() error {
 // driverRow judges driver drv on os against every CUDA version and
 // returns the index of that row of verdicts, with the driver's own
 // version in the texts replaced by {driver}.
-func (b *selectorBuilder) driverRow(drv, os string, cudas []string, rows map[string]int) (int, error) {
+func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas []string, rows map[string]int) (int, error) {
 	m := map[string]int{}
 	var key strings.Builder
 	for _, c := range cudas {
 		var p DriverPick
-		v, err := query.CheckDriverOS(b.ctx, b.d, drv, c, os)
+		v, err := query.CheckDriverOS(ctx, b.d, drv, c, os)
 		if err != nil {
-			if b.ctx.Err() != nil {
-				return 0, b.ctx.Err()
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
 			}
 			p = DriverPick{Reason: err.Error()}
 		} else {

@@ -72,7 +72,7 @@ func PairFile(a, va, b, vb string) string {
 
 // writePairs writes every paired release pair's answers.
 func writePairs(ctx context.Context, d *db.DB, w *writer, sel *Selector) error {
-	b := &selectorBuilder{ctx: ctx, d: d, sel: sel}
+	b := &selectorBuilder{d: d, sel: sel}
 	fws := sel.Frameworks
 	for i := range fws {
 		for k := i + 1; k < len(fws); k++ {
@@ -85,7 +85,7 @@ func writePairs(ctx context.Context, d *db.DB, w *writer, sel *Selector) error {
 							if b.sel.Answers[ka] == nil || b.sel.Answers[kb] == nil {
 								continue
 							}
-							p, err := b.pair(fws[i].Name, va, fws[k].Name, vb, os, pm.name, pm.channel, pm.format)
+							p, err := b.pair(ctx, fws[i].Name, va, fws[k].Name, vb, os, pm.name, pm.channel, pm.format)
 							if err != nil {
 								return err
 							}
@@ -104,7 +104,7 @@ func writePairs(ctx context.Context, d *db.DB, w *writer, sel *Selector) error {
 	return nil
 }
 
-func (b *selectorBuilder) pair(fa, va, fb, vb, os, manager, ch, format string) (*SelectorPair, error) {
+func (b *selectorBuilder) pair(ctx context.Context, fa, va, fb, vb, os, manager, ch, format string) (*SelectorPair, error) {
 	req := query.ResolveRequest{Requirements: []string{fa + "==" + va, fb + "==" + vb}, Platform: os, Channel: ch}
 	p := &SelectorPair{Request: fmt.Sprintf("cudb resolve %s==%s %s==%s --platform %s --channel %s", fa, va, fb, vb, os, ch)}
 	// Resolve answers a pair from each framework's stacks alone (no
@@ -117,9 +117,9 @@ func (b *selectorBuilder) pair(fa, va, fb, vb, os, manager, ch, format string) (
 			return p, nil
 		}
 	}
+	// A pair resolve refuses is an answer too: the page shows its words.
 	j, err := query.CombineStacks([][]query.Stack{b.sel.stacks[ka], b.sel.stacks[kb]}, os)
-	if err != nil {
-		p.Error = err.Error()
+	if p.Error = errText(err); p.Error != "" {
 		return p, nil
 	}
 	preq := req
@@ -137,9 +137,9 @@ func (b *selectorBuilder) pair(fa, va, fb, vb, os, manager, ch, format string) (
 			Status: s.Status, Unknown: s.Unknown, Notes: s.Notes}
 		if s.Status == query.StatusUnknown {
 			// pin refuses it; the page words the refusal from its gaps.
-		} else if content, err := pin.RenderStack(b.ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
-			if b.ctx.Err() != nil {
-				return nil, b.ctx.Err()
+		} else if content, err := pin.RenderStack(ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
 			js.PinErr = err.Error()
 		} else {
@@ -148,4 +148,12 @@ func (b *selectorBuilder) pair(fa, va, fb, vb, os, manager, ch, format string) (
 		p.Combinations = append(p.Combinations, SelectorCombination{Stack: js})
 	}
 	return p, nil
+}
+
+// errText is an error's words, or "" for none.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -65,8 +65,10 @@ func (c selectorCase) format() string {
 // does: options picked from the drop-downs, radio buttons clicked, the
 // driver typed key by key.
 type selectorPage struct {
-	t       *testing.T
-	ctx     context.Context
+	t *testing.T
+	// ctx is the browser tab: chromedp addresses a tab through its
+	// context, so the page keeps it as its handle.
+	ctx     context.Context //nolint:containedctx // chromedp's tab handle
 	mu      sync.Mutex
 	console []string
 	cur     selectorCase
