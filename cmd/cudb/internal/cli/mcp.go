@@ -45,10 +45,6 @@ database). Nothing but protocol messages is written to standard output.`,
 	}
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // NewMCPServer returns the MCP server over f's database: each tool runs
 // the matching command line with --json.
 func NewMCPServer(f *Factory) *mcp.Server {
