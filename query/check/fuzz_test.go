@@ -25,6 +25,7 @@ func FuzzParseDockerfile(f *testing.F) {
 	seeds(f, "*/Dockerfile.*")
 	f.Add("FROM a AS b\nARG X=${Y:-1}\nRUN <<EOF\npip install torch\nEOF\nCOPY --from=b /venv /venv\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -38,6 +39,7 @@ func FuzzParseDockerfile(f *testing.F) {
 func FuzzParseCompose(f *testing.F) {
 	seeds(f, "peer/docker-compose.*")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -48,6 +50,7 @@ func FuzzParseCompose(f *testing.F) {
 func FuzzParseRequirements(f *testing.F) {
 	f.Add("--index-url https://download.pytorch.org/whl/cu121\ntorch==2.1.0 \\\n  --hash=sha256:00\nnumpy; python_version<'3.9'\n-r other.txt\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -59,6 +62,7 @@ func FuzzParseTOML(f *testing.F) {
 	f.Add("[project]\ndependencies = [\"torch==2.1\"]\n[tool.uv.sources]\ntorch = [{ index = \"cu121\" }]\n[[tool.uv.index]]\nname = \"cu121\"\nurl = \"https://download.pytorch.org/whl/cu121\"\n")
 	f.Add("version = 1\n[[package]]\nname = \"torch\"\nversion = \"2.1.0+cu121\"\nsource = { registry = \"https://download.pytorch.org/whl/cu121\" }\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -71,6 +75,7 @@ func FuzzParseTOML(f *testing.F) {
 func FuzzParseCondaEnv(f *testing.F) {
 	f.Add("channels:\n  - pytorch\ndependencies:\n  - python=3.10\n  - pytorch=2.0\n  - pytorch-cuda=11.8\n  - pip:\n    - transformers==4.30\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -81,6 +86,7 @@ func FuzzParseCondaEnv(f *testing.F) {
 func FuzzDetect(f *testing.F) {
 	seeds(f, "*/*")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -104,6 +110,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	defer d.Close()
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > 4<<10 {
 			return
 		}
