@@ -71,7 +71,7 @@ func ParseSM(s string) (string, error) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a compute capability", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	n, _ := strconv.Atoi(maj)
-	if n < 1 || n > 19 {
+	if !version.CapabilityMajorInRange(n) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("compute capability %s is out of range", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	return strconv.Itoa(n) + "." + min, nil
