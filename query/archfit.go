@@ -4,49 +4,32 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 )
-
-// smNumber turns "sm_75" or "7.5" into 75.
-func smNumber(s string) (int, bool) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "sm_")
-	s = strings.TrimRight(strings.ReplaceAll(s, ".", ""), "abf")
-	n, err := strconv.Atoi(s)
-	return n, err == nil
-}
 
 // toolkitRefuses reports whether CUDA cuda does not compile for compute
 // capability cc (JudgeToolkit says unsupported): no build made with that
 // toolkit can carry kernels for it, whatever its own arch list says. An
 // unknown judgement refuses nothing.
-func toolkitRefuses(ctx context.Context, d *db.DB, cuda, cc string) (ToolkitFit, bool) {
+func toolkitRefuses(ctx context.Context, d *db.DB, cuda, cc string) (nvidia.ToolkitFit, bool) {
 	if cuda == "" || cc == "" {
-		return ToolkitFit{}, false
+		return nvidia.ToolkitFit{}, false
 	}
-	f, err := JudgeToolkit(ctx, d, cuda, cc)
-	return f, err == nil && f.Support == CUDAUnsupported
+	f, err := nvidia.JudgeToolkit(ctx, d, cuda, cc)
+	return f, err == nil && f.Support == nvidia.CUDAUnsupported
 }
 
 // toolkitRefusesIf is toolkitRefuses, asked only when ask holds.
-func toolkitRefusesIf(ask bool, ctx context.Context, d *db.DB, cuda, cc string) (ToolkitFit, bool) {
+func toolkitRefusesIf(ask bool, ctx context.Context, d *db.DB, cuda, cc string) (nvidia.ToolkitFit, bool) {
 	if !ask {
-		return ToolkitFit{}, false
+		return nvidia.ToolkitFit{}, false
 	}
 	return toolkitRefuses(ctx, d, cuda, cc)
-}
-
-// droppedText names what a toolkit dropped, for messages.
-func droppedText(r ArchRow) string {
-	if r.Dropped == "" {
-		return ""
-	}
-	d, _, _ := strings.Cut(r.Dropped, " (")
-	return "; it dropped " + strings.ReplaceAll(d, ";", ", ")
 }
 
 // filterComponentsByGPU applies --gpu/--sm to component answers: a CUDA
@@ -63,15 +46,15 @@ func filterComponentsByGPU(ctx context.Context, d *db.DB, cs *constraints, comp 
 		who = fmt.Sprintf("%s (compute capability %s)", cs.gpuName, cs.cc)
 	}
 	switch rows := comp.Facts.(type) {
-	case []CUDARow:
-		at, err := loadArchTargets(ctx, d)
+	case []nvidia.CUDARow:
+		at, err := nvidia.LoadArchTargets(ctx, d)
 		if err != nil {
 			return err
 		}
-		var kept []CUDARow
+		var kept []nvidia.CUDARow
 		var why []string
 		for _, r := range rows {
-			if f := at.judge(r.CUDA, cs.cc); f.Support == CUDAUnsupported {
+			if f := at.Judge(r.CUDA, cs.cc); f.Support == nvidia.CUDAUnsupported {
 				msg := f.Reason
 				if len(why) < 3 && !slices.Contains(why, msg) {
 					why = append(why, msg)
@@ -85,8 +68,8 @@ func filterComponentsByGPU(ctx context.Context, d *db.DB, cs *constraints, comp 
 				WithHint("cudb resolve cuda --gpu ... (without a version) or cudb matrix arch")
 		}
 		comp.Facts = kept
-	case []CUDNNRow:
-		var kept []CUDNNRow
+	case []nvidia.CUDNNRow:
+		var kept []nvidia.CUDNNRow
 		for _, r := range rows {
 			if len(r.ComputeCapabilities) > 0 && !ccListed(r.ComputeCapabilities, cs.cc) {
 				continue
@@ -105,7 +88,8 @@ func filterComponentsByGPU(ctx context.Context, d *db.DB, cs *constraints, comp 
 // ccListed reports whether a support matrix list ("5.0", "6.x", "8.6",
 // "9.0+") names cc.
 func ccListed(list []string, cc string) bool {
-	have, ok := smNumber(cc)
+	c0, ok := version.ParseCC(cc)
+	have := c0.Number()
 	if !ok {
 		return true
 	}
@@ -116,7 +100,7 @@ func ccListed(list []string, cc string) bool {
 		}
 		switch {
 		case strings.HasSuffix(c, "+"):
-			if lo, ok := smNumber(strings.TrimSuffix(c, "+")); ok && have >= lo {
+			if lo, ok := version.ParseCC(strings.TrimSuffix(c, "+")); ok && have >= lo.Number() {
 				return true
 			}
 		case strings.HasSuffix(c, ".x"):
@@ -124,7 +108,7 @@ func ccListed(list []string, cc string) bool {
 				return true
 			}
 		default:
-			if n, ok := smNumber(c); ok && n == have {
+			if n, ok := version.ParseCC(c); ok && n.Number() == have {
 				return true
 			}
 		}

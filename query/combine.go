@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // maxPairs bounds the combinations tried; stacks arrive best first, so
@@ -144,7 +145,7 @@ func merge(parts []Stack, platform string) (Stack, []Incompatibility) {
 	if len(m.pending) > 0 {
 		m.Notes = append(m.Notes, pendingNote(m.pending))
 	}
-	m.Sources = dedupSources(m.Sources)
+	m.Sources = nvidia.DedupSources(m.Sources)
 	m.Install = Install{Command: combinedInstall(parts)}
 	return m, conflicts
 }
@@ -155,24 +156,6 @@ func combinedInstall(parts []Stack) string {
 		cmds = append(cmds, s.Install.Command)
 	}
 	return strings.Join(cmds, " && ")
-}
-
-func dedupSources(in []SourceRef) []SourceRef {
-	var out []SourceRef
-	for _, s := range in {
-		dup := false
-		for _, o := range out {
-			if o == s {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, s)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 func stackLabel(s Stack) string {
@@ -191,11 +174,6 @@ func stackLabel(s Stack) string {
 
 // cudaMajor is the CUDA major of a stack.
 func cudaMajor(s Stack) string { return cudaMajorOf(s.CUDA, s.Variant) }
-
-func major(v string) string {
-	m, _, _ := strings.Cut(v, ".")
-	return m
-}
 
 func intersect(a, b Range) (Range, bool) {
 	r := Range{Min: maxStr(a.Min, b.Min), Max: minStr(a.Max, b.Max)}

@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // constraints are the host-side limits of a request (driver, GPU) turned
@@ -22,14 +23,14 @@ type constraints struct {
 	os      string // whose driver floors apply: windows when asked, else linux
 	gpuName string
 	cc      string
-	floors  map[string]*Floors
-	verdict map[string]DriverVerdict
+	floors  map[string]*nvidia.Floors
+	verdict map[string]nvidia.DriverVerdict
 }
 
 func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constraints, error) {
-	c := &constraints{ctx: ctx, d: d, floors: map[string]*Floors{}, verdict: map[string]DriverVerdict{}}
+	c := &constraints{ctx: ctx, d: d, floors: map[string]*nvidia.Floors{}, verdict: map[string]nvidia.DriverVerdict{}}
 	if p.Driver != "" {
-		drv, err := ParseDriver(p.Driver)
+		drv, err := nvidia.ParseDriver(p.Driver)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +38,7 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 	}
 	switch p.DriverOS {
 	case "", "linux", "windows":
-		c.os = FloorOS(p.Platform, p.DriverOS)
+		c.os = nvidia.FloorOS(p.Platform, p.DriverOS)
 	default:
 		return nil, errs.Usage("invalid driver OS %q: expected linux or windows", p.DriverOS)
 	}
@@ -45,14 +46,14 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 		return nil, errs.Usage("give either --gpu or --sm, not both").WithHint("cudb resolve torch --gpu \"Tesla T4\"")
 	}
 	if p.GPU != "" {
-		g, err := LookupGPU(ctx, d, p.GPU)
+		g, err := nvidia.LookupGPU(ctx, d, p.GPU)
 		if err != nil {
 			return nil, err
 		}
 		c.gpuName, c.cc = g.Name, g.ComputeCapability
 	}
 	if p.SM != "" {
-		cc, err := ParseSMKnown(ctx, d, p.SM)
+		cc, err := nvidia.ParseSMKnown(ctx, d, p.SM)
 		if err != nil {
 			return nil, err
 		}
@@ -63,15 +64,15 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 
 // floorsFor returns the driver floors of a CUDA version, nil when the
 // database does not know them.
-func (c *constraints) floorsFor(cuda string) *Floors {
+func (c *constraints) floorsFor(cuda string) *nvidia.Floors {
 	if cuda == "" {
 		return nil
 	}
 	if f, ok := c.floors[cuda]; ok {
 		return f
 	}
-	var out *Floors
-	if f, err := DriverFloors(c.ctx, c.d, cuda); err == nil {
+	var out *nvidia.Floors
+	if f, err := nvidia.DriverFloors(c.ctx, c.d, cuda); err == nil {
 		out = &f
 	}
 	c.floors[cuda] = out
@@ -92,9 +93,9 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 			v, ok := c.verdict[s.CUDA]
 			if !ok {
 				var err error
-				v, err = CheckDriverOS(c.ctx, c.d, c.driver, s.CUDA, c.os)
+				v, err = nvidia.CheckDriverOS(c.ctx, c.d, c.driver, s.CUDA, c.os)
 				if err != nil {
-					v = DriverVerdict{Reason: err.Error()}
+					v = nvidia.DriverVerdict{Reason: err.Error()}
 				}
 				c.verdict[s.CUDA] = v
 			}
@@ -163,13 +164,13 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 		}
 		switch req.Name {
 		case "cuda":
-			rows, err := MatrixCUDA(ctx, d)
+			rows, err := nvidia.MatrixCUDA(ctx, d)
 			if err != nil {
 				return nil, err
 			}
-			var hits []CUDARow
+			var hits []nvidia.CUDARow
 			for _, r := range rows {
-				if dottedOK(spec, r.CUDA) {
+				if spec.Matches(r.CUDA) {
 					hits = append(hits, r)
 				}
 			}
@@ -178,19 +179,19 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 			}
 			out = append(out, ComponentAnswer{Component: "cuda", Version: req.SpecText(), Facts: hits})
 		case "cudnn":
-			rows, err := MatrixCUDNN(ctx, d)
+			rows, err := nvidia.MatrixCUDNN(ctx, d)
 			if err != nil {
 				return nil, err
 			}
-			var hits []CUDNNRow
+			var hits []nvidia.CUDNNRow
 			for _, r := range rows {
-				if dottedOK(spec, r.CUDNN) {
+				if spec.Matches(r.CUDNN) {
 					hits = append(hits, r)
 				}
 			}
 			// Releases without a support row (a redist manifest, a lead)
 			// are answered with what is known of them, never as absent.
-			known, err := CUDNNReleases(ctx, d, &spec)
+			known, err := nvidia.CUDNNReleases(ctx, d, &spec)
 			if err != nil {
 				return nil, err
 			}
@@ -213,7 +214,7 @@ func componentAnswers(ctx context.Context, d *db.DB, p *parsedRequest) ([]Compon
 				out = append(out, ComponentAnswer{Component: "cudnn", Version: req.SpecText(), Facts: known})
 			}
 		case "driver":
-			mx, err := MaxCUDAForDriver(ctx, d, p.Driver)
+			mx, err := nvidia.MaxCUDAForDriver(ctx, d, p.Driver)
 			if err != nil {
 				return nil, err
 			}
@@ -257,6 +258,6 @@ func StackGPUFit(ctx context.Context, d *db.DB, s *Stack, cc string) (fit GPUFit
 		return GPUFit{ComputeCapability: cc, Support: StatusUnknown, Detail: missing}, true,
 			missing + " (cannot tell whether it carries kernels for compute capability " + cc + ")"
 	}
-	support, detail := GPUSupport(cc, arch)
+	support, detail := nvidia.GPUSupport(cc, arch)
 	return GPUFit{ComputeCapability: cc, Support: support, Detail: detail}, support != "none", ""
 }

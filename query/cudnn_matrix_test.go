@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -13,11 +14,11 @@ import (
 func TestMatrixCUDNNListsEveryRelease(t *testing.T) {
 	ctx := context.Background()
 	d := querytest.Embedded(t)
-	rows, err := MatrixCUDNNReleases(ctx, d)
+	rows, err := nvidia.MatrixCUDNNReleases(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, err := CUDNNReleases(ctx, d, nil)
+	known, err := nvidia.CUDNNReleases(ctx, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +38,13 @@ func TestMatrixCUDNNListsEveryRelease(t *testing.T) {
 			t.Errorf("cuDNN %s: status %q in the matrix, %q known", k.CUDNN, status[k.CUDNN], k.Status)
 		}
 	}
-	if got := majors["9.27.0"]; len(got) != 2 || got[0] != "13" || got[1] != "12" || status["9.27.0"] != supportNotRead {
+	if got := majors["9.27.0"]; len(got) != 2 || got[0] != "13" || got[1] != "12" || status["9.27.0"] != nvidia.SupportNotRead {
 		t.Errorf("9.27.0: majors %v status %q", got, status["9.27.0"])
 	}
 	if status["9.28.0"] == "" {
 		t.Error("9.28.0 is not listed")
 	}
-	support, err := MatrixCUDNN(ctx, d)
+	support, err := nvidia.MatrixCUDNN(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}

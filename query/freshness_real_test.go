@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -17,11 +18,11 @@ import (
 // is still a release (matrix cuda, resolve cuda==13.4), its own floor
 // blank (unknown), the 13.x minor-compatibility floor still stated.
 func TestMatrixCUDAKeepsReleasesWithoutFloor(t *testing.T) {
-	rows, err := MatrixCUDA(context.Background(), querytest.Embedded(t))
+	rows, err := nvidia.MatrixCUDA(context.Background(), querytest.Embedded(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *CUDARow
+	var got *nvidia.CUDARow
 	for i := range rows {
 		if rows[i].CUDA == "13.4.1" {
 			got = &rows[i]
@@ -65,7 +66,7 @@ func TestResolveReleaseBranchVariants(t *testing.T) {
 // matrix cudnn: every row states something, and list fields hold versions
 // only (no "SM 3.5 and later", no "7.x", no "10.1 Update 2").
 func TestMatrixCUDNNRowsAreFacts(t *testing.T) {
-	rows, err := MatrixCUDNN(context.Background(), querytest.Embedded(t))
+	rows, err := nvidia.MatrixCUDNN(context.Background(), querytest.Embedded(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +185,11 @@ func TestPendingReleasesInEveryMatrix(t *testing.T) {
 func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 	ctx := context.Background()
 	d := querytest.Embedded(t)
-	known, err := CUDNNReleases(ctx, d, nil)
+	known, err := nvidia.CUDNNReleases(ctx, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	support, err := MatrixCUDNN(ctx, d)
+	support, err := nvidia.MatrixCUDNN(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,22 +197,22 @@ func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 	for _, r := range support {
 		rowOf[r.CUDNN] = true
 	}
-	by := map[string]CUDNNRelease{}
+	by := map[string]nvidia.CUDNNRelease{}
 	for _, k := range known {
 		by[k.CUDNN] = k
 		if rowOf[k.CUDNN] {
 			t.Errorf("cuDNN %s has a support row and is listed as without one", k.CUDNN)
 		}
-		if k.Status == supportNotRead && len(k.CUDAMajors) == 0 && k.Build == "" {
+		if k.Status == nvidia.SupportNotRead && len(k.CUDAMajors) == 0 && k.Build == "" {
 			t.Errorf("cuDNN %s: %q without a fact", k.CUDNN, k.Status)
 		}
 	}
-	if k, ok := by["9.27.0"]; ok && (k.Status != supportNotRead || k.Build != "9.27.0.42" || strings.Join(k.CUDAMajors, ",") != "12,13") {
+	if k, ok := by["9.27.0"]; ok && (k.Status != nvidia.SupportNotRead || k.Build != "9.27.0.42" || strings.Join(k.CUDAMajors, ",") != "12,13") {
 		t.Errorf("cuDNN 9.27.0 = %+v", k)
 	}
 	// A release only a wheel's or build's exact cuDNN names (torch 2.10/
 	// 2.11 stacks state 9.17.1.4) is a release with that build.
-	if k, ok := by["9.17.1"]; !rowOf["9.17.1"] && (!ok || k.Build != "9.17.1.4" || k.Status != supportNotRead || !strings.Contains(k.Note, "torch")) {
+	if k, ok := by["9.17.1"]; !rowOf["9.17.1"] && (!ok || k.Build != "9.17.1.4" || k.Status != nvidia.SupportNotRead || !strings.Contains(k.Note, "torch")) {
 		t.Errorf("cuDNN 9.17.1 = %+v, %v; want the build torch stacks state", k, ok)
 	}
 	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"cudnn==9.27.0"}})
@@ -221,7 +222,7 @@ func TestCUDNNReleasesWithoutSupportRow(t *testing.T) {
 	if err != nil || len(res.Components) != 1 {
 		t.Fatalf("resolve cudnn==9.27.0: %+v, %v", res, err)
 	}
-	if f, ok := res.Components[0].Facts.([]CUDNNRelease); !ok || len(f) != 1 || f[0].CUDNN != "9.27.0" {
+	if f, ok := res.Components[0].Facts.([]nvidia.CUDNNRelease); !ok || len(f) != 1 || f[0].CUDNN != "9.27.0" {
 		t.Errorf("resolve cudnn==9.27.0 facts = %#v", res.Components[0].Facts)
 	}
 	if k, ok := by["9.28.0"]; ok && k.Status == pendingStatus {

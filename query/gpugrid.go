@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
 )
 
 // Kernel support levels of a build for a compute capability, best first.
@@ -23,7 +23,7 @@ const (
 // Cubins run on later minors of their major; PTX runs on any later
 // capability through the driver's JIT.
 func KernelSupport(cc string, caps []string) string {
-	want, ok := parseCC(cc)
+	want, ok := version.ParseCC(cc)
 	if !ok {
 		return SupportNone
 	}
@@ -31,7 +31,7 @@ func KernelSupport(cc string, caps []string) string {
 	rank := map[string]int{SupportSASS: 3, SupportSASSCompatible: 2, SupportPTXJIT: 1, SupportNone: 0}
 	for _, c := range caps {
 		ptx := strings.HasSuffix(c, "+PTX")
-		have, ok := parseCC(strings.TrimSuffix(c, "+PTX"))
+		have, ok := version.ParseCC(strings.TrimSuffix(c, "+PTX"))
 		if !ok {
 			continue
 		}
@@ -39,9 +39,9 @@ func KernelSupport(cc string, caps []string) string {
 		switch {
 		case !ptx && have == want:
 			level = SupportSASS
-		case !ptx && have[0] == want[0] && have[1] <= want[1]:
+		case !ptx && have.Major == want.Major && have.Minor <= want.Minor:
 			level = SupportSASSCompatible
-		case ptx && (have[0] < want[0] || have[0] == want[0] && have[1] <= want[1]):
+		case ptx && have.Compare(want) <= 0:
 			level = SupportPTXJIT
 		}
 		if rank[level] > rank[best] {
@@ -49,23 +49,6 @@ func KernelSupport(cc string, caps []string) string {
 		}
 	}
 	return best
-}
-
-// parseCC reads "8.6" (or "86") as {8, 6}.
-func parseCC(s string) ([2]int, bool) {
-	maj, min, ok := strings.Cut(strings.TrimSpace(s), ".")
-	if !ok {
-		if len(s) < 2 {
-			return [2]int{}, false
-		}
-		maj, min = s[:len(s)-1], s[len(s)-1:]
-	}
-	a, err1 := strconv.Atoi(maj)
-	b, err2 := strconv.Atoi(min)
-	if err1 != nil || err2 != nil || a < 0 || b < 0 {
-		return [2]int{}, false
-	}
-	return [2]int{a, b}, true
 }
 
 // GPUGrid is the GPU × torch build table: for each GPU (or, without GPU
@@ -125,7 +108,7 @@ func TorchGPUGrid(ctx context.Context, d *db.DB) (*GPUGrid, error) {
 		for _, c := range g.Columns {
 			for _, cc := range c.ComputeCapabilities {
 				cc = strings.TrimSuffix(cc, "+PTX")
-				if _, ok := parseCC(cc); ok && !seen[cc] {
+				if _, ok := version.ParseCC(cc); ok && !seen[cc] {
 					seen[cc] = true
 					g.Rows = append(g.Rows, GridRow{ComputeCapability: cc})
 				}
@@ -133,10 +116,10 @@ func TorchGPUGrid(ctx context.Context, d *db.DB) (*GPUGrid, error) {
 		}
 	}
 	sort.SliceStable(g.Rows, func(i, j int) bool {
-		a, _ := parseCC(g.Rows[i].ComputeCapability)
-		b, _ := parseCC(g.Rows[j].ComputeCapability)
+		a, _ := version.ParseCC(g.Rows[i].ComputeCapability)
+		b, _ := version.ParseCC(g.Rows[j].ComputeCapability)
 		if a != b {
-			return a[0] > b[0] || a[0] == b[0] && a[1] > b[1]
+			return a.Compare(b) > 0
 		}
 		return g.Rows[i].GPU < g.Rows[j].GPU
 	})

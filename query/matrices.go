@@ -7,6 +7,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // MatrixFunc builds one compatibility table. The value is what
@@ -26,11 +27,11 @@ var Matrices = map[string]MatrixFunc{
 	"torch-gpu": func(ctx context.Context, d *db.DB) (any, error) {
 		return TorchGPUGrid(ctx, d)
 	},
-	"cuda":                func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDA(ctx, d) },
-	"cudnn":               func(ctx context.Context, d *db.DB) (any, error) { return MatrixCUDNNReleases(ctx, d) },
-	"gpu":                 func(ctx context.Context, d *db.DB) (any, error) { return MatrixGPU(ctx, d) },
-	"arch":                func(ctx context.Context, d *db.DB) (any, error) { return MatrixArch(ctx, d) },
-	"driver":              func(ctx context.Context, d *db.DB) (any, error) { return MatrixDriver(ctx, d) },
+	"cuda":                func(ctx context.Context, d *db.DB) (any, error) { return nvidia.MatrixCUDA(ctx, d) },
+	"cudnn":               func(ctx context.Context, d *db.DB) (any, error) { return nvidia.MatrixCUDNNReleases(ctx, d) },
+	"gpu":                 func(ctx context.Context, d *db.DB) (any, error) { return nvidia.MatrixGPU(ctx, d) },
+	"arch":                func(ctx context.Context, d *db.DB) (any, error) { return nvidia.MatrixArch(ctx, d) },
+	"driver":              func(ctx context.Context, d *db.DB) (any, error) { return nvidia.MatrixDriver(ctx, d) },
 	frameworks.TensorFlow: func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(TensorFlowMatrix(ctx, d)) },
 	frameworks.JAX:        func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(JAXMatrix(ctx, d)) },
 	frameworks.Must(frameworks.ONNXRuntime).Matrix: func(ctx context.Context, d *db.DB) (any, error) { return orEmpty(ONNXRuntimeMatrix(ctx, d)) },

@@ -11,11 +11,12 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // pendingStatus marks a matrix row of a known release whose facts are
 // pending.
-const pendingStatus = "facts pending"
+const pendingStatus = nvidia.PendingStatus
 
 // PendingRelease is a release the data knows exists (a lead: PyPI's
 // release list, an NVIDIA manifest) but no source describes yet: its

@@ -212,7 +212,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			}
 			return msg
 		}},
-		{"cuda", func(s *Stack) bool { return p.cuda == nil || (stackCUDA(s) != "" && dottedOK(*p.cuda, stackCUDA(s))) },
+		{"cuda", func(s *Stack) bool { return p.cuda == nil || (stackCUDA(s) != "" && p.cuda.Matches(stackCUDA(s))) },
 			func(before []Stack) string {
 				return "variants that exist: " + strings.Join(distinct(before, func(s Stack) string { return s.Variant + cudaSuffix(s.CUDA) }), ", ")
 			}},
@@ -230,11 +230,11 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 		}, func(before []Stack) string {
 			return "python ranges: " + strings.Join(distinct(before, func(s Stack) string { return s.Python.Min + "-" + s.Python.Max }), ", ")
 		}},
-		{"cudnn", func(s *Stack) bool { return p.cudnn == nil || (s.CUDNN != "" && dottedOK(*p.cudnn, s.CUDNN)) },
+		{"cudnn", func(s *Stack) bool { return p.cudnn == nil || (s.CUDNN != "" && p.cudnn.Matches(s.CUDNN)) },
 			func(before []Stack) string {
 				return "cuDNN versions: " + strings.Join(distinct(before, func(s Stack) string { return s.CUDNN }), ", ")
 			}},
-		{"nccl", func(s *Stack) bool { return p.nccl == nil || (s.NCCL != "" && dottedOK(*p.nccl, s.NCCL)) },
+		{"nccl", func(s *Stack) bool { return p.nccl == nil || (s.NCCL != "" && p.nccl.Matches(s.NCCL)) },
 			func(before []Stack) string {
 				return "NCCL versions: " + strings.Join(distinct(before, func(s Stack) string { return s.NCCL }), ", ")
 			}},

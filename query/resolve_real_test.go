@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -48,7 +50,7 @@ func TestResolveNewestTorchForDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range res.Stacks {
-		if major(s.CUDA) != "11" && major(s.CUDA) != "10" && major(s.CUDA) != "9" && major(s.CUDA) != "8" {
+		if version.MajorText(s.CUDA) != "11" && version.MajorText(s.CUDA) != "10" && version.MajorText(s.CUDA) != "9" && version.MajorText(s.CUDA) != "8" {
 			t.Fatalf("a 470 driver cannot run CUDA %s (%s)", s.CUDA, s.Packages["torch"])
 		}
 	}
@@ -86,7 +88,7 @@ func TestResolveComponentQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := res.Components[0].Facts.([]CUDARow)
+	rows := res.Components[0].Facts.([]nvidia.CUDARow)
 	if len(rows) < 2 || rows[0].MinorCompatLinuxMinDriver != "525.60.13" {
 		t.Errorf("cuda==12.4 = %+v", rows)
 	}
@@ -94,7 +96,7 @@ func TestResolveComponentQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows := res.Components[0].Facts.([]CUDNNRow); len(rows) == 0 {
+	if rows := res.Components[0].Facts.([]nvidia.CUDNNRow); len(rows) == 0 {
 		t.Error("cudnn==9.1.0 gave nothing")
 	}
 }
@@ -176,5 +178,56 @@ func TestResolveWindowsDriverFloors(t *testing.T) {
 	// The same number read as a Linux driver is judged by Linux floors.
 	if _, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.1.0"}, CUDA: "12.1", Driver: "528.33"}); err != nil {
 		t.Errorf("Linux 528.33 with cu121: %v", err)
+	}
+}
+
+// NVIDIA prints N/A for every CUDA 13.x Windows floor: a Windows driver is
+// then neither enough nor too old for a CUDA 13 build. resolve keeps the
+// build, unknown, with the reason; the CUDA 12 build a known floor admits
+// stays ok; a Linux driver below the 13.x minor-compatibility floor is
+// still refused, and so is a Windows driver that misses an older
+// toolkit's known floor.
+func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
+	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.14.1"}, Platform: "windows", Driver: "616.92"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Stack{}
+	for _, s := range res.Stacks {
+		got[s.Variant] = s
+	}
+	if s, ok := got["cu130"]; !ok || s.Status != StatusUnknown || !strings.Contains(strings.Join(s.Unknown, "\n"), "no Windows driver floor known for CUDA 13.0.0: N/A in NVIDIA's table") {
+		t.Errorf("cu130 on Windows driver 616.92 = %+v, want kept as unknown with NVIDIA's N/A", s)
+	}
+	if s := got["cu126"]; s.Status != StatusOK {
+		t.Errorf("cu126 on Windows driver 616.92 = %+v, want ok", s)
+	}
+	// A Windows driver below a known floor of an older toolkit (418.96
+	// runs CUDA up to 10.1) is older than any CUDA 13 driver: refused.
+	v, err := nvidia.CheckDriverOS(context.Background(), querytest.Embedded(t), "418.96", "13.0", "windows")
+	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, "supports CUDA up to 10.1") {
+		t.Errorf("Windows 418.96 for CUDA 13.0 = %+v, %v; want refused", v, err)
+	}
+	v, err = nvidia.CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
+	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, ">= 580") {
+		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
+	}
+}
+
+// db info's NVIDIA lines: a known release newer than every floor or
+// support row is the newest of its line (CUDA 13.5.0 only NVIDIA's
+// manifests name, cuDNN 9.28.0 is a lead; CUDA 13.4.x has no floor;
+// cuDNN 9.27.0 only its manifest).
+func TestNewestNVIDIALinesCountKnownReleases(t *testing.T) {
+	got, err := NewestReleases(context.Background(), querytest.Embedded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]string{}
+	for _, n := range got {
+		by[n.Line] = n.Version
+	}
+	if by["cuda"] != "13.5.0" || by["cudnn"] != "9.28.0" || by["driver-branch"] != "620" {
+		t.Errorf("newest NVIDIA lines = %v", by)
 	}
 }

@@ -215,7 +215,7 @@ func bareAsExact(s string) string {
 // source names only the line, from its variant (cuda12, cu118).
 func cudaMajorOf(cuda, variant string) string {
 	if cuda != "" {
-		return major(cuda)
+		return version.MajorText(cuda)
 	}
 	v := strings.TrimPrefix(strings.TrimPrefix(variant, "cuda"), "cu")
 	if v == variant || v == "" {
@@ -225,7 +225,7 @@ func cudaMajorOf(cuda, variant string) string {
 		return ""
 	}
 	if strings.HasPrefix(variant, "cuda") || len(v) <= 2 {
-		return major(v)
+		return version.MajorText(v)
 	}
 	return v[:len(v)-1] // cu118 → 11
 }

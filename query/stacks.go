@@ -471,18 +471,6 @@ func archToCC(list string) []string {
 	return out
 }
 
-func dottedOK(spec version.DottedSpec, v string) bool {
-	d, err := version.ParseDotted(v)
-	return err == nil && spec.Check(d)
-}
-
-func at(f []int, i int) int {
-	if i < len(f) {
-		return f[i]
-	}
-	return 0
-}
-
 func distinct(stacks []Stack, f func(Stack) string) []string {
 	var out []string
 	for _, s := range stacks {

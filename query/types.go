@@ -5,6 +5,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // ResolveRequest is what `cudb resolve` and GET /v1/resolve ask.
@@ -54,10 +55,7 @@ type Range struct {
 }
 
 // SourceRef cites a source.
-type SourceRef struct {
-	Name string `json:"name"`
-	URL  string `json:"url"`
-}
+type SourceRef = nvidia.SourceRef
 
 // Citation ties one fact of a stack to the row it came from (--explain).
 type Citation struct {
@@ -95,7 +93,7 @@ type Stack struct {
 	Install             Install           `json:"install"`
 	Default             bool              `json:"default"`
 	Pins                []string          `json:"pins"`
-	Driver              *Floors           `json:"driver,omitempty"`
+	Driver              *nvidia.Floors    `json:"driver,omitempty"`
 	GPU                 *GPUFit           `json:"gpu,omitempty"`
 	Notes               []string          `json:"notes,omitempty"`
 	Sources             []SourceRef       `json:"sources"`
@@ -164,7 +162,7 @@ type ComponentAnswer struct {
 // HasPython compares major.minor against the inclusive range.
 func (r Range) HasPython(py version.Dotted) bool {
 	f := py.Fields()
-	mm := fmt.Sprintf("%d.%d", f[0], at(f, 1))
+	mm := fmt.Sprintf("%d.%d", f[0], version.Field(f, 1))
 	v, _ := version.ParseDotted(mm)
 	if r.Min != "" {
 		if lo, err := version.ParseDotted(r.Min); err == nil && v.Compare(lo) < 0 {

@@ -11,8 +11,9 @@ import (
 // One validation per value: the CLI, the HTTP API and MCP (and refresh,
 // for the values it reads from sources) call these and nothing else, so
 // a value refused by one door is refused by all of them with the same
-// words (issue 29). ParseDriver, ParseSM and ParseSMKnown are the
-// driver's and compute capability's.
+// words (issue 29). The driver's, compute capability's and GPU name's
+// are query/nvidia's ParseDriver, ParseSM (its range and refresh's
+// grammar are internal/version's) and ParseGPUName.
 
 // Platforms are the values of --platform.
 var Platforms = []string{"linux", "linux-aarch64", "windows", "macos"}
@@ -57,18 +58,6 @@ func ParsePlatform(s string) *errs.Error {
 func CheckGPUAndSM(gpu, sm string) *errs.Error {
 	if gpu != "" && sm != "" {
 		return errs.Usage("give either --gpu or --sm, not both").WithHint("--gpu \"Tesla T4\", or --sm 7.5")
-	}
-	return nil
-}
-
-// ParseGPUName validates a GPU name or a part of one (--gpu, --name): it
-// must keep a letter or digit once spaces, dashes and brand words are
-// dropped ("_" or "NVIDIA" would name every GPU), and be no longer than
-// any model name.
-func ParseGPUName(s string) *errs.Error {
-	n := normGPU(s)
-	if len(s) > 128 || brandOnly(n) || !strings.ContainsFunc(n, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' }) {
-		return errs.Usage("%s names no GPU: give a model such as \"RTX 4090\" or \"A100\"", errs.Quote(s)).WithHint("cudb matrix gpu --name 4090")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/version"
 )
 
 var nameSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
@@ -43,19 +44,10 @@ func CUDAFromVariant(variant string) string {
 // "cu121". Anything that is not major.minor gives "".
 func VariantFromCUDA(cuda string) string {
 	parts := strings.Split(cuda, ".")
-	if len(parts) < 2 || !allDigits(parts[0]) || !allDigits(parts[1]) || parts[0] == "" || len(parts[1]) != 1 {
+	if len(parts) < 2 || !version.AllDigits(parts[0]) || !version.AllDigits(parts[1]) || parts[0] == "" || len(parts[1]) != 1 {
 		return ""
 	}
 	return "cu" + parts[0] + parts[1]
-}
-
-func allDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // CUDNNFromInt decodes cuDNN's integer version: 8902 → "8.9.2" (major*1000
@@ -121,10 +113,10 @@ func NormalizeCUDNN(s string) (version string, major int, ok bool) {
 // ToolkitVersion drops the date stamp some version.json files carry
 // ("11.8.20220929" → "11.8") and returns the version and the raw text
 // when it differs.
-func ToolkitVersion(raw string) (version, rawOut string) {
+func ToolkitVersion(raw string) (ver, rawOut string) {
 	raw = strings.TrimSpace(raw)
 	parts := strings.Split(raw, ".")
-	if len(parts) >= 3 && len(parts[2]) == 8 && allDigits(parts[2]) && strings.HasPrefix(parts[2], "20") {
+	if len(parts) >= 3 && len(parts[2]) == 8 && version.AllDigits(parts[2]) && strings.HasPrefix(parts[2], "20") {
 		return parts[0] + "." + parts[1], raw
 	}
 	return raw, ""

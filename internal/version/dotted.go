@@ -215,6 +215,13 @@ func (c dottedClause) check(d Dotted) bool {
 }
 
 // String returns the clauses joined by ",".
+// Matches reports whether the dotted version text v parses and satisfies
+// the specifier; unreadable text matches nothing.
+func (s DottedSpec) Matches(v string) bool {
+	d, err := ParseDotted(v)
+	return err == nil && s.Check(d)
+}
+
 func (s DottedSpec) String() string {
 	parts := make([]string, len(s.clauses))
 	for i, c := range s.clauses {

@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -208,7 +209,7 @@ func kindList() string {
 func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error) {
 	var warn []Finding
 	if t.Driver != "" {
-		drv, err := query.ParseDriver(t.Driver)
+		drv, err := nvidia.ParseDriver(t.Driver)
 		if err != nil {
 			return nil, errs.Usage("invalid --driver %q: %v", t.Driver, err).WithHint("cudb check Dockerfile --driver 535.104.05")
 		}
@@ -227,14 +228,14 @@ func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error)
 		t.Python = py
 	}
 	if t.SM != "" {
-		sm, err := query.ParseSMKnown(ctx, d, t.SM)
+		sm, err := nvidia.ParseSMKnown(ctx, d, t.SM)
 		if err != nil {
 			return nil, err
 		}
 		t.SM = sm
 	}
 	if t.GPU != "" && t.SM == "" {
-		g, err := query.LookupGPU(ctx, d, t.GPU)
+		g, err := nvidia.LookupGPU(ctx, d, t.GPU)
 		switch {
 		case err == nil:
 			t.SM = g.ComputeCapability

@@ -48,7 +48,7 @@ func (c *checker) extensions(u *Unit, g *fwGroup) {
 		return
 	}
 	fix := ""
-	req := query.ResolveRequest{Requirements: []string{g.main.Name + g.main.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u)), CUDA: minorOf(tk)}
+	req := query.ResolveRequest{Requirements: []string{g.main.Name + g.main.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u)), CUDA: version.MinorText(tk)}
 	b := c.best(req)
 	if b == nil || version.MajorText(b.CUDA) != version.MajorText(tk) {
 		req.Requirements = []string{g.component}

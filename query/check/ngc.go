@@ -7,6 +7,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -96,7 +97,7 @@ func (c *checker) judgeNGC(u *Unit) bool {
 	fix := "upgrade the driver to release " + need + " or later"
 	segment, gpu := "", t.GPU
 	if t.GPU != "" {
-		if g, err := query.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
+		if g, err := nvidia.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
 			segment, gpu = g.Segment, g.Name
 		}
 	}
@@ -144,7 +145,7 @@ func (c *checker) judgeNGC(u *Unit) bool {
 // At or above it, nothing is said.
 func (c *checker) ngcNoFloor(u *Unit, release string) {
 	im, t := u.Image, c.opts.Target
-	fl, err := query.DriverFloors(c.ctx, c.d, im.CUDA)
+	fl, err := nvidia.DriverFloors(c.ctx, c.d, im.CUDA)
 	if err != nil || fl.MinorCompatLinuxMin == "" {
 		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: the release notes of NGC release %s state no driver floor and no floor is known for its CUDA %s, so whether driver %s runs it is not judged", im.Ref, release, im.CUDA, t.Driver),
@@ -157,7 +158,7 @@ func (c *checker) ngcNoFloor(u *Unit, release string) {
 	}
 	segment, gpu := "", t.GPU
 	if t.GPU != "" {
-		if g, err := query.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
+		if g, err := nvidia.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
 			segment, gpu = g.Segment, g.Name
 		}
 	}

@@ -41,7 +41,7 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 			// pytorch-cuda=12.1 and cudatoolkit=11.8 choose the CUDA
 			// build of conda's pytorch.
 			if (r.Name == "pytorch-cuda" || r.Name == "cudatoolkit" || r.Name == "cuda-version") && r.Spec != "" {
-				req.CUDA = minorOf(strings.TrimSuffix(strings.TrimPrefix(r.Spec, "=="), ".*"))
+				req.CUDA = version.MinorText(strings.TrimSuffix(strings.TrimPrefix(r.Spec, "=="), ".*"))
 			}
 			// cpuonly (or the cpu pytorch-mutex) selects the CPU build.
 			if r.Name == "cpuonly" || r.Name == "pytorch-mutex" && strings.Contains(r.Spec, "cpu") {

@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -83,21 +84,21 @@ func (c *checker) imageDriver(u *Unit, cuda string, line int) {
 	if t.DriverOS == "windows" {
 		os = "windows"
 	}
-	mx, err := query.MaxCUDAForDriverOS(c.ctx, c.d, t.Driver, os)
+	mx, err := nvidia.MaxCUDAForDriverOS(c.ctx, c.d, t.Driver, os)
 	if err != nil {
 		c.add(Finding{File: u.File, Line: line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("no CUDA version is known for driver %s: whether it starts CUDA %s images is unknown", t.Driver, cuda),
 			Fix:     "cudb matrix driver"})
 		return
 	}
-	if version.CompareDottedText(minorOf(cuda), mx) <= 0 {
+	if version.CompareDottedText(version.MinorText(cuda), mx) <= 0 {
 		return
 	}
 	fix := ""
 	if tag := c.cudaTag(u.Image, mx); tag != "" {
 		fix = "FROM nvidia/cuda:" + tag
 	}
-	if fl, err := query.DriverFloors(c.ctx, c.d, cuda); err == nil && fl.LinuxMin != "" {
+	if fl, err := nvidia.DriverFloors(c.ctx, c.d, cuda); err == nil && fl.LinuxMin != "" {
 		alt := fmt.Sprintf("or upgrade the driver to >= %s", fl.LinuxMin)
 		if fix == "" {
 			fix = alt
@@ -106,17 +107,9 @@ func (c *checker) imageDriver(u *Unit, cuda string, line int) {
 		}
 	}
 	c.add(Finding{File: u.File, Line: line, Category: verify.CatDriverTooOld, Severity: verify.SevError, Unit: u.Name,
-		Message:  fmt.Sprintf("the image requires cuda>=%s (NVIDIA_REQUIRE_CUDA) and driver %s supports CUDA up to %s: the NVIDIA container toolkit refuses to start it", minorOf(cuda), t.Driver, mx),
+		Message:  fmt.Sprintf("the image requires cuda>=%s (NVIDIA_REQUIRE_CUDA) and driver %s supports CUDA up to %s: the NVIDIA container toolkit refuses to start it", version.MinorText(cuda), t.Driver, mx),
 		Evidence: []string{"image: " + u.Image.Ref, "driver: " + t.Driver + " (" + t.From + ")", "driver's newest CUDA: " + mx},
 		Fix:      fix})
-}
-
-func minorOf(v string) string {
-	p := strings.Split(v, ".")
-	if len(p) >= 2 {
-		return p[0] + "." + p[1]
-	}
-	return v
 }
 
 // cudaTag writes an nvidia/cuda tag of the same flavour and OS for the
@@ -125,12 +118,12 @@ func (c *checker) cudaTag(im *Image, mx string) string {
 	if im == nil || im.Family != FamilyCUDA || im.Flavour == "" || im.OS == "" {
 		return ""
 	}
-	rows, err := query.MatrixCUDA(c.ctx, c.d)
+	rows, err := nvidia.MatrixCUDA(c.ctx, c.d)
 	if err != nil {
 		return ""
 	}
 	for _, r := range rows { // newest first
-		if minorOf(r.CUDA) != mx {
+		if version.MinorText(r.CUDA) != mx {
 			continue
 		}
 		v := r.CUDA

@@ -59,7 +59,7 @@ func driverFloor(ctx context.Context, d *db.DB, s *query.Stack, parts []pinPart)
 	if floor == "" {
 		return "unknown (the database holds no driver floor for CUDA " + s.CUDA + ")", nil
 	}
-	return ">= " + floor + " (Linux, the CUDA " + minorOf(s.CUDA) + " toolkit floor)", nil
+	return ">= " + floor + " (Linux, the CUDA " + version.PaddedMinor(s.CUDA) + " toolkit floor)", nil
 }
 
 // cudaFull is the newest released toolkit of the stack's CUDA minor in
@@ -77,18 +77,10 @@ func cudaFull(ctx context.Context, d *db.DB, cuda string) (full, rule string, er
 			continue
 		}
 		if len(strings.Split(c, ".")) >= 3 {
-			return c, "the newest CUDA " + minorOf(cuda) + " release in the CUDA facts (" + label + ")", nil
+			return c, "the newest CUDA " + version.PaddedMinor(cuda) + " release in the CUDA facts (" + label + ")", nil
 		}
 	}
-	return minorOf(cuda) + ".0", "no CUDA " + minorOf(cuda) + " release in the CUDA facts: assumed the GA release", nil
+	return version.PaddedMinor(cuda) + ".0", "no CUDA " + version.PaddedMinor(cuda) + " release in the CUDA facts: assumed the GA release", nil
 }
 
-func minorOf(v string) string {
-	f := strings.Split(v, ".")
-	if len(f) >= 2 {
-		return f[0] + "." + f[1]
-	}
-	return v + ".0"
-}
-
-func sameMinor(a, b string) bool { return minorOf(a) == minorOf(b) }
+func sameMinor(a, b string) bool { return version.PaddedMinor(a) == version.PaddedMinor(b) }

@@ -353,16 +353,16 @@ func condaCUDA(pt pinPart) (string, []string) {
 		}
 	}
 	if pt.stack.Version().Compare(version.MustParse("1.13")) >= 0 {
-		return "pytorch-cuda=" + minorOf(pt.stack.CUDA), []string{pytorchChannel, "nvidia"}
+		return "pytorch-cuda=" + version.PaddedMinor(pt.stack.CUDA), []string{pytorchChannel, "nvidia"}
 	}
-	return "cudatoolkit=" + minorOf(pt.stack.CUDA), []string{pytorchChannel, "conda-forge"}
+	return "cudatoolkit=" + version.PaddedMinor(pt.stack.CUDA), []string{pytorchChannel, "conda-forge"}
 }
 
 // ubuntuFor is the Ubuntu release NVIDIA's images and apt repositories
 // carry for a CUDA minor: 16.04 for CUDA 9, 18.04 for 10, 20.04 for 11.0
 // to 11.6, 22.04 from 11.7 (the first release built for it) on.
 func ubuntuFor(cuda string) string {
-	d, err := version.ParseDotted(minorOf(cuda))
+	d, err := version.ParseDotted(version.PaddedMinor(cuda))
 	if err != nil {
 		return "22.04"
 	}
@@ -402,7 +402,7 @@ func renderApt(p *pinPlan) (string, error) {
 	var pkgs []string
 	for _, pt := range p.parts {
 		cs := pt.stack
-		mm := strings.ReplaceAll(minorOf(cs.CUDA), ".", "-")
+		mm := strings.ReplaceAll(version.PaddedMinor(cs.CUDA), ".", "-")
 		if pt.systemCUDA {
 			// cuda-libraries is the runtime set; cuda-toolkit adds nvcc
 			// and headers.
@@ -431,9 +431,9 @@ func renderApt(p *pinPlan) (string, error) {
 				}
 			} else {
 				maj := cudnnMajor(cs.CUDNN)
-				names = append(names, fmt.Sprintf("libcudnn%s=%s-1+cuda%s", maj, ver, minorOf(cs.CUDA)))
+				names = append(names, fmt.Sprintf("libcudnn%s=%s-1+cuda%s", maj, ver, version.PaddedMinor(cs.CUDA)))
 				if p.opts.Devel {
-					names = append(names, fmt.Sprintf("libcudnn%s-dev=%s-1+cuda%s", maj, ver, minorOf(cs.CUDA)))
+					names = append(names, fmt.Sprintf("libcudnn%s-dev=%s-1+cuda%s", maj, ver, version.PaddedMinor(cs.CUDA)))
 				}
 			}
 			for _, n := range names {
@@ -470,7 +470,7 @@ func (p *pinPlan) dockerBase() (image string, why []string) {
 	cuda := p.cudaFull
 	why = append(why, "CUDA "+cuda+": "+p.cudaRule)
 	if d, err := version.ParseDotted(s.CUDA); err == nil && d.Major() < 11 {
-		cuda = minorOf(s.CUDA)
+		cuda = version.PaddedMinor(s.CUDA)
 		why[0] = "CUDA " + cuda + ": images before CUDA 11 are tagged by minor"
 	}
 	tag := cuda + "-"
@@ -482,7 +482,7 @@ func (p *pinPlan) dockerBase() (image string, why []string) {
 	}
 	if systemCUDNN != "" {
 		maj := cudnnMajor(systemCUDNN)
-		if version.DottedKey(minorOf(s.CUDA)) >= version.DottedKey("12.4") {
+		if version.DottedKey(version.PaddedMinor(s.CUDA)) >= version.DottedKey("12.4") {
 			maj = ""
 		}
 		tag += "cudnn" + maj + "-"
@@ -492,7 +492,7 @@ func (p *pinPlan) dockerBase() (image string, why []string) {
 	}
 	ubuntu := ubuntuFor(s.CUDA)
 	tag += flavour + "-ubuntu" + ubuntu
-	why = append(why, "Ubuntu "+ubuntu+" for CUDA "+minorOf(s.CUDA)+" (16.04 for CUDA 9, 18.04 for 10, 20.04 for 11.0-11.6, 22.04 from 11.7)")
+	why = append(why, "Ubuntu "+ubuntu+" for CUDA "+version.PaddedMinor(s.CUDA)+" (16.04 for CUDA 9, 18.04 for 10, 20.04 for 11.0-11.6, 22.04 from 11.7)")
 	return "nvidia/cuda:" + tag, why
 }
 

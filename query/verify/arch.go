@@ -7,18 +7,19 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 func (v *verifier) gpuCC(g host.GPU) string {
 	if g.ComputeCapability != "" {
-		if cc, err := query.ParseSM(g.ComputeCapability); err == nil {
+		if cc, err := nvidia.ParseSM(g.ComputeCapability); err == nil {
 			return cc
 		}
 	}
 	if g.Name == "" {
 		return ""
 	}
-	if row, err := query.LookupGPU(v.ctx, v.d, g.Name); err == nil {
+	if row, err := nvidia.LookupGPU(v.ctx, v.d, g.Name); err == nil {
 		return row.ComputeCapability
 	}
 	return ""
@@ -113,7 +114,7 @@ func (v *verifier) arch(fw *framework) error {
 			continue
 		}
 		ev[0] += " (compute capability " + cc + ")"
-		support, detail := query.GPUSupport(cc, archList)
+		support, detail := nvidia.GPUSupport(cc, archList)
 		switch support {
 		case "sass_compatible":
 			v.add(Finding{Category: CatArchUnsupported, Severity: SevInfo,
@@ -160,7 +161,7 @@ func (v *verifier) archFix(fw *framework, cc string) string {
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name}, SM: cc, Platform: plat, Python: pyMinor(fw.py)}
 	if v.f.Driver != nil {
-		if _, err := query.ParseDriver(v.f.Driver.Version); err == nil {
+		if _, err := nvidia.ParseDriver(v.f.Driver.Version); err == nil {
 			req.Driver = v.f.Driver.Version
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 func (v *verifier) python(fw *framework) error {
@@ -46,7 +47,7 @@ func (v *verifier) driver(fw *framework) error {
 	ev := []string{fmt.Sprintf("%s: built with CUDA %s", fw.label, fw.cuda)}
 	var drv string
 	if v.f.Driver != nil && v.f.Driver.Version != "" {
-		d, err := query.ParseDriver(v.f.Driver.Version)
+		d, err := nvidia.ParseDriver(v.f.Driver.Version)
 		if err != nil {
 			v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
 				Message:  fmt.Sprintf("driver version %q is not one cudb can read; the driver check is skipped", v.f.Driver.Version),
@@ -105,7 +106,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		// without one (TensorFlow 1.x's "9") is judged over its minors
 		// by CheckDriverOS, as resolve does.
 		var err error
-		if floor, err = query.MinDriver(v.ctx, v.d, cuda, v.driverOS(), "minor_compat"); err != nil {
+		if floor, err = nvidia.MinDriver(v.ctx, v.d, cuda, v.driverOS(), "minor_compat"); err != nil {
 			return false, err
 		}
 	}
@@ -118,7 +119,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		}
 		return true, nil
 	}
-	vd, err := query.CheckDriverOS(v.ctx, v.d, drv, cuda, v.driverOS())
+	vd, err := nvidia.CheckDriverOS(v.ctx, v.d, drv, cuda, v.driverOS())
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage {
 			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
@@ -148,12 +149,12 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 
 // driverSources cites the floor rows a driver judgement on cuda used.
 func (v *verifier) driverSources(cuda string) []query.SourceRef {
-	return query.FloorSources(v.ctx, v.d, cuda, v.driverOS())
+	return nvidia.FloorSources(v.ctx, v.d, cuda, v.driverOS())
 }
 
 // branchFor names a driver branch that meets CUDA cuda's floor.
 func branchFor(v *verifier, cuda string) string {
-	floor, _ := query.MinDriver(v.ctx, v.d, version.MajorText(cuda), "linux", "minor_compat")
+	floor, _ := nvidia.MinDriver(v.ctx, v.d, version.MajorText(cuda), "linux", "minor_compat")
 	if floor == "" {
 		return "<branch>"
 	}
@@ -164,7 +165,7 @@ func branchFor(v *verifier, cuda string) string {
 // that runs on the installed driver.
 func (v *verifier) driverFix(fw *framework, drv string) string {
 	var parts []string
-	if fl, err := query.DriverFloors(v.ctx, v.d, fw.cuda); err == nil {
+	if fl, err := nvidia.DriverFloors(v.ctx, v.d, fw.cuda); err == nil {
 		toolkit, compat, where := fl.LinuxMin, fl.MinorCompatLinuxMin, ""
 		if v.driverOS() == "windows" {
 			toolkit, compat, where = fl.WindowsMin, fl.MinorCompatWindowsMin, " on the Windows host (WSL2 uses its driver)"

@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 type explainCtx struct {
@@ -41,7 +42,7 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 
 // driverSources cites the Linux floor rows of cuda that an answer used.
 func (e *explainCtx) driverSources(cuda string) []query.SourceRef {
-	return query.FloorSources(e.ctx, e.d, cuda, "linux")
+	return nvidia.FloorSources(e.ctx, e.d, cuda, "linux")
 }
 
 // cudaFromInt turns cudaDriverGetVersion's 11040 into "11.4".
@@ -67,7 +68,7 @@ func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 // toolkitDriver is the Linux toolkit floor of CUDA cuda ("11.4" → the
 // 11.4 GA driver), the oldest driver that states that CUDA.
 func (e *explainCtx) toolkitDriver(cuda string) string {
-	fl, err := query.DriverFloors(e.ctx, e.d, cuda)
+	fl, err := nvidia.DriverFloors(e.ctx, e.d, cuda)
 	if err != nil {
 		return ""
 	}
@@ -98,7 +99,7 @@ func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
 	var fixes []string
 	if maj, _ := strconv.Atoi(version.MajorText(cuda)); maj > 0 {
 		next := strconv.Itoa(maj + 1)
-		if floor, _ := query.MinDriver(e.ctx, e.d, next, "linux", "minor_compat"); floor != "" {
+		if floor, _ := nvidia.MinDriver(e.ctx, e.d, next, "linux", "minor_compat"); floor != "" {
 			fixes = append(fixes, fmt.Sprintf("for a cu%s build (CUDA %s.x) upgrade the driver to >= %s", next, next, floor))
 		}
 	}
@@ -119,7 +120,7 @@ func (e *explainCtx) containerCLI(m []string) (Finding, error) {
 	f := Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message:  fmt.Sprintf("the container image requires CUDA >= %s and the host driver is older than that CUDA's floor", cuda),
 		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources(cuda)}
-	fl, err := query.DriverFloors(e.ctx, e.d, cuda)
+	fl, err := nvidia.DriverFloors(e.ctx, e.d, cuda)
 	if err != nil {
 		if errs.CodeOf(err) != errs.CodeNotFound {
 			return f, err
@@ -164,7 +165,7 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 	}
 	best, bestCUDA := -1, ""
 	for _, b := range builds {
-		if s, _ := query.GPUSupport(cc, b.ArchList); s != "sass" {
+		if s, _ := nvidia.GPUSupport(cc, b.ArchList); s != "sass" {
 			continue
 		}
 		if r := rank[b.Version]; r > best || (r == best && version.CompareDottedText(b.CUDA, bestCUDA) < 0) {
@@ -175,7 +176,7 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 }
 
 func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
-	cc, err := query.ParseSM(m[1])
+	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
 		return Finding{}, nil
 	}
@@ -192,7 +193,7 @@ func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
 	if first != "" {
 		f.Message += fmt.Sprintf("; the first torch with sm_%s is %s (%s)", m[1], first, variant)
 	}
-	if _, err := query.ParseSMKnown(e.ctx, e.d, cc); err == nil {
+	if _, err := nvidia.ParseSMKnown(e.ctx, e.d, cc); err == nil {
 		if cmd, _ := e.newestTorch(query.ResolveRequest{SM: cc}); cmd != "" {
 			f.Fix = cmd
 		}

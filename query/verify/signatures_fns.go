@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 const smiCmd = "nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1"
@@ -262,7 +263,7 @@ func (e *explainCtx) torchGPUTooOld(m []string) (Finding, error) {
 	f := Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("%s (compute capability %s) is older than this PyTorch supports", strings.TrimSpace(m[1]), cc),
 		Evidence: []string{"GPU compute capability: " + cc}}
-	if _, err := query.ParseSMKnown(e.ctx, e.d, cc); err == nil {
+	if _, err := nvidia.ParseSMKnown(e.ctx, e.d, cc); err == nil {
 		if cmd, ver := e.newestTorch(query.ResolveRequest{SM: cc}); cmd != "" {
 			f.Message += fmt.Sprintf("; the newest torch with kernels for it is %s", ver)
 			f.Fix = cmd
@@ -275,7 +276,7 @@ func (e *explainCtx) torchGPUTooOld(m []string) (Finding, error) {
 }
 
 func (e *explainCtx) nvccArch(m []string) (Finding, error) {
-	cc, err := query.ParseSM(m[1])
+	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
 		return Finding{}, nil
 	}
@@ -299,7 +300,7 @@ func (e *explainCtx) nvccArch(m []string) (Finding, error) {
 // minor that compiles for sm, and the newest one when newer minors
 // dropped it.
 func (e *explainCtx) toolkitsFor(sm int) (first, last string) {
-	rows, err := query.MatrixArch(e.ctx, e.d)
+	rows, err := nvidia.MatrixArch(e.ctx, e.d)
 	if err != nil {
 		return "", ""
 	}

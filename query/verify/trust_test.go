@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -24,7 +24,7 @@ func TestDriverFloorOfTheRelease(t *testing.T) {
 		{"450.51.06", "11.0.3", true}, {"450.51.05", "11.0.3", false},
 		{"530.30.02", "12.1", true}, {"525.60.13", "12.1", true}, {"520.61.05", "12.1", false},
 	} {
-		v, err := query.CheckDriver(ctx, d, tc.driver, tc.cuda)
+		v, err := nvidia.CheckDriver(ctx, d, tc.driver, tc.cuda)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // Finding categories (docs/verify.md).
@@ -447,13 +448,13 @@ func pyMinor(py *host.Python) string {
 // that a suggested install runs here.
 func (v *verifier) hostConstraints(req *query.ResolveRequest) {
 	if v.f.Driver != nil {
-		if _, err := query.ParseDriver(v.f.Driver.Version); err == nil {
+		if _, err := nvidia.ParseDriver(v.f.Driver.Version); err == nil {
 			req.Driver = v.f.Driver.Version
 		}
 	}
 	for _, g := range v.f.GPUs {
 		if cc := v.gpuCC(g); cc != "" {
-			if _, err := query.ParseSMKnown(v.ctx, v.d, cc); err == nil {
+			if _, err := nvidia.ParseSMKnown(v.ctx, v.d, cc); err == nil {
 				req.SM = cc
 			}
 			break

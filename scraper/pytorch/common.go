@@ -330,14 +330,6 @@ func cmpDotted(a, b string) int {
 	return 0
 }
 
-func minorOf(v string) string {
-	parts := strings.Split(v, ".")
-	if len(parts) < 2 {
-		return v
-	}
-	return parts[0] + "." + parts[1]
-}
-
 // platformsOf says which platforms a wheel variant ships for when a source
 // does not distinguish: CUDA, cpu and xpu wheels are built for Linux and
 // Windows, ROCm wheels for Linux only.

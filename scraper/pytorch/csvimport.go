@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 )
 
@@ -88,10 +89,10 @@ func expandVersions(sel string, releases []string) []string {
 		tok = strings.TrimSuffix(tok, ".x")
 		exact := reRelease().MatchString(tok) && !strings.Contains(sel, "dev")
 		if !exact {
-			tok = minorOf(tok)
+			tok = version.MinorText(tok)
 		}
 		for _, v := range releases {
-			if (exact && v == tok) || (!exact && minorOf(v) == tok) {
+			if (exact && v == tok) || (!exact && version.MinorText(v) == tok) {
 				out = append(out, v)
 			}
 		}

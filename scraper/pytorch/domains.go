@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 )
 
@@ -178,13 +179,13 @@ func (s Domains) Normalize(recs []scraper.Record) (*db.Facts, error) {
 		// The two tables give Python per minor (vision) and per patch
 		// (audio); they are different fact identities, so a disagreement
 		// is recorded here rather than by db.Merge.
-		if vb, ok := visionPy[minorOf(v)]; ok {
+		if vb, ok := visionPy[version.MinorText(v)]; ok {
 			if lo != "" && vb.lo != "" && lo != vb.lo {
-				f.conflict("attribute torch "+minorOf(v)+" python_min", "value", vb.lo, vb.p, lo+" (torch "+v+")", p,
+				f.conflict("attribute torch "+version.MinorText(v)+" python_min", "value", vb.lo, vb.p, lo+" (torch "+v+")", p,
 					"torchvision's table gives the minor's range, torchaudio's the patch's")
 			}
 			if hi != "" && vb.hi != "" && hi != vb.hi {
-				f.conflict("attribute torch "+minorOf(v)+" python_max", "value", vb.hi, vb.p, hi+" (torch "+v+")", p,
+				f.conflict("attribute torch "+version.MinorText(v)+" python_max", "value", vb.hi, vb.p, hi+" (torch "+v+")", p,
 					"torchvision's table gives the minor's range, torchaudio's the patch's")
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 )
 
@@ -186,7 +187,7 @@ func (s Lockfiles) Normalize(recs []scraper.Record) (*db.Facts, error) {
 			audio := r.Fields["torchaudio"]
 			// torchaudio 2.11.0 is the last release; later torch rows show the
 			// 2.11.0 installed alongside, which is not a pairing.
-			if audio != "" && minorOf(audio) != minorOf(v) && strings.HasPrefix(v, "2.") {
+			if audio != "" && version.MinorText(audio) != version.MinorText(v) && strings.HasPrefix(v, "2.") {
 				f.refuse(r, "torchaudio "+audio+" is installed alongside, not released with, torch "+v)
 				f.attr(db.Attribute{Component: "torch", Version: v, Key: "torchaudio_installed_alongside",
 					Value: audio + " (no torchaudio release matches this torch; " + audio + " is installed next to it)", Provenance: p})

@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/pin"
 )
 
@@ -191,7 +192,7 @@ func architectures(ctx context.Context, d *db.DB) ([]string, error) {
 // cudaVersions are the toolkit releases, newest first, each minor ("12.1",
 // which means any 12.1.x) and major ("12") before its releases.
 func cudaVersions(ctx context.Context, d *db.DB) ([]string, error) {
-	rows, err := query.MatrixCUDA(ctx, d)
+	rows, err := nvidia.MatrixCUDA(ctx, d)
 	if err != nil {
 		return nil, err
 	}

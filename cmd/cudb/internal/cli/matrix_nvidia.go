@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/spf13/cobra"
 )
 
@@ -31,17 +31,17 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 	}
 	return []*cobra.Command{
 		mk("cuda", "CUDA toolkits and their minimum drivers", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := query.MatrixCUDA(ctx, d)
+			rows, err := nvidia.MatrixCUDA(ctx, d)
 			return rows, cudaTable(rows), err
 		}),
 		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := query.MatrixCUDNNReleases(ctx, d)
+			rows, err := nvidia.MatrixCUDNNReleases(ctx, d)
 			if err != nil || !f.IO.TTY {
 				return rows, cudnnTable(f.IO, rows), err
 			}
 			// On a terminal, name the releases known without a support
 			// row too (JSON and TSV keep one row shape).
-			known, err := query.CUDNNReleases(ctx, d, nil)
+			known, err := nvidia.CUDNNReleases(ctx, d, nil)
 			if err == nil && len(known) > 0 {
 				var vs []string
 				for _, k := range known {
@@ -54,7 +54,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 		}),
 		newMatrixGPUCmd(f),
 		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := query.MatrixArch(ctx, d)
+			rows, err := nvidia.MatrixArch(ctx, d)
 			t := &Table{Header: []string{"cuda", "sm min", "sm max", "dropped"}}
 			for _, r := range rows {
 				t.Add(r.CUDA, r.SMMin, r.SMMax, r.Dropped)
@@ -62,7 +62,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 			return rows, t, err
 		}),
 		mk("driver", "Driver branches and the newest CUDA each runs", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := query.MatrixDriver(ctx, d)
+			rows, err := nvidia.MatrixDriver(ctx, d)
 			t := &Table{Header: []string{"branch", "max cuda", "type", "end of life", "released", "status"}}
 			for _, r := range rows {
 				t.Add("R"+r.Branch, r.MaxCUDA, r.BranchType, r.EndOfLife, r.Released, r.Status)
@@ -73,7 +73,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 }
 
 func newMatrixGPUCmd(f *Factory) *cobra.Command {
-	var flt query.GPUFilter
+	var flt nvidia.GPUFilter
 	c := &cobra.Command{
 		Use:   "gpu",
 		Short: "GPU models and compute capabilities (--cuda: what a toolkit supports and drops)",
@@ -98,7 +98,7 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
 			if err != nil {
 				return err
 			}
-			rows, err := query.MatrixGPUFiltered(c.Context(), d, flt)
+			rows, err := nvidia.MatrixGPUFiltered(c.Context(), d, flt)
 			if err != nil {
 				return err
 			}
@@ -125,20 +125,20 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
 
 func cudaSupportTone(cell string) Tone {
 	switch cell {
-	case query.CUDASupported:
+	case nvidia.CUDASupported:
 		return Good
-	case query.CUDADropped:
+	case nvidia.CUDADropped:
 		return Bad
-	case query.CUDAUnsupported:
+	case nvidia.CUDAUnsupported:
 		return Warn
-	case query.CUDAUnknown:
+	case nvidia.CUDAUnknown:
 		return Warn
 	}
 	return None
 }
 
 // cudaTable is `cudb matrix cuda`'s table, also what `resolve cuda==…` prints.
-func cudaTable(rows []query.CUDARow) *Table {
+func cudaTable(rows []nvidia.CUDARow) *Table {
 	t := &Table{Header: []string{"cuda", "label", "linux min", "windows min", "minor-compat linux", "minor-compat windows", "released"}}
 	for _, r := range rows {
 		label := r.Label
@@ -152,7 +152,7 @@ func cudaTable(rows []query.CUDARow) *Table {
 }
 
 // cudnnReleaseTable lists cuDNN releases known without a support row.
-func cudnnReleaseTable(rows []query.CUDNNRelease) *Table {
+func cudnnReleaseTable(rows []nvidia.CUDNNRelease) *Table {
 	t := &Table{Header: []string{"cudnn", "build", "released", "cuda majors", "status", "reported by"}}
 	for _, r := range rows {
 		t.Add(r.CUDNN, r.Build, r.Released, strings.Join(r.CUDAMajors, " "), r.Status, r.ReportedBy)
@@ -175,7 +175,7 @@ func floorCell(floor, note string) string {
 }
 
 // cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.
-func cudnnTable(s *Streams, rows []query.CUDNNRow) *Table {
+func cudnnTable(s *Streams, rows []nvidia.CUDNNRow) *Table {
 	// The list columns hold versions only; a range or a floor the source
 	// states instead of a list goes in its own columns, as in the JSON.
 	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "cuda range", "linux min", "windows min", "compute capabilities", "cc min", "status"}}

@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -161,7 +162,7 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 		if s.Driver != nil {
 			// The floors of the platform asked for: Windows drivers
 			// carry their own numbers.
-			toolkit, compat := s.Driver.For(query.FloorOS(res.Query.Platform, ""))
+			toolkit, compat := s.Driver.For(nvidia.FloorOS(res.Query.Platform, ""))
 			drv = toolkit
 			if compat != "" && compat != drv {
 				drv += " (compat " + compat + ")"
@@ -273,11 +274,11 @@ func printComponent(f *Factory, comp query.ComponentAnswer) error {
 		fmt.Fprintf(f.IO.Out, "%s %s:\n", comp.Component, comp.Version)
 	}
 	switch rows := comp.Facts.(type) {
-	case []query.CUDARow:
+	case []nvidia.CUDARow:
 		return cudaTable(rows).Render(f.IO)
-	case []query.CUDNNRow:
+	case []nvidia.CUDNNRow:
 		return cudnnTable(f.IO, rows).Render(f.IO)
-	case []query.CUDNNRelease:
+	case []nvidia.CUDNNRelease:
 		return cudnnReleaseTable(rows).Render(f.IO)
 	case map[string]string:
 		t := &Table{Header: []string{"fact", "value"}}

@@ -33,10 +33,10 @@ func splitGrid(g *query.GPUGrid) []GridPage {
 		if end-start > gridPageColumns {
 			end = start + gridPageColumns
 			// Back off to the start of the minor the cut falls in.
-			for end > start+1 && minorOf(g.Columns[end].Torch) == minorOf(g.Columns[end-1].Torch) {
+			for end > start+1 && version.ReleaseMinor(g.Columns[end].Torch) == version.ReleaseMinor(g.Columns[end-1].Torch) {
 				end--
 			}
-			if end == start+1 && minorOf(g.Columns[end].Torch) == minorOf(g.Columns[start].Torch) {
+			if end == start+1 && version.ReleaseMinor(g.Columns[end].Torch) == version.ReleaseMinor(g.Columns[start].Torch) {
 				end = start + gridPageColumns
 			}
 		}
@@ -51,7 +51,7 @@ func splitGrid(g *query.GPUGrid) []GridPage {
 		}
 		label := frameworks.Torch
 		if end > start {
-			newest, oldest := minorOf(g.Columns[start].Torch), minorOf(g.Columns[end-1].Torch)
+			newest, oldest := version.ReleaseMinor(g.Columns[start].Torch), version.ReleaseMinor(g.Columns[end-1].Torch)
 			label = frameworks.Torch + " " + oldest
 			if newest != oldest {
 				label += "–" + newest
@@ -64,15 +64,4 @@ func splitGrid(g *query.GPUGrid) []GridPage {
 		start = end
 	}
 	return pages
-}
-
-// minorOf names a torch release's minor line ("2.14" of "2.14.1"), the
-// unit a grid page never splits.
-func minorOf(v string) string {
-	if p, err := version.Parse(v); err == nil {
-		if r := p.Release(); len(r) >= 2 {
-			return fmt.Sprintf("%d.%d", r[0], r[1])
-		}
-	}
-	return v
 }

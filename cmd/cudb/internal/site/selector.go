@@ -13,6 +13,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/pin"
 )
 
@@ -20,7 +21,7 @@ import (
 // resolves every framework release × OS × package manager with
 // query.Resolve, renders each stack's pin file with query/pin, and
 // judges each stack for every GPU compute capability (query.StackGPUFit)
-// and every driver (query.CheckDriverOS, once per range of drivers that
+// and every driver (nvidia.CheckDriverOS, once per range of drivers that
 // share a verdict). The page only looks these judgements up and ranks
 // what Go judged, so it cannot disagree with `cudb resolve`/`cudb pin`.
 //
@@ -93,7 +94,7 @@ type SelectorGPU struct {
 // at or above Breaks[i-1] and below Breaks[i] takes Rows[OS][i]'s verdicts
 // (Rows[OS][0] below Breaks[0]).
 type DriverTable struct {
-	Pattern  string                `json:"pattern"` // query.DriverPattern
+	Pattern  string                `json:"pattern"` // nvidia.DriverPattern
 	MinMajor int                   `json:"min_major"`
 	MaxMajor int                   `json:"max_major"`
 	OS       map[string]DriverStep `json:"os"`
@@ -107,7 +108,7 @@ type DriverStep struct {
 	Rows   []int    `json:"rows"`
 }
 
-// DriverPick is query.CheckDriverOS's verdict for one driver and CUDA.
+// DriverPick is nvidia.CheckDriverOS's verdict for one driver and CUDA.
 type DriverPick struct {
 	OK      bool   `json:"ok"`
 	Note    string `json:"note,omitempty"`
@@ -125,21 +126,21 @@ type SelectorAnswer struct {
 
 // SelectorStack is one resolved stack, compacted.
 type SelectorStack struct {
-	Variant string        `json:"variant"`
-	CUDA    string        `json:"cuda"`
-	CUDNN   string        `json:"cudnn"`
-	Python  query.Range   `json:"python"`
-	Command string        `json:"command"`
-	Default bool          `json:"default"`
-	Status  string        `json:"status"`
-	Unknown []string      `json:"unknown"`
-	Notes   []string      `json:"notes,omitempty"`
-	CCs     []string      `json:"ccs"`
-	Floor   *query.Floors `json:"floor,omitempty"`
-	Fit     int           `json:"fit"` // index into Selector.Fits
-	FitArgs *FitArgs      `json:"fit_args,omitempty"`
-	PinFile string        `json:"pin,omitempty"` // pin's file, with the mark placeholders
-	PinErr  string        `json:"pin_error,omitempty"`
+	Variant string         `json:"variant"`
+	CUDA    string         `json:"cuda"`
+	CUDNN   string         `json:"cudnn"`
+	Python  query.Range    `json:"python"`
+	Command string         `json:"command"`
+	Default bool           `json:"default"`
+	Status  string         `json:"status"`
+	Unknown []string       `json:"unknown"`
+	Notes   []string       `json:"notes,omitempty"`
+	CCs     []string       `json:"ccs"`
+	Floor   *nvidia.Floors `json:"floor,omitempty"`
+	Fit     int            `json:"fit"` // index into Selector.Fits
+	FitArgs *FitArgs       `json:"fit_args,omitempty"`
+	PinFile string         `json:"pin,omitempty"` // pin's file, with the mark placeholders
+	PinErr  string         `json:"pin_error,omitempty"`
 }
 
 // FitArgs are the stack's own words in its GPU judgements: its
@@ -200,7 +201,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 	for _, m := range selectorManagers {
 		sel.Managers = append(sel.Managers, SelectorManager{Name: m.name, Channel: m.channel, Format: m.format})
 	}
-	gpus, err := query.MatrixGPUFiltered(ctx, d, query.GPUFilter{})
+	gpus, err := nvidia.MatrixGPUFiltered(ctx, d, nvidia.GPUFilter{})
 	if err != nil {
 		return nil, err
 	}

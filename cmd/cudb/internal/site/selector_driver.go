@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // drivers fills the driver table: for each OS, every value a driver is
@@ -16,11 +16,11 @@ import (
 // release, and the first driver of each branch and of the one after it,
 // where the branch's newest CUDA changes) splits the drivers into ranges;
 // the lowest driver of each range is judged against every CUDA version
-// the stacks use with query.CheckDriverOS, and neighbouring ranges with
+// the stacks use with nvidia.CheckDriverOS, and neighbouring ranges with
 // the same verdicts merge.
 func (b *selectorBuilder) drivers(ctx context.Context) error {
 	t := &b.sel.Driver
-	t.Pattern, t.MinMajor, t.MaxMajor = query.DriverPattern, query.DriverMajorMin, query.DriverMajorMax
+	t.Pattern, t.MinMajor, t.MaxMajor = nvidia.DriverPattern, nvidia.DriverMajorMin, nvidia.DriverMajorMax
 	t.OS = map[string]DriverStep{}
 	var cudas []string
 	for c := range b.cudas {
@@ -46,7 +46,7 @@ func (b *selectorBuilder) drivers(ctx context.Context) error {
 	for _, os := range selectorOS {
 		var breaks []string
 		add := func(v string) {
-			if _, err := query.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
+			if _, err := nvidia.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
 				breaks = append(breaks, v)
 			}
 		}
@@ -64,7 +64,7 @@ func (b *selectorBuilder) drivers(ctx context.Context) error {
 		slices.SortFunc(breaks, version.CompareDottedText)
 		step := DriverStep{}
 		for i := 0; i <= len(breaks); i++ {
-			rep := strconv.Itoa(query.DriverMajorMin)
+			rep := strconv.Itoa(nvidia.DriverMajorMin)
 			if i > 0 {
 				rep = breaks[i-1]
 			}
@@ -93,7 +93,7 @@ func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas [
 	var key strings.Builder
 	for _, c := range cudas {
 		var p DriverPick
-		v, err := query.CheckDriverOS(ctx, b.d, drv, c, os)
+		v, err := nvidia.CheckDriverOS(ctx, b.d, drv, c, os)
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, ctx.Err()

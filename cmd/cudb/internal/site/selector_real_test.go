@@ -14,6 +14,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/nvidia"
 )
 
 // TestInstallSelectorScreenshots makes docs/site.md's screenshots from
@@ -72,7 +73,7 @@ func TestInstallSelectorScreenshots(t *testing.T) {
 // TestDriverTableMatchesCheckDriverOS checks the selector's driver table
 // for the shipped database: for drivers on both sides of every range edge
 // (and at the edges, and one per driver branch), the verdict the page
-// looks up is query.CheckDriverOS's for every CUDA version it holds.
+// looks up is nvidia.CheckDriverOS's for every CUDA version it holds.
 func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 	ctx := context.Background()
 	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded")
@@ -111,7 +112,7 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 			drivers = append(drivers, b.Branch, b.Branch+".50")
 		}
 		for _, drv := range drivers {
-			if _, err := query.ParseDriver(drv); err != nil {
+			if _, err := nvidia.ParseDriver(drv); err != nil {
 				continue
 			}
 			// The page's lookup: the number of edges at or below drv.
@@ -124,7 +125,7 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 				p := sel.Driver.Picks[idx]
 				got := DriverPick{OK: p.OK, Note: p.Note, Reason: strings.ReplaceAll(p.Reason, "{driver}", drv), Unknown: p.Unknown}
 				var want DriverPick
-				if v, err := query.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
+				if v, err := nvidia.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
 					want.Reason = err.Error()
 				} else {
 					want = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"
@@ -77,56 +77,5 @@ func TestMatrixDriverR615R620(t *testing.T) {
 	}
 	if r := by["610"]; r.MaxCUDA != "13.3" || r.Status != "" {
 		t.Errorf("R610 = %+v", r)
-	}
-}
-
-// NVIDIA prints N/A for every CUDA 13.x Windows floor: a Windows driver is
-// then neither enough nor too old for a CUDA 13 build. resolve keeps the
-// build, unknown, with the reason; the CUDA 12 build a known floor admits
-// stays ok; a Linux driver below the 13.x minor-compatibility floor is
-// still refused, and so is a Windows driver that misses an older
-// toolkit's known floor.
-func TestWindowsCUDA13DriverIsUnknownNotNo(t *testing.T) {
-	res, err := resolveReal(t, ResolveRequest{Requirements: []string{"torch==2.14.1"}, Platform: "windows", Driver: "616.92"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]Stack{}
-	for _, s := range res.Stacks {
-		got[s.Variant] = s
-	}
-	if s, ok := got["cu130"]; !ok || s.Status != StatusUnknown || !strings.Contains(strings.Join(s.Unknown, "\n"), "no Windows driver floor known for CUDA 13.0.0: N/A in NVIDIA's table") {
-		t.Errorf("cu130 on Windows driver 616.92 = %+v, want kept as unknown with NVIDIA's N/A", s)
-	}
-	if s := got["cu126"]; s.Status != StatusOK {
-		t.Errorf("cu126 on Windows driver 616.92 = %+v, want ok", s)
-	}
-	// A Windows driver below a known floor of an older toolkit (418.96
-	// runs CUDA up to 10.1) is older than any CUDA 13 driver: refused.
-	v, err := CheckDriverOS(context.Background(), querytest.Embedded(t), "418.96", "13.0", "windows")
-	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, "supports CUDA up to 10.1") {
-		t.Errorf("Windows 418.96 for CUDA 13.0 = %+v, %v; want refused", v, err)
-	}
-	v, err = CheckDriverOS(context.Background(), querytest.Embedded(t), "575.57.08", "13.0", "linux")
-	if err != nil || v.OK || v.Unknown != "" || !strings.Contains(v.Reason, ">= 580") {
-		t.Errorf("Linux 575 for CUDA 13.0 = %+v, %v; want refused below 580", v, err)
-	}
-}
-
-// db info's NVIDIA lines: a known release newer than every floor or
-// support row is the newest of its line (CUDA 13.5.0 only NVIDIA's
-// manifests name, cuDNN 9.28.0 is a lead; CUDA 13.4.x has no floor;
-// cuDNN 9.27.0 only its manifest).
-func TestNewestNVIDIALinesCountKnownReleases(t *testing.T) {
-	got, err := NewestReleases(context.Background(), querytest.Embedded(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	by := map[string]string{}
-	for _, n := range got {
-		by[n.Line] = n.Version
-	}
-	if by["cuda"] != "13.5.0" || by["cudnn"] != "9.28.0" || by["driver-branch"] != "620" {
-		t.Errorf("newest NVIDIA lines = %v", by)
 	}
 }

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"
@@ -13,6 +13,12 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/version"
 )
+
+// SourceRef cites a source.
+type SourceRef struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
 
 // Floors is the minimum driver for a CUDA toolkit: the toolkit's own
 // (recommended) floor and the minor-version-compatibility floor of its major.
@@ -52,7 +58,7 @@ func FloorOS(platform, driverOS string) string {
 func ParseDriver(s string) (string, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "r"), "R")
-	if !isDottedNumber(t) {
+	if !version.IsDottedNumber(t) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a driver version", errs.Quote(s))}).WithHint("a driver version such as 535.104.05 (see nvidia-smi)")
 	}
 	major, _ := strconv.Atoi(strings.Split(t, ".")[0])
@@ -65,16 +71,14 @@ func ParseDriver(s string) (string, error) {
 // ParseSM accepts "7.5", "sm_75" or "75" and returns the compute
 // capability "7.5". Values outside 1.0-19.9 are refused.
 func ParseSM(s string) (string, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	maj, min, ok := smParts(t)
+	c, ok := version.ParseCC(s)
 	if !ok {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a compute capability", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
-	n, _ := strconv.Atoi(maj)
-	if !version.CapabilityMajorInRange(n) {
+	if !version.CapabilityMajorInRange(c.Major) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("compute capability %s is out of range", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
-	return strconv.Itoa(n) + "." + min, nil
+	return c.String(), nil
 }
 
 // ParseSMKnown is ParseSM restricted to capabilities the GPU table knows.
@@ -128,14 +132,14 @@ func FloorSources(ctx context.Context, d *db.DB, cuda, os string) []SourceRef {
 	if r, ok, _ := FloorRow(ctx, d, version.MajorText(cuda), os, "minor_compat"); ok {
 		out = append(out, SourceRef{Name: r.Source, URL: r.URL})
 	}
-	return dedupSources(out)
+	return DedupSources(out)
 }
 
 // resolveToolkit maps "12.1" to the GA row (12.1.0, or the row labelled
 // GA, else the lowest patch) and "12.1.1" to itself.
 func resolveToolkit(ctx context.Context, d *db.DB, cuda string) (string, error) {
 	c := strings.TrimSpace(cuda)
-	if !isDottedNumber(c) || strings.Count(c, ".") == 0 {
+	if !version.IsDottedNumber(c) || strings.Count(c, ".") == 0 {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a CUDA version", errs.Quote(cuda))}).WithHint("a CUDA version such as 12.1 or 12.1.1")
 	}
 	table, err := d.CUDADriversOf(ctx, c, true)
@@ -322,7 +326,8 @@ func GPUSupport(cc string, archList string) (support string, detail string) {
 	if err != nil {
 		return "none", err.Error()
 	}
-	ma, mi := splitCC(c)
+	want, _ := version.ParseCC(c)
+	ma, mi := want.Major, want.Minor
 	var compat, ptx string
 	compatN, ptxN := -1, -1
 	for _, a := range strings.Fields(archList) {
@@ -331,12 +336,11 @@ func GPUSupport(cc string, archList string) (support string, detail string) {
 		if strings.Contains(a, ".") {
 			continue // arch lists name sm_XY, never X.Y
 		}
-		m1, m2, ok := smParts(a)
+		have, ok := version.ParseCC(a)
 		if !ok {
 			continue
 		}
-		am, _ := strconv.Atoi(m1)
-		an, _ := strconv.Atoi(m2)
+		am, an := have.Major, have.Minor
 		specific := strings.HasSuffix(a, "a") || strings.HasSuffix(a, "f")
 		if !isPTX {
 			if am == ma && an == mi {
@@ -361,13 +365,6 @@ func GPUSupport(cc string, archList string) (support string, detail string) {
 		return "ptx_jit", fmt.Sprintf("%s PTX is JIT-compiled for compute capability %s at first load", ptx, c)
 	}
 	return "none", fmt.Sprintf("no sm_%d%d-compatible code and no PTX at or below %s in %q", ma, mi, c, archList)
-}
-
-func splitCC(cc string) (int, int) {
-	a, b, _ := strings.Cut(cc, ".")
-	x, _ := strconv.Atoi(a)
-	y, _ := strconv.Atoi(b)
-	return x, y
 }
 
 // GPU is a GPU row.
@@ -510,10 +507,10 @@ func boardWord(w string) bool {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(w, "sxm"); ok {
-		return rest != "" && allDigits(rest)
+		return rest != "" && version.AllDigits(rest)
 	}
 	if rest, ok := strings.CutSuffix(w, "gb"); ok {
-		return rest != "" && allDigits(rest)
+		return rest != "" && version.AllDigits(rest)
 	}
 	return false
 }
@@ -557,5 +554,24 @@ func gpuNames(gs []GPU) []string {
 	for _, g := range gs {
 		out = append(out, g.Name)
 	}
+	return out
+}
+
+// DedupSources drops repeated citations and orders them by name.
+func DedupSources(in []SourceRef) []SourceRef {
+	var out []SourceRef
+	for _, s := range in {
+		dup := false
+		for _, o := range out {
+			if o == s {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -1,11 +1,10 @@
-package query
+package nvidia
 
 import (
 	"context"
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cudb/cudb/db"
@@ -52,17 +51,17 @@ func MatrixGPUFiltered(ctx context.Context, d *db.DB, f GPUFilter) ([]GPURow, er
 			return nil, err
 		}
 	}
-	var at *archTargets
+	var at *ArchTargets
 	this, prev := -1, -1
 	label := ""
 	if f.CUDA != "" {
-		if at, err = loadArchTargets(ctx, d); err != nil {
+		if at, err = LoadArchTargets(ctx, d); err != nil {
 			return nil, err
 		}
 		if this, err = toolkitArch(ctx, d, at, f.CUDA); err != nil {
 			return nil, err
 		}
-		label = minorOf(f.CUDA)
+		label = version.MinorText(f.CUDA)
 		if this >= 0 {
 			label, prev = at.rows[this].CUDA, this-1
 		}
@@ -77,7 +76,10 @@ func MatrixGPUFiltered(ctx context.Context, d *db.DB, f GPUFilter) ([]GPURow, er
 		}
 		if at != nil {
 			r.CUDA = label
-			cc := ccNumber(r.ComputeCapability)
+			cc := -1
+			if c, ok := version.ParseCC(r.ComputeCapability); ok {
+				cc = c.Number()
+			}
 			switch {
 			case this < 0:
 				r.CUDASupport, r.CUDADetail = CUDAUnknown, fmt.Sprintf("no architecture facts for CUDA %s", label)
@@ -128,7 +130,7 @@ func gpuNameContains(r GPURow, q string) bool {
 // toolkitArch finds the cuda_arch row of toolkit v (for a major, its
 // first minor): -1 with no error when v is a known CUDA release the
 // cuda_arch facts do not describe.
-func toolkitArch(ctx context.Context, d *db.DB, at *archTargets, v string) (int, error) {
+func toolkitArch(ctx context.Context, d *db.DB, at *ArchTargets, v string) (int, error) {
 	if _, perr := version.ParseDotted(v); perr != nil {
 		return -1, errs.Usage("invalid --cuda %q: expected a CUDA version (13 or 12.8)", v).WithHint("cudb matrix gpu --cuda 13")
 	}
@@ -137,7 +139,7 @@ func toolkitArch(ctx context.Context, d *db.DB, at *archTargets, v string) (int,
 		known = append(known, at.rows[i].CUDA)
 	}
 	for i, r := range at.rows { // oldest first: for a major, its .0
-		if r.CUDA == minorOf(v) || strings.HasPrefix(r.CUDA, v+".") {
+		if r.CUDA == version.MinorText(v) || strings.HasPrefix(r.CUDA, v+".") {
 			return i, nil
 		}
 	}
@@ -152,15 +154,4 @@ func toolkitArch(ctx context.Context, d *db.DB, at *archTargets, v string) (int,
 	}
 	return -1, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no CUDA %s in the toolkit/architecture matrix or the CUDA releases (the matrix has %s)", v, strings.Join(known, ", "))}).
 		WithHint("cudb matrix arch")
-}
-
-// ccNumber turns "8.6" into 86 and "12.1" into 121; -1 when unreadable.
-func ccNumber(cc string) int {
-	maj, min, ok := strings.Cut(cc, ".")
-	a, err1 := strconv.Atoi(maj)
-	b, err2 := strconv.Atoi(min)
-	if !ok || err1 != nil || err2 != nil || b > 9 {
-		return -1
-	}
-	return a*10 + b
 }

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"
@@ -25,24 +25,24 @@ type ToolkitFit struct {
 // CUDAUnknown is a GPU the data cannot judge against a toolkit.
 const CUDAUnknown = "unknown"
 
-// archTargets answers ToolkitFit questions from the cuda_arch table: the
+// ArchTargets answers ToolkitFit questions from the cuda_arch table: the
 // targets a toolkit compiles for are the SMs introduced up to it
 // (newly_supported) minus those dropped up to it, above its floor. SMs
 // older than anything the newly_supported column names predate it and
 // are judged by the toolkit's sm_min..sm_max range.
-type archTargets struct {
+type ArchTargets struct {
 	rows       []db.CUDAArch  // oldest first
 	introduced map[int]string // sm number -> first toolkit naming it
 	dropped    map[int]string // sm number -> toolkit that dropped it
 	firstNamed int            // lowest sm number newly_supported names
 }
 
-func loadArchTargets(ctx context.Context, d *db.DB) (*archTargets, error) {
+func LoadArchTargets(ctx context.Context, d *db.DB) (*ArchTargets, error) {
 	rows, err := d.CUDAArchs(ctx) // newest first
 	if err != nil {
 		return nil, err
 	}
-	a := &archTargets{introduced: map[int]string{}, dropped: map[int]string{}, firstNamed: -1}
+	a := &ArchTargets{introduced: map[int]string{}, dropped: map[int]string{}, firstNamed: -1}
 	for i := len(rows) - 1; i >= 0; i-- {
 		r := rows[i]
 		a.rows = append(a.rows, r)
@@ -84,24 +84,16 @@ func smTokens(cell string) []int {
 		if !strings.HasPrefix(f, "sm_") {
 			continue
 		}
-		if n, ok := smNumber(f); ok {
-			out = append(out, n)
+		if n, ok := version.ParseCC(f); ok {
+			out = append(out, n.Number())
 		}
 	}
 	return out
 }
 
-// minorOf turns "12.8.1" into "12.8".
-func minorOf(cuda string) string {
-	if f := strings.Split(cuda, "."); len(f) > 2 {
-		return f[0] + "." + f[1]
-	}
-	return cuda
-}
-
 // index finds the row of toolkit minor cuda; -1 when the data has none.
-func (a *archTargets) index(cuda string) int {
-	mm := minorOf(cuda)
+func (a *ArchTargets) index(cuda string) int {
+	mm := version.MinorText(cuda)
 	for i, r := range a.rows {
 		if r.CUDA == mm {
 			return i
@@ -111,18 +103,18 @@ func (a *archTargets) index(cuda string) int {
 }
 
 // fit judges compute capability number cc (86 for 8.6) against row i.
-func (a *archTargets) fit(i, cc int) ToolkitFit {
+func (a *ArchTargets) fit(i, cc int) ToolkitFit {
 	r := a.rows[i]
 	f := ToolkitFit{CUDA: r.CUDA}
 	sm := fmt.Sprintf("sm_%d", cc)
-	lo, okLo := smNumber(r.SMMin)
-	hi, okHi := smNumber(r.SMMax)
+	lo, okLo := version.ParseCC(r.SMMin)
+	hi, okHi := version.ParseCC(r.SMMax)
 	upTo := ""
 	if okHi {
 		upTo = fmt.Sprintf("CUDA %s compiles up to %s; ", r.CUDA, r.SMMax)
 	}
-	if okLo && cc < lo {
-		f.Support, f.Reason = CUDAUnsupported, fmt.Sprintf("CUDA %s compiles for %s and newer%s", r.CUDA, r.SMMin, droppedText(ArchRow{Dropped: r.Dropped}))
+	if okLo && cc < lo.Number() {
+		f.Support, f.Reason = CUDAUnsupported, fmt.Sprintf("CUDA %s compiles for %s and newer%s", r.CUDA, r.SMMin, ArchRow{Dropped: r.Dropped}.DroppedText())
 		return f
 	}
 	if at, ok := a.dropped[cc]; ok && version.CompareDottedText(at, r.CUDA) <= 0 {
@@ -138,7 +130,7 @@ func (a *archTargets) fit(i, cc int) ToolkitFit {
 		return f
 	}
 	switch {
-	case okHi && cc > hi:
+	case okHi && cc > hi.Number():
 		f.Support, f.Reason = CUDAUnsupported, fmt.Sprintf("CUDA %s compiles up to %s", r.CUDA, r.SMMax)
 	case a.firstNamed >= 0 && cc >= a.firstNamed:
 		f.Support, f.Reason = CUDAUnknown, fmt.Sprintf("the data does not say which CUDA release first compiles for %s", sm)
@@ -155,21 +147,22 @@ func (a *archTargets) fit(i, cc int) ToolkitFit {
 // toolkit or capability the data does not know answers CUDAUnknown with
 // what is missing.
 func JudgeToolkit(ctx context.Context, d *db.DB, cuda, cc string) (ToolkitFit, error) {
-	a, err := loadArchTargets(ctx, d)
+	a, err := LoadArchTargets(ctx, d)
 	if err != nil {
 		return ToolkitFit{}, err
 	}
-	return a.judge(cuda, cc), nil
+	return a.Judge(cuda, cc), nil
 }
 
-func (a *archTargets) judge(cuda, cc string) ToolkitFit {
+// Judge is JudgeToolkit over targets already loaded.
+func (a *ArchTargets) Judge(cuda, cc string) ToolkitFit {
 	i := a.index(cuda)
 	if i < 0 {
-		return ToolkitFit{CUDA: minorOf(cuda), Support: CUDAUnknown, Reason: fmt.Sprintf("no architecture facts for CUDA %s", minorOf(cuda))}
+		return ToolkitFit{CUDA: version.MinorText(cuda), Support: CUDAUnknown, Reason: fmt.Sprintf("no architecture facts for CUDA %s", version.MinorText(cuda))}
 	}
-	n, ok := smNumber(cc)
+	c, ok := version.ParseCC(cc)
 	if !ok {
 		return ToolkitFit{CUDA: a.rows[i].CUDA, Support: CUDAUnknown, Reason: fmt.Sprintf("unreadable compute capability %q", cc)}
 	}
-	return a.fit(i, n)
+	return a.fit(i, c.Number())
 }

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"
@@ -31,8 +31,8 @@ type CUDNNRelease struct {
 	URL        string `json:"url,omitempty"`
 }
 
-// supportNotRead is the status of a release known from its manifest.
-const supportNotRead = "support matrix not read"
+// SupportNotRead is the status of a release known from its manifest.
+const SupportNotRead = "support matrix not read"
 
 // CUDNNReleases lists, newest first, the cuDNN releases matching spec
 // that have no support-matrix row (nil spec: all of them).
@@ -52,7 +52,7 @@ func CUDNNReleases(ctx context.Context, d *db.DB, spec *version.DottedSpec) ([]C
 	var out []CUDNNRelease
 	for i := len(rels) - 1; i >= 0; i-- { // version order: newest last
 		r := rels[i]
-		if hasRow[r.Version] || (spec != nil && !dottedOK(*spec, r.Version)) {
+		if hasRow[r.Version] || (spec != nil && !spec.Matches(r.Version)) {
 			continue
 		}
 		attr := func(key string) string {
@@ -64,9 +64,9 @@ func CUDNNReleases(ctx context.Context, d *db.DB, spec *version.DottedSpec) ([]C
 		for _, m := range split(attr("cuda_majors")) {
 			c.CUDAMajors = append(c.CUDAMajors, strings.TrimSuffix(m, ".x"))
 		}
-		c.Status = supportNotRead
+		c.Status = SupportNotRead
 		if len(c.CUDAMajors) == 0 && c.Build == "" {
-			c.Status = pendingStatus
+			c.Status = PendingStatus
 		}
 		c.Note = strings.TrimPrefix(c.Note, "pending: ")
 		out = append(out, c)
@@ -80,7 +80,7 @@ func CUDNNReleases(ctx context.Context, d *db.DB, spec *version.DottedSpec) ([]C
 		switch {
 		case i < 0:
 			out = append(out, c)
-		case out[i].Status == pendingStatus:
+		case out[i].Status == PendingStatus:
 			// a lead's release that a wheel pins: the pin's facts, the
 			// lead's date and evidence
 			c.Released, c.ReportedBy = out[i].Released, out[i].ReportedBy
@@ -117,16 +117,16 @@ func pinnedCUDNN(ctx context.Context, d *db.DB, hasRow map[string]bool, spec *ve
 					continue
 				}
 				f := strings.Split(build, ".")
-				if len(f) < 3 || !isDottedNumber(build) {
+				if len(f) < 3 || !version.IsDottedNumber(build) {
 					continue
 				}
 				v := strings.Join(f[:3], ".")
-				if hasRow[v] || (spec != nil && !dottedOK(*spec, v)) {
+				if hasRow[v] || (spec != nil && !spec.Matches(v)) {
 					continue
 				}
 				c := by[v]
 				if c == nil {
-					c = &CUDNNRelease{CUDNN: v, Build: build, CUDAMajors: []string{}, Status: supportNotRead,
+					c = &CUDNNRelease{CUDNN: v, Build: build, CUDAMajors: []string{}, Status: SupportNotRead,
 						Note:   fmt.Sprintf("known from %s %s %s's pin %s%s (wheel metadata); its support matrix was not read", b.Component, b.Version, b.Variant, r.Needs, r.Spec),
 						Source: r.Source, URL: r.URL}
 					by[v] = c

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"
@@ -21,6 +21,10 @@ const (
 	DriverMajorMin = 100
 	DriverMajorMax = 999
 )
+
+// PendingStatus marks a row whose facts are pending: a release the data
+// names before its support facts are published.
+const PendingStatus = "facts pending"
 
 // DriverVerdict is the answer of CheckDriver.
 type DriverVerdict struct {
@@ -51,7 +55,7 @@ func (v DriverVerdict) Err() error {
 // no more.
 func bareMajor(cuda string) bool {
 	c := strings.TrimSpace(cuda)
-	return c != "" && !strings.Contains(c, ".") && isDottedNumber(c)
+	return c != "" && !strings.Contains(c, ".") && version.IsDottedNumber(c)
 }
 
 // majorMinors lists the toolkit minors ("9.0", "9.1", "9.2") the data

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package query
+package nvidia
 
 import (
 	"context"
@@ -134,7 +134,7 @@ func floorNotes(ctx context.Context, d *db.DB, r *CUDARow) error {
 			return err
 		}
 		if r.ReportedBy != "" {
-			r.Status = pendingStatus
+			r.Status = PendingStatus
 		}
 	}
 	win, err := get("windows_min_driver")
@@ -317,10 +317,19 @@ func MatrixDriver(ctx context.Context, d *db.DB) ([]DriverRow, error) {
 				return nil, err
 			}
 			if row.ReportedBy != "" {
-				row.Status = pendingStatus
+				row.Status = PendingStatus
 			}
 		}
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// DroppedText names what a toolkit dropped, for messages.
+func (r ArchRow) DroppedText() string {
+	if r.Dropped == "" {
+		return ""
+	}
+	d, _, _ := strings.Cut(r.Dropped, " (")
+	return "; it dropped " + strings.ReplaceAll(d, ";", ", ")
 }
