@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
@@ -48,7 +49,7 @@ const MaxSize = 4 << 20
 // knows.
 func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
-		return nil, nil, errors.New("report is larger than 4 MiB")
+		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
 	}
 	if f, ok := parseProbeJSON(text); ok {
 		if empty(f) {
