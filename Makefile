@@ -122,7 +122,7 @@ release: wheels ## binaries + wheels + $(DIST)/SHA256SUMS (flat names, as upload
 image: ## the container image for cudb serve (FROM scratch; needs a docker engine)
 	@docker info >/dev/null 2>&1 || { echo "image: no docker engine reachable: skipped"; exit 0; }; \
 	  $(MAKE) binaries TARGETS=linux/$$($(GO) env GOARCH) && \
-	  docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t $(IMAGE) .
+	  DOCKER_BUILDKIT=1 docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t $(IMAGE) .
 
 # image-test builds from binaries without execute bits, as the release
 # workflow's artifacts may deliver them: the Dockerfile must set the mode.
@@ -130,7 +130,7 @@ image: ## the container image for cudb serve (FROM scratch; needs a docker engin
 image-test: ## build the image, run cudb serve in it and ask it one question (skips without docker)
 	@docker info >/dev/null 2>&1 || { echo "image-test: no docker engine reachable: skipped (CI runs it where docker is)"; exit 0; }; \
 	  $(MAKE) binaries TARGETS=linux/$$($(GO) env GOARCH) && chmod 0644 $(DIST)/cudb-linux-* && \
-	  docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t cudb:ci . && \
+	  DOCKER_BUILDKIT=1 docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t cudb:ci . && \
 	  id=$$(docker run -d -p 127.0.0.1:18091:8080 cudb:ci) && trap "docker rm -f $$id >/dev/null" EXIT && \
 	  for i in 1 2 3 4 5 6 7 8 9 10; do curl -fsS http://127.0.0.1:18091/healthz >/dev/null 2>&1 && break; sleep 1; done && \
 	  body=$$(curl -fsS 'http://127.0.0.1:18091/v1/resolve?req=torch==2.1') && echo "$$body" | grep -q 'torch==2.1.0+cu121\|2.1.0+cu121' && \

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
+	"github.com/cudb/cudb/internal/testenv"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -71,6 +72,9 @@ func TestFleetAlertsFire(t *testing.T) {
 	bin := buildBinary(t)
 	alerts := []string{"CudbDriverTooOld", "CudbNoGPUVisible", "CudbGPUArchUnsupported", "CudbVerifyStale"}
 	hosts := filepath.Join("internal", "probe", "testdata", "hosts")
+	// The real H100 host (../shared), as its probe JSON: a healthy GPU
+	// node, on which --expect-gpu must raise no alert.
+	realHost := filepath.Join(testenv.RepoRoot(t), "..", "shared", "fixtures", "gpu-h100-2026-11", "cudb-probe.json")
 	for manifest, args := range fleetVerifyArgs(t) {
 		for _, tc := range []struct {
 			host   string
@@ -78,13 +82,22 @@ func TestFleetAlertsFire(t *testing.T) {
 		}{
 			{"no-gpu-container", []string{"CudbNoGPUVisible"}},
 			{"healthy", nil},
+			{"real-h100", nil},
 		} {
 			t.Run(manifest+"/"+tc.host, func(t *testing.T) {
-				h, err := probetest.Load(filepath.Join(hosts, tc.host))
-				if err != nil {
-					t.Fatal(err)
+				var textfile []byte
+				if tc.host == "real-h100" {
+					if _, err := os.Stat(realHost); err != nil {
+						testenv.SkipNoShared(t, "the real GPU-host capture (fixtures/gpu-h100-2026-11)")
+					}
+					textfile = runFleetVerifyFrom(t, bin, args, realHost)
+				} else {
+					h, err := probetest.Load(filepath.Join(hosts, tc.host))
+					if err != nil {
+						t.Fatal(err)
+					}
+					textfile = runFleetVerify(t, bin, args, h)
 				}
-				textfile := runFleetVerify(t, bin, args, h)
 				testFile := writePromtoolTest(t, rules, textfile, alerts, tc.firing)
 				out, err := exec.Command(promtool, "test", "rules", testFile).CombinedOutput()
 				if err != nil {
@@ -123,6 +136,27 @@ func runFleetVerify(t *testing.T, bin string, args []string, h probetest.Host) [
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
 		t.Fatalf("cudb %s: %v\n%s", strings.Join(argv, " "), err, ee.Stderr)
+	}
+	return out
+}
+
+// runFleetVerifyFrom runs the manifest's verify arguments on a captured
+// probe JSON (--from) instead of a host tree.
+func runFleetVerifyFrom(t *testing.T, bin string, args []string, from string) []byte {
+	t.Helper()
+	argv := []string{"verify"}
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--root" {
+			i++
+			continue
+		}
+		argv = append(argv, args[i])
+	}
+	cmd := exec.Command(bin, append(argv, "--from", from)...)
+	cmd.Env = []string{"CUDB_NO_DATA_AGE_NOTICE=1", "PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
+		t.Fatalf("cudb %s --from %s: %v\n%s", strings.Join(argv, " "), from, err, ee.Stderr)
 	}
 	return out
 }

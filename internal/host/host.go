@@ -35,6 +35,13 @@ type Snapshot struct {
 	// first (in order), then the loader cache, then headers and wheels.
 	CUDNN         []CUDNN  `json:"cudnn,omitempty"`
 	LDLibraryPath []string `json:"ld_library_path,omitempty"`
+	// LDPreload is $LD_PRELOAD split: libraries the loader maps into
+	// every process before anything else.
+	LDPreload []string `json:"ld_preload,omitempty"`
+	// VisibleDevices are the variables that choose which GPUs a process
+	// sees (CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES), each only when
+	// set: set and empty is a value ("", which hides every GPU).
+	VisibleDevices []EnvVar `json:"visible_devices,omitempty"`
 	// Pythons lists environments, the active one first.
 	Pythons []Python `json:"pythons,omitempty"`
 	// Errors are error lines found in a report, verbatim (trimmed).
@@ -48,6 +55,12 @@ type Snapshot struct {
 	// Read says, for a parsed report, where each fact was read and how
 	// sure the reading is (see Reading).
 	Read []Reading `json:"read,omitempty"`
+}
+
+// EnvVar is one environment variable as set.
+type EnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Driver is the NVIDIA kernel driver.
@@ -123,9 +136,11 @@ const (
 	CUDNNHeader        = "header"
 	CUDNNLdconfig      = "ldconfig"
 	CUDNNLDLibraryPath = "ld_library_path"
-	CUDNNPip           = "pip"
-	CUDNNConda         = "conda"
-	CUDNNLib           = "lib"
+	// CUDNNLDPreload: a copy named in LD_PRELOAD, loaded before any other.
+	CUDNNLDPreload = "ld_preload"
+	CUDNNPip       = "pip"
+	CUDNNConda     = "conda"
+	CUDNNLib       = "lib"
 )
 
 // CUDNN is one cuDNN copy.
@@ -265,6 +280,10 @@ type Torch struct {
 	Source  string `json:"source"`
 	// Requires are the wheel's nvidia-* Requires-Dist lines.
 	Requires []string `json:"requires,omitempty"`
+	// CUDNN is the cuDNN the build was compiled against, as
+	// torch.__config__.show() states it ("9.19.0"): the build's, not a
+	// copy installed on the host.
+	CUDNN string `json:"cudnn,omitempty"`
 }
 
 // TensorFlow is an installed TensorFlow build.

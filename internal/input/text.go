@@ -3,9 +3,9 @@ package input
 import (
 	"bytes"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/textin"
 )
 
 // Encoding names how Decode read a file's bytes.
@@ -62,27 +62,14 @@ func decodeUTF16(what string, b []byte, enc Encoding) (string, error) {
 	return s, nil
 }
 
-// CheckText refuses bytes that are not text: any NUL byte (binary data,
-// or UTF-16 without a byte-order mark), or more than one byte in twenty
-// that is a control byte, part of no valid UTF-8 sequence or U+FFFD (what
-// a broken UTF-16 unit decodes to). A stray
-// Latin-1 byte in a comment is still text.
+// CheckText refuses bytes that are not text, by internal/textin's one
+// test (a NUL byte, or too many control bytes and invalid UTF-8): a NUL
+// is binary data or UTF-16 without a byte-order mark.
 func CheckText(what string, b []byte) error {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return errs.Usage("%s: holds a NUL byte at offset %d: not a text file (binary data, or UTF-16 without a byte-order mark)", what, i).
-			WithHint("save the file as UTF-8 text (PowerShell: pip freeze | Out-File -Encoding utf8 requirements.txt)")
+	why := textin.NotText(b)
+	if why == "" {
+		return nil
 	}
-	bad := 0
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError || r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != '\v' && r != 0x1b || r == 0x7f {
-			bad++
-		}
-		i += n
-	}
-	if bad > 0 && bad*20 > len(b) {
-		return errs.Usage("%s: %d of its %d bytes are control bytes or invalid UTF-8: not a text file", what, bad, len(b)).
-			WithHint("send the text the tool printed, as UTF-8")
-	}
-	return nil
+	return errs.Usage("%s: not a text file: %s (binary data, or UTF-16 without a byte-order mark)", what, why).
+		WithHint("save the file as UTF-8 text (PowerShell: pip freeze | Out-File -Encoding utf8 requirements.txt)")
 }

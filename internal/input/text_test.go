@@ -25,6 +25,7 @@ func utf16Bytes(s string, big bool) []byte {
 
 func TestDecode(t *testing.T) {
 	const freeze = "torch==2.1.0\r\nnumpy==1.26.0\r\n"
+	freezeLong := strings.Repeat("numpy==1.26.0\n", 4) + "torch==2.1.0\n"
 	for _, tc := range []struct {
 		name string
 		in   []byte
@@ -36,7 +37,7 @@ func TestDecode(t *testing.T) {
 		{"utf-8 bom", []byte("\xEF\xBB\xBFtorch==2.1.0\n"), "torch==2.1.0\n", UTF8BOM, ""},
 		{"utf-16le (PowerShell pip freeze >)", utf16Bytes(freeze, false), freeze, UTF16LE, ""},
 		{"utf-16be", utf16Bytes(freeze, true), freeze, UTF16BE, ""},
-		{"latin-1 byte in a comment is text", []byte("# caf\xe9\ntorch==2.1.0\n"), "# caf\xe9\ntorch==2.1.0\n", UTF8, ""},
+		{"a latin-1 byte in a comment is text", []byte("# caf\xe9\n" + freezeLong), "# caf\xe9\n" + freezeLong, UTF8, ""},
 		{"nul", []byte("torch==2.1.0\x00\n"), "", UTF8, "NUL byte at offset 12"},
 		{"utf-16 without bom", utf16Bytes(freeze, false)[2:], "", UTF8, "NUL byte"},
 		{"odd utf-16", append(utf16Bytes("ab", false), 'x'), "", UTF16LE, "odd number of bytes"},

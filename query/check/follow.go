@@ -37,6 +37,17 @@ func contextPath(u *Unit, p, workdir string) (string, bool) {
 	return path.Join(cp.Src, rel), true
 }
 
+// readFrom reads a file a unit names: a Dockerfile's COPY sources are
+// relative to its build context (a compose service's context when it
+// builds from one, else the Dockerfile's folder), other files' names to
+// their own folder.
+func (c *checker) readFrom(u *Unit, name string) (string, []byte, error) {
+	if u.context != "" && !path.IsAbs(name) {
+		return c.read(path.Join(u.context, "Dockerfile"), name)
+	}
+	return c.read(u.File, name)
+}
+
 // dirLike says whether a COPY source names a directory.
 func dirLike(src string) bool {
 	if src == "." || src == "./" || strings.HasSuffix(src, "/") {
@@ -64,7 +75,7 @@ func (c *checker) followSyncDirs(u *Unit, synced map[string]Sync) {
 				continue
 			}
 			for _, name := range []string{s.Tool + ".lock", "pyproject.toml"} {
-				p, b, err := c.read(u.File, path.Join(cp.Src, name))
+				p, b, err := c.readFrom(u, path.Join(cp.Src, name))
 				if err != nil {
 					continue
 				}
@@ -108,13 +119,13 @@ func (c *checker) followLocal(u *Unit, in Include) {
 		}
 		dir = cp
 	}
-	if p, b, err := c.read(u.File, path.Join(dir, "pyproject.toml")); err == nil {
+	if p, b, err := c.readFrom(u, path.Join(dir, "pyproject.toml")); err == nil {
 		if pu, err := ParsePyproject(p, string(b)); err == nil && len(pu.Reqs) > 0 {
 			c.merge(u, in, p, keepScenarios(pu.Reqs, in.Extras, false))
 			return
 		}
 	}
-	if p, b, err := c.read(u.File, path.Join(dir, "setup.py")); err == nil {
+	if p, b, err := c.readFrom(u, path.Join(dir, "setup.py")); err == nil {
 		reqs, readsFile := setupRequires(string(b))
 		for i := range reqs {
 			reqs[i].Line = lineOf(string(b), 1, `"`+reqs[i].Name)
@@ -124,7 +135,7 @@ func (c *checker) followLocal(u *Unit, in Include) {
 			c.merge(u, in, p, reqs)
 			return
 		}
-		if rp, rb, err := c.read(u.File, path.Join(dir, "requirements.txt")); err == nil {
+		if rp, rb, err := c.readFrom(u, path.Join(dir, "requirements.txt")); err == nil {
 			c.merge(u, in, rp, ParseRequirements(rp, string(rb), false).Reqs)
 			return
 		}

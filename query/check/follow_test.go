@@ -136,6 +136,18 @@ func TestWheelNames(t *testing.T) {
 	if len(u.Reqs) != 1 || u.Reqs[0].Name != "torch" || u.Reqs[0].Spec != "==1.8.1+cu101" || !slices.Equal(u.Reqs[0].FindLinks, []string{"."}) {
 		t.Errorf("reqs %+v", u.Reqs)
 	}
+	w, _ := parseWheelName("torch-1.8.1%2Bcu101-cp39-cp39-linux_x86_64.whl")
+	for _, c := range []struct {
+		py, platform string
+		fits         bool
+	}{{"3.9", "linux", true}, {"3.9.18", "linux", true}, {"3.10", "linux", false}, {"", "linux", true}, {"3.9", "linux-aarch64", false}, {"3.9", "windows", true}} {
+		if got := wheelFits(&w, c.py, c.platform) == ""; got != c.fits {
+			t.Errorf("cp39 linux_x86_64 wheel on Python %q %s: fits=%v, want %v", c.py, c.platform, got, c.fits)
+		}
+	}
+	if win, _ := parseWheelName("torch-2.7.0+cu128-cp311-cp311-win_amd64.whl"); wheelFits(&win, "3.11", "linux") == "" {
+		t.Error("a Windows wheel fits a Linux image")
+	}
 	r, ok := parseReqText("torch @ https://download.pytorch.org/whl/cu128/torch-2.7.0%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl")
 	if !ok || r.Spec != "==2.7.0+cu128" || r.IndexURL != "https://download.pytorch.org/whl/cu128" || r.Wheel.Python != "cp311" {
 		t.Errorf("direct URL: %+v", r)

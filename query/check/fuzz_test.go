@@ -23,6 +23,7 @@ const fuzzMax = 64 << 10
 
 func FuzzParseDockerfile(f *testing.F) {
 	seeds(f, "*/Dockerfile.*")
+	seeds(f, "*/*/Dockerfile")
 	f.Add("FROM a AS b\nARG X=${Y:-1}\nRUN <<EOF\npip install torch\nEOF\nCOPY --from=b /venv /venv\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		heapWatchdog()
@@ -49,6 +50,8 @@ func FuzzParseCompose(f *testing.F) {
 
 func FuzzParseRequirements(f *testing.F) {
 	f.Add("--index-url https://download.pytorch.org/whl/cu121\ntorch==2.1.0 \\\n  --hash=sha256:00\nnumpy; python_version<'3.9'\n-r other.txt\n")
+	seeds(f, "real/keras/requirements*.txt")
+	f.Add("-f ./wheels\n-e .[gpu]\ntorch @ https://download.pytorch.org/whl/cu128/torch-2.7.0%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		heapWatchdog()
 		if len(s) > fuzzMax {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -168,6 +169,8 @@ func (c *checker) followBuild(u *Unit) error {
 	// The Dockerfile is judged as its own unit (its findings point at its
 	// lines); the service keeps what decides its GPU needs.
 	c.followed[joinPath(u.Build.Context, df)] = d
+	// COPY sources are relative to the service's build context.
+	d.context = path.Join(path.Dir(strings.ReplaceAll(u.File, "\\", "/")), u.Build.Context)
 	s, err := c.judgeUnit(d, KindDockerfile)
 	if err != nil {
 		return err
@@ -215,7 +218,7 @@ func (c *checker) followIncludes(u *Unit) {
 				continue
 			}
 		}
-		p, b, err := c.read(u.File, name)
+		p, b, err := c.readFrom(u, name)
 		if err != nil {
 			c.notFollowedAt(u, u.File, in.Line, fmt.Sprintf("%s is installed here but cannot be read (%v): check it separately", in.Path, err), "cudb check "+p)
 			continue

@@ -168,6 +168,9 @@ type Unit struct {
 	Copies []Copy `json:"-"`
 	// built is the Dockerfile a compose service builds from.
 	built *Unit
+	// context is the build context a compose service builds this
+	// Dockerfile from ("" : the Dockerfile's own folder).
+	context string
 	// alt: the unit is one scenario of several (judgeScenarios).
 	alt bool
 	// gpuPeer: another framework of the unit is a CUDA build, so a line

@@ -61,6 +61,13 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 // known build matches becomes a finding naming which part failed.
 func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	m := g.main
+	for _, r := range g.reqs {
+		if why := wheelFits(r.Wheel, py, c.platform()); why != "" {
+			c.add(Finding{File: r.File, Line: r.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
+				Message:  fmt.Sprintf("%s%s: %s, so pip refuses it (\"not a supported wheel on this platform\")", r.Name, r.Spec, why),
+				Evidence: []string{"wheel: " + r.Wheel.Name + "-" + r.Wheel.Version + "-" + r.Wheel.Python + "-" + r.Wheel.ABI + "-" + r.Wheel.Platform}})
+		}
+	}
 	if hasLocal(m.Spec) && m.IndexURL == "" && m.Unseen == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
 		fix := ""
 		if s := c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
@@ -111,7 +118,9 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		// resolve keeps a build whose Python range the database does
 		// not record: that fact is missing, and said so.
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
-			Message: query.PythonRangeUnknownText(stackLabel(pick), req.Python, ""),
+			// verify's words and label, so its pass over the same
+			// build adds no second finding
+			Message: query.PythonRangeUnknownText(g.component+" "+pick.Packages[g.component], req.Python, ""),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 	}
 	c.unknowns(u, g, req, pick)

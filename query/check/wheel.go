@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
@@ -83,4 +84,29 @@ func localPath(s string) (dir string, extras []string, ok bool) {
 		t = t[:i]
 	}
 	return strings.TrimSuffix(t, "/"), extras, true
+}
+
+// wheelFits judges a direct wheel against the environment pip installs
+// it into: pip refuses a wheel whose Python tag is another CPython
+// ("is not a supported wheel on this platform") or whose platform tag is
+// not the target's. It returns what does not fit, "" when it fits or
+// cannot be told.
+func wheelFits(w *Wheel, py, platform string) string {
+	if w == nil {
+		return ""
+	}
+	if tag, ok := strings.CutPrefix(w.Python, "cp"); ok && len(tag) >= 2 && pyMinor(py) != "" {
+		if want := tag[:1] + "." + tag[1:]; want != pyMinor(py) {
+			return fmt.Sprintf("the wheel is built for Python %s (%s) and the environment runs Python %s", want, w.Python, pyMinor(py))
+		}
+	}
+	p := strings.ToLower(w.Platform)
+	linux := strings.Contains(p, "linux")
+	switch {
+	case p == "any":
+	case platform == "linux" && (!linux || strings.Contains(p, "aarch64")),
+		platform == "linux-aarch64" && (!linux || !strings.Contains(p, "aarch64")):
+		return fmt.Sprintf("the wheel is built for %s and the environment is %s", w.Platform, platform)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -60,5 +61,28 @@ func TestProvidersListWithoutCUDA(t *testing.T) {
 	}
 	if x, err := ExplainAll(context.Background(), d, "sess = ort.InferenceSession(path, providers=['CPUExecutionProvider'])"); err == nil {
 		t.Errorf("a providers argument was explained: %+v", x.Findings)
+	}
+}
+
+// TestHarmlessLinesDoNotCrowdOut: a long log of a working host's normal
+// lines (each distinct by its timestamp) does not use up the explained
+// lines, so the real error at its end is still explained.
+func TestHarmlessLinesDoNotCrowdOut(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 2*MaxExplainedLines; i++ {
+		// billwuhao/ComfyUI_StepAudioTTS#22 prints this once per run
+		fmt.Fprintf(&b, "2025-03-29 01:50:%02d.%07d [W:onnxruntime:, transformer_memcpy.cc:83 onnxruntime::MemcpyTransformer::ApplyImpl] 10 Memcpy nodes are added to the graph main_graph for CUDAExecutionProvider. It might have negative impact on performance (including unable to run CUDA graph).\n", i%60, i)
+	}
+	b.WriteString("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+	x, err := ExplainAll(context.Background(), querytest.Embedded(t), b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range x.Findings {
+		found = found || f.Category == CatArchUnsupported
+	}
+	if !found || x.Skipped != 0 {
+		t.Errorf("skipped %d, findings %+v", x.Skipped, x.Findings)
 	}
 }

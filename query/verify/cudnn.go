@@ -26,6 +26,9 @@ func (v *verifier) loadedCUDNN(py *host.Python, usesPip bool) (first *host.CUDNN
 			continue
 		}
 		switch {
+		case c.Source == host.CUDNNLDPreload:
+			// mapped before anything else: the copy every process uses
+			return c, v.pipCopy(py)
 		case c.Source == host.CUDNNLDLibraryPath && ld == nil:
 			ld = c
 		case c.Source == host.CUDNNPip && pip == nil && (py == nil || c.Env == "" || c.Env == py.Prefix):
@@ -43,6 +46,23 @@ func (v *verifier) loadedCUDNN(py *host.Python, usesPip bool) (first *host.CUDNN
 		return other, pip
 	}
 	return pip, pip
+}
+
+// pipCopy is the pip cuDNN copy of py's environment, or nil.
+func (v *verifier) pipCopy(py *host.Python) *host.CUDNN {
+	for i := range v.f.CUDNN {
+		c := &v.f.CUDNN[i]
+		if c.Source == host.CUDNNPip && (py == nil || c.Env == "" || c.Env == py.Prefix) {
+			return c
+		}
+	}
+	return nil
+}
+
+// shadows reports whether a copy is loaded ahead of a framework's own
+// (LD_PRELOAD, LD_LIBRARY_PATH).
+func shadows(c *host.CUDNN) bool {
+	return c.Source == host.CUDNNLDLibraryPath || c.Source == host.CUDNNLDPreload
 }
 
 func (v *verifier) cudnn(fw *framework) error {
@@ -97,7 +117,7 @@ func (v *verifier) cudnn(fw *framework) error {
 			}
 		}
 	}
-	if pinned && pip == nil && v.f.Origin == host.OriginHost && r.Kind == db.KindPin && (first.Source != host.CUDNNLDLibraryPath || first.Major != want.Major()) {
+	if pinned && pip == nil && v.f.Origin == host.OriginHost && r.Kind == db.KindPin && (!shadows(first) || first.Major != want.Major()) {
 		// The probe looked in the environment and found no copy of the
 		// wheel the framework pins: what it loads is missing, and a
 		// system copy of another soname does not stand in for it.
@@ -108,7 +128,7 @@ func (v *verifier) cudnn(fw *framework) error {
 			Fix:      v.cudnnFix(fw, r, pinned), Sources: []query.SourceRef{{Name: r.Source, URL: r.URL}}})
 		return nil
 	}
-	if (pinned || r.Kind == db.KindBundled) && first != pip && (first.Source != host.CUDNNLDLibraryPath || first.Major != want.Major()) {
+	if (pinned || r.Kind == db.KindBundled) && first != pip && (!shadows(first) || first.Major != want.Major()) {
 		// A wheel that brings its own cuDNN loads that copy. Another file
 		// is evidence that a cuDNN is present, not of what the framework
 		// loads (collect_env's "Probably one of the following" is a list
@@ -216,6 +236,9 @@ func (v *verifier) cudnnFix(fw *framework, r db.Requirement, pinned bool) string
 	if pinned {
 		if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
 			pin := cudnnWheel(fw.cuda) + pr.Spec
+			if first, _ := v.loadedCUDNN(fw.py, true); first != nil && first.Source == host.CUDNNLDPreload {
+				return fmt.Sprintf("unset LD_PRELOAD (it loads %s ahead of the wheel), and keep %q installed", first.Path, pin)
+			}
 			return fmt.Sprintf("pip install %q, and keep other cuDNN copies off LD_LIBRARY_PATH (unset LD_LIBRARY_PATH)", pin)
 		}
 	}
@@ -273,7 +296,7 @@ func (v *verifier) shadowing(fws []*framework) {
 			continue
 		}
 		first, pip := v.loadedCUDNN(fw.py, true)
-		if first == nil || pip == nil || first == pip || first.Source != host.CUDNNLDLibraryPath || first.Version == pip.Version {
+		if first == nil || pip == nil || first == pip || !shadows(first) || first.Version == pip.Version {
 			continue
 		}
 		var rtEv []string
@@ -289,6 +312,14 @@ func (v *verifier) shadowing(fws []*framework) {
 		sev := SevError
 		if first.Major == pip.Major && version.CompareDottedText(first.Version, pip.Version) > 0 {
 			sev = SevWarning
+		}
+		if first.Source == host.CUDNNLDPreload {
+			v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
+				Message: fmt.Sprintf("LD_PRELOAD loads cuDNN %s (%s) into every process, ahead of the cuDNN %s wheel %s expects (%s)",
+					first.Version, first.Path, pip.Version, fw.label, pip.Path),
+				Evidence: append([]string{"LD_PRELOAD: " + strings.Join(v.f.LDPreload, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
+				Fix:      fmt.Sprintf("unset LD_PRELOAD (or remove %s from it) so %s loads its own cuDNN", first.Path, fw.name)})
+			continue
 		}
 		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
 			Message: fmt.Sprintf("LD_LIBRARY_PATH puts cuDNN %s (%s) ahead of the cuDNN %s wheel %s expects (%s)",

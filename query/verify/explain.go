@@ -17,6 +17,19 @@ import (
 type explainCtx struct {
 	ctx context.Context
 	d   *db.DB
+	// lines and at are the text being explained and the line of the
+	// match: a signature may read the lines around it (JAX's CPU
+	// fallback after CUDA found no device is not a missing plugin).
+	lines []string
+	at    int
+}
+
+// linesBefore returns up to n lines before the match.
+func (e *explainCtx) linesBefore(n int) []string {
+	if e.at > len(e.lines) {
+		return nil
+	}
+	return e.lines[max(0, e.at-n):e.at]
 }
 
 // ExplainResult is `cudb explain --json` and POST /v1/explain's body.

@@ -48,7 +48,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 		lines[i] = l
 		lower[i] = strings.ToLower(l)
 	}
-	e := &explainCtx{ctx: ctx, d: d}
+	e := &explainCtx{ctx: ctx, d: d, lines: lines}
 	x := &Explanation{Findings: []Finding{}}
 	memo := map[string]bool{}    // signature + values already explained
 	seenMsg := map[string]bool{} // category + message already given
@@ -79,7 +79,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 			if loc == nil {
 				continue
 			}
-			if !counted {
+			if !counted && !s.Harmless {
 				counted = true
 				x.Lines++
 				if x.Lines > MaxExplainedLines {
@@ -98,6 +98,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 				continue
 			}
 			memo[key] = true
+			e.at = i
 			f, err := s.fn(e, m)
 			if err != nil {
 				return nil, err

@@ -27,6 +27,9 @@ type Read struct {
 	CUDNN        []string `json:"cudnn"`
 	Environments []string `json:"environments"`
 	Frameworks   []string `json:"frameworks"`
+	// Env lists the variables that decide which GPUs and libraries a
+	// process gets, as set (CUDA_VISIBLE_DEVICES="", LD_PRELOAD=...).
+	Env []string `json:"env"`
 	// Errors is the number of error lines in the input; Explained how
 	// many distinct ones matched a known cause; Skipped those beyond the
 	// per-input limit (MaxExplainedLines), left unexplained.
@@ -41,7 +44,7 @@ type Read struct {
 func (v *verifier) readSummary() *Read {
 	f := v.f
 	r := &Read{Input: "report", Formats: []string{}, GPUs: []string{}, CUDA: []string{}, CUDNN: []string{},
-		Environments: []string{}, Frameworks: []string{}, FromText: []string{}, OS: f.OS,
+		Environments: []string{}, Frameworks: []string{}, Env: []string{}, FromText: []string{}, OS: f.OS,
 		Errors: len(f.Errors), Explained: v.errExplained, Skipped: v.errSkipped}
 	if f.Origin == host.OriginHost {
 		r.Input = "host"
@@ -89,7 +92,10 @@ func (v *verifier) readSummary() *Read {
 		r.Environments = append(r.Environments, name)
 		if t := py.Torch; t != nil {
 			s := frameworks.Torch + " " + t.Version
-			if t.CUDA != "" {
+			switch {
+			case t.CUDA != "" && t.CUDNN != "":
+				s += " (CUDA " + t.CUDA + ", built with cuDNN " + t.CUDNN + ")"
+			case t.CUDA != "":
 				s += " (CUDA " + t.CUDA + ")"
 			}
 			r.Frameworks = append(r.Frameworks, s)
@@ -117,6 +123,15 @@ func (v *verifier) readSummary() *Read {
 				r.Frameworks = append(r.Frameworks, name+" "+ver)
 			}
 		}
+	}
+	for _, e := range f.VisibleDevices {
+		r.Env = append(r.Env, fmt.Sprintf("%s=%q", e.Name, e.Value))
+	}
+	if len(f.LDPreload) > 0 {
+		r.Env = append(r.Env, "LD_PRELOAD="+strings.Join(f.LDPreload, ":"))
+	}
+	if len(f.LDLibraryPath) > 0 {
+		r.Env = append(r.Env, "LD_LIBRARY_PATH="+strings.Join(f.LDLibraryPath, ":"))
 	}
 	for _, x := range f.Read {
 		if x.Sure != host.SureText {

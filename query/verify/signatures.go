@@ -17,6 +17,10 @@ type signature struct {
 	Span     int
 	re       *regexp.Regexp
 	fn       func(e *explainCtx, m []string) (Finding, error)
+	// Harmless marks a normal log line of a working host: it is
+	// explained, but it does not count against MaxExplainedLines, so a
+	// long log of such lines never crowds out the one real error.
+	Harmless bool
 }
 
 // Signature is the documented face of one signature.
@@ -37,6 +41,13 @@ func Signatures() []Signature {
 
 func sig(id, cat, lookup, key string, span int, re string, fn func(e *explainCtx, m []string) (Finding, error)) signature {
 	return signature{ID: id, Category: cat, Lookup: lookup, Key: key, Span: span, re: regexp.MustCompile(re), fn: fn}
+}
+
+// harmlessSig is a signature for a normal log line (see signature.Harmless).
+func harmlessSig(id, key, re, msg string) signature {
+	sg := sig(id, CatNotVersion, lkNone, key, 1, re, harmless(msg))
+	sg.Harmless = true
+	return sg
 }
 
 const (
@@ -77,6 +88,8 @@ var signatures = sync.OnceValue(func() []signature {
 			"nvidia-smi has failed", 1, `(?i)NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver`, (*explainCtx).smiFailed),
 		sig("no_devices_found", CatNoGPUVisible, lkNone,
 			"no devices were found", 1, `(?i)^(?:.*\s)?No devices were found\b`, (*explainCtx).noDevices),
+		sig("torch_no_cuda_gpus", CatNoGPUVisible, lkNone,
+			"no cuda gpus are available", 1, `(?i)No CUDA GPUs are available`, (*explainCtx).noCUDADevice),
 		sig("cuda_no_device", CatNoGPUVisible, lkNone,
 			"device", 1, `(?i)no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice`, (*explainCtx).noCUDADevice),
 		sig("cuinit_unknown_error", CatNoGPUVisible, lkNone,
@@ -227,24 +240,18 @@ var signatures = sync.OnceValue(func() []signature {
 			"index", 1, `(?i)index\s*=\s*"(pytorch-cu\d+)"[^\n]*?marker\s*=\s*"([^"]*)"`, (*explainCtx).uvIndexLinuxOnly),
 
 		// --- normal output of working hosts -------------------------------------
-		sig("tf_factory_registration", CatNotVersion, lkNone,
-			"unable to register", 1, `(?i)Unable to register (?:cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory for plugin \w+ when one has already been registered`,
-			harmless("TensorFlow registers its cuDNN/cuFFT/cuBLAS plugins twice when another library (JAX, PyTorch, or TensorFlow itself) did first; the GPU is used normally")),
-		sig("tf_trt_not_found", CatNotVersion, lkNone,
-			"could not find tensorrt", 1, `(?i)TF-TRT Warning: Could not find TensorRT`,
-			harmless("TensorFlow's optional TensorRT integration is not installed; nothing else depends on it")),
-		sig("tf_numa_node", CatNotVersion, lkNone,
-			"numa node", 1, `(?i)successful NUMA node read from SysFS had negative value \(-1\)|could not open file to read NUMA node`,
-			harmless("the kernel reports no NUMA node for the GPU (common on WSL2 and single-socket machines); TensorFlow assumes node 0")),
-		sig("tf_cpu_feature_guard", CatNotVersion, lkNone,
-			"this tensorflow binary is optimized", 1, `(?i)This TensorFlow binary is optimized to use available CPU instructions`,
-			harmless("TensorFlow notes which CPU instructions it was built for")),
-		sig("ort_memcpy_nodes", CatNotVersion, lkNone,
-			"memcpy nodes are added", 1, `(?i)\d+ Memcpy nodes are added to the graph \S+ for CUDAExecutionProvider`,
-			harmless("ONNX Runtime copies some tensors between CPU and GPU (shape ops run on the CPU); the CUDA provider is in use")),
-		sig("jax_other_backend_missing", CatNotVersion, lkNone,
-			"unable to initialize backend", 1, `(?i)Unable to initialize backend '(?:rocm|tpu|tpu_driver|METAL|plugin)'`,
-			harmless("JAX probes every backend and says which ones are absent; another backend (CUDA or CPU) is used")),
+		harmlessSig("tf_factory_registration", "unable to register", `(?i)Unable to register (?:cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory for plugin \w+ when one has already been registered`,
+			"TensorFlow registers its cuDNN/cuFFT/cuBLAS plugins twice when another library (JAX, PyTorch, or TensorFlow itself) did first; the GPU is used normally"),
+		harmlessSig("tf_trt_not_found", "could not find tensorrt", `(?i)TF-TRT Warning: Could not find TensorRT`,
+			"TensorFlow's optional TensorRT integration is not installed; nothing else depends on it"),
+		harmlessSig("tf_numa_node", "numa node", `(?i)successful NUMA node read from SysFS had negative value \(-1\)|could not open file to read NUMA node`,
+			"the kernel reports no NUMA node for the GPU (common on WSL2 and single-socket machines); TensorFlow assumes node 0"),
+		harmlessSig("tf_cpu_feature_guard", "this tensorflow binary is optimized", `(?i)This TensorFlow binary is optimized to use available CPU instructions`,
+			"TensorFlow notes which CPU instructions it was built for"),
+		harmlessSig("ort_memcpy_nodes", "memcpy nodes are added", `(?i)\d+ Memcpy nodes are added to the graph \S+ for CUDAExecutionProvider`,
+			"ONNX Runtime copies some tensors between CPU and GPU (shape ops run on the CPU); the CUDA provider is in use"),
+		harmlessSig("jax_other_backend_missing", "unable to initialize backend", `(?i)Unable to initialize backend '(?:rocm|tpu|tpu_driver|METAL|plugin)'`,
+			"JAX probes every backend and says which ones are absent; another backend (CUDA or CPU) is used"),
 
 		// --- not a version problem ------------------------------------------------
 		sig("cuda_out_of_memory", CatNotVersion, lkNone,

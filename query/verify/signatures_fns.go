@@ -2,8 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
@@ -87,7 +89,18 @@ func (e *explainCtx) windowsDLL(m []string) (Finding, error) {
 			Message: "zlibwapi.dll, which cuDNN 8.3 to 8.9 needs on Windows, is not on PATH",
 			Fix:     "install zlib's zlibwapi.dll next to cudnn64_8.dll (or in a directory on PATH), or use cuDNN 9, which does not need it"}, nil
 	case strings.HasPrefix(name, "cudnn"):
-		return e.missingLib([]string{m[0], "libcudnn", version.MajorText(ver)})
+		// Windows finds DLLs through PATH (and, from Python 3.8,
+		// os.add_dll_directory), not a loader path or apt
+		major := version.MajorText(ver)
+		dll := fmt.Sprintf("%s64_%s.dll", name, major)
+		get := fmt.Sprintf("NVIDIA's cuDNN %s for Windows", major)
+		if pin := e.cudnnWheelPin(major); pin != "" {
+			get = fmt.Sprintf("pip install %q (its DLLs are in site-packages\\nvidia\\cudnn\\bin)", pin)
+		}
+		return Finding{Category: CatCUDNNMissing, Severity: SevError,
+			Message:  fmt.Sprintf("cuDNN %s's DLLs (%s) are not found: the program needs cuDNN %s and no directory it searches holds them", major, dll, major),
+			Evidence: []string{"missing: " + dll},
+			Fix:      fmt.Sprintf("install cuDNN %s (%s) and add the directory holding %s to PATH, or os.add_dll_directory() it before the import (cuDNN's installer puts the DLLs in bin\\<CUDA version>)", major, get, dll)}, nil
 	case name == "nvcuda":
 		return Finding{Category: CatNoGPUVisible, Severity: SevError,
 			Message: "nvcuda.dll, the driver's CUDA library, is missing: no NVIDIA driver is installed", Fix: "install the NVIDIA Windows driver"}, nil
@@ -329,7 +342,21 @@ func (e *explainCtx) toolkitsFor(sm int) (first, last string) {
 	return first, last
 }
 
+// deviceError matches the lines that say CUDA found no device.
+var deviceError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)CUDA_ERROR_NO_DEVICE|No CUDA GPUs are available|no CUDA-capable device is detected|cudaErrorNoDevice`)
+})
+
 func (e *explainCtx) jaxCPU(m []string) (Finding, error) {
+	// JAX prints this line whenever its CUDA backend fails, also when the
+	// plugin is installed and CUDA found no device: the line above then
+	// names the device error, and the cause is the hidden GPU, never a
+	// missing plugin (installing one would add a second, wrong plugin).
+	for _, l := range e.linesBefore(12) {
+		if deviceError().MatchString(l) {
+			return e.noCUDADevice(m)
+		}
+	}
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message: "JAX is installed without its CUDA plugin, so it runs on the CPU",
 		Fix:     "pip install -U \"jax[cuda12]\" (needs a driver >= 525 for CUDA 12; cudb resolve jax --driver <your driver>)"}, nil

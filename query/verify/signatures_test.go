@@ -71,11 +71,13 @@ var signatureCases = map[string]string{
 	"docker_no_gpu_driver":         `docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].`,
 	"nvidia_smi_failed":            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
 	"no_devices_found":             "No devices were found",
-	"cuda_no_device":               "RuntimeError: CUDA error: no CUDA-capable device is detected",
-	"cuinit_unknown_error":         "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (303)",
-	"cuda_unknown_error":           "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
-	"cuda_driver_init_failed":      "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
-	"dso_could_not_load":           "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory",
+	// the real H100 host of shared/fixtures/gpu-h100-2026-11, CUDA_VISIBLE_DEVICES=-1
+	"torch_no_cuda_gpus":      "RuntimeError: No CUDA GPUs are available",
+	"cuda_no_device":          "RuntimeError: CUDA error: no CUDA-capable device is detected",
+	"cuinit_unknown_error":    "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (303)",
+	"cuda_unknown_error":      "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
+	"cuda_driver_init_failed": "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
+	"dso_could_not_load":      "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory",
 	// microsoft/onnxruntime-genai#694
 	"shared_object_not_found": "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory",
 	// tensorflow/tensorflow#61437

@@ -258,6 +258,7 @@ func (v *verifier) run() error {
 	if err := v.noGPU(fws); err != nil {
 		return err
 	}
+	v.hiddenGPUs(fws)
 	for _, fw := range fws {
 		steps := []func(*framework) error{v.cpuOnly, v.python, v.driver, v.arch, v.cudnn, v.toolkit, v.runtime}
 		if !gpuHost && v.f.Origin != host.OriginHost && v.f.Driver == nil {
@@ -338,6 +339,11 @@ func (v *verifier) noGPU(fws []*framework) error {
 			smiCannotTalk = true
 			fix = "sudo modprobe nvidia && nvidia-smi (if the module does not load, reinstall the driver matching the running kernel, then reboot)"
 		}
+	}
+	if h, ok := v.hiddenBy(); ok {
+		why = h.name + " hides every GPU (" + h.why + ")"
+		ev = append(ev, h.evidence())
+		fix = visibleFix(h)
 	}
 	if v.f.Driver != nil {
 		ev = append(ev, "driver: "+v.f.Driver.Version+" ("+v.f.Driver.Source+")")

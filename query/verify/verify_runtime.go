@@ -7,6 +7,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query"
 )
 
 // torchRuntime is what the environment's interpreter said about torch
@@ -86,7 +87,12 @@ func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error
 			ev += " (" + t.CUDAError + ")"
 		}
 		n := 0
-		if t.CUDAError != "" {
+		if _, hidden := v.hiddenBy(); hidden {
+			// the variable is the cause; the runtime error confirms it
+			n = -1
+			v.sees(fw, ev, "")
+		}
+		if t.CUDAError != "" && n == 0 {
 			var err error
 			if n, err = v.explainInto(ev, t.CUDAError, nil); err != nil {
 				return err
@@ -146,6 +152,16 @@ func (v *verifier) sees(fw *framework, ev, fix string) {
 	if len(v.f.GPUs) == 0 {
 		// No GPU is seen at all: noGPU already said so.
 		return
+	}
+	if h, ok := v.hiddenBy(); ok {
+		// The variable is the cause: the runtime confirms it.
+		for i := range v.out {
+			if v.out[i].Category == CatNoGPUVisible && strings.HasPrefix(v.out[i].Message, h.name+" hides") {
+				v.out[i].Evidence = append(v.out[i].Evidence, fw.label+": "+ev)
+				v.out[i].Severity, v.out[i].Status = SevError, query.StatusIncompatible
+				return
+			}
+		}
 	}
 	for i := range v.out {
 		if v.out[i].Severity == SevError && strings.Contains(v.out[i].Message, fw.label) {

@@ -48,8 +48,8 @@ func TestReleaseStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 12 {
-		t.Errorf("%d releases, want 12", len(recs))
+	if len(recs) != 14 {
+		t.Errorf("%d releases, want 14", len(recs))
 	}
 	for _, r := range recs {
 		if !strings.HasPrefix(r.URL, "https://") || !strings.Contains(r.Ref, r.Fields["version"]) {

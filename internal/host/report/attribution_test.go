@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cudb/cudb/internal/frameworks"
@@ -55,5 +56,18 @@ func TestTemplateCUDA(t *testing.T) {
 	f, _, err = Parse([]byte("### CUDA/cuDNN version\n\n11.2/8.1\n"))
 	if err != nil || len(f.Toolkits) != 1 || f.Toolkits[0].Version != "11.2" || len(f.CUDNN) != 1 || f.CUDNN[0].Major != 8 {
 		t.Fatalf("%v %+v", err, f)
+	}
+}
+
+// TestRepeatedLogLineIsOneError: a message a log repeats with new
+// timestamps is one error line (billwuhao/ComfyUI_StepAudioTTS#22 prints
+// the Memcpy warning once per run), so a long log of a working host stays
+// within the error-line bound.
+func TestRepeatedLogLineIsOneError(t *testing.T) {
+	text := "2025-03-29 01:50:38.8222061 [W:onnxruntime:, transformer_memcpy.cc:83 onnxruntime::MemcpyTransformer::ApplyImpl] 10 Memcpy nodes are added to the graph main_graph for CUDAExecutionProvider. It might have negative impact on performance (including unable to run CUDA graph). Set session_options.log_severity_level=1 to see the detail logs before this message.\n" +
+		"2025-03-29 01:50:46.6492483 [W:onnxruntime:, transformer_memcpy.cc:83 onnxruntime::MemcpyTransformer::ApplyImpl] 10 Memcpy nodes are added to the graph main_graph for CUDAExecutionProvider. It might have negative impact on performance (including unable to run CUDA graph). Set session_options.log_severity_level=1 to see the detail logs before this message.\n"
+	f, _, err := Parse([]byte(strings.Repeat(text, 40)))
+	if err != nil || len(f.Errors) != 1 {
+		t.Fatalf("%v: %d error lines", err, len(f.Errors))
 	}
 }

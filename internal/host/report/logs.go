@@ -20,6 +20,23 @@ var (
 	})
 )
 
+// xLogStamp is what makes two copies of one logged message differ: the
+// timestamp, thread or process id and rank prefix in front of it.
+var xLogStamp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\[rank\d+\]:\s*|\(\w+ pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?:?\s*|[IWEF]\d{4}\s+\d\d:\d\d:\d\d\.\d+\s+\d+\s+)`)
+})
+
+// logKey is a log line without its timestamp and process prefix.
+func logKey(t string) string {
+	if t == "" || (t[0] != '[' && t[0] != '(' && (t[0] < '0' || t[0] > '9') && t[0] != 'I' && t[0] != 'W' && t[0] != 'E' && t[0] != 'F') {
+		return t
+	}
+	if loc := xLogStamp().FindStringIndex(t); loc != nil {
+		return t[loc[1]:]
+	}
+	return t
+}
+
 // logWords are the literals one of which a log line holds (the regexp
 // runs only on those lines).
 var logWords = []string{"]", "traceback (most recent call last)", "userwarning:", "warnings.warn("}

@@ -18,6 +18,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/textin"
 )
 
 // Format names, in the order Parse reports them.
@@ -50,6 +51,10 @@ const MaxSize = 4 << 20
 func Parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
+	}
+	if why := textin.NotText(text); why != "" {
+		return nil, nil, errs.Usage("the report is not text (%s): refused rather than searched for facts", why).
+			WithHint("give the report as the tool printed it (a text file, or - for standard input)")
 	}
 	if f, ok := parseProbeJSON(text); ok {
 		if empty(f) {
@@ -367,7 +372,7 @@ func baseName(p string) string {
 }
 
 var errLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d|\bfatal\b|unsupported gpu architecture|loadlibrary failed|backend failed to initialize|unable to register|could not find tensorrt|numa node read|memcpy nodes are added|unable to initialize backend|invalid_ptx|ptx jit|unsupported \.version|ptxas too old|ignoring (?:visible )?gpu device|not built with cuda kernel binaries|unhandled system error|unhandled cuda error|remote process exited|ir version|opset \d+ is under development|older than the (?:ptxas|ptx compiler)|this tensorflow binary is optimized|failed to create cudaexecutionprovider|invoking ptxas with version|available providers|cuda-enabled jaxlib|falling back to cpu|no gpu/tpu found|cpuexecutionprovider'\s*\]|index\s*=\s*"pytorch-cu\d+"[^\n]*marker`)
+	return regexp.MustCompile(`(?i)\b(error|exception)\b|\w(error|exception):|incompatib|failed|could not load|couldn't open|cannot open shared object|not compatible|insufficient|too old|no kernel image|undefined symbol|mismatch|not compiled with cuda|unsatisfied condition|no devices were found|not a valid field|unknown error|found no nvidia driver|loaded runtime cudnn|linked against|unable to load|not in available provider|_status_|cannot dlopen|no cuda-capable|out of memory|device-side assert|illegal memory|no matching distribution|supports cuda capabilities|version jax was built against|minimum supported:|installed version:|outdated cudnn|dll not found|winerror|driver/library|was compiled with|not supported on|dnn library is not found|please make sure to use the same cuda|^pytorch \(\d|\bfatal\b|unsupported gpu architecture|loadlibrary failed|backend failed to initialize|unable to register|could not find tensorrt|numa node read|memcpy nodes are added|unable to initialize backend|invalid_ptx|ptx jit|unsupported \.version|ptxas too old|ignoring (?:visible )?gpu device|not built with cuda kernel binaries|unhandled system error|unhandled cuda error|remote process exited|ir version|opset \d+ is under development|older than the (?:ptxas|ptx compiler)|this tensorflow binary is optimized|failed to create cudaexecutionprovider|invoking ptxas with version|available providers|cuda-enabled jaxlib|falling back to cpu|no gpu/tpu found|cpuexecutionprovider'\s*\]|index\s*=\s*"pytorch-cu\d+"[^\n]*marker|could not locate \S+\.dll`)
 })
 
 // errWords are substrings (lowercase) of which errLine needs at least
@@ -385,7 +390,7 @@ var errWords = []string{"error", "exception", "incompatib", "failed", "could not
 	"ptx jit", "unsupported .version", "ptxas too old", "ignoring", "not built with cuda kernel binaries",
 	"unhandled system error", "unhandled cuda error", "remote process exited", "ir version", "is under development",
 	"older than the ptx", "this tensorflow binary is optimized", "failed to create cudaexecutionprovider",
-	"invoking ptxas with version", "available providers", "cuda-enabled jaxlib", "falling back to cpu", "no gpu/tpu found", "cpuexecutionprovider'", "pytorch-cu"}
+	"invoking ptxas with version", "available providers", "cuda-enabled jaxlib", "falling back to cpu", "no gpu/tpu found", "cpuexecutionprovider'", "pytorch-cu", "could not locate"}
 
 func maybeErrLine(t string) bool {
 	l := strings.ToLower(t)
@@ -397,15 +402,26 @@ func maybeErrLine(t string) bool {
 	return false
 }
 
+var compilerFlags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)-W(?:no-)?error\b(?:=[\w+.-]+)?`) })
+
 // errorLines keeps lines that report a failure, verbatim, once each.
 func (p *parser) errorLines() {
 	seen := map[string]bool{}
 	for i, l := range p.lines {
 		t := strings.TrimSpace(l)
-		if t == "" || p.collectEnvKeyLines[i] || seen[t] || len(t) > 2000 || !maybeErrLine(t) || !errLine().MatchString(t) {
+		// A compiler's warning flags (-Werror=return-type in torch's
+		// build settings) are not errors.
+		flagless := compilerFlags().ReplaceAllString(t, "")
+		if t == "" || p.collectEnvKeyLines[i] || len(t) > 2000 || !maybeErrLine(flagless) {
 			continue
 		}
-		seen[t] = true
+		// a message a log repeats differs only by its timestamp and
+		// process id: it is one error line, kept as first seen
+		key := logKey(t)
+		if seen[key] || !errLine().MatchString(flagless) {
+			continue
+		}
+		seen[key] = true
 		p.errors = append(p.errors, t)
 	}
 	if len(p.errors) > 0 && len(p.formats) == 0 {

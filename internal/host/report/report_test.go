@@ -229,3 +229,11 @@ func TestWSLBanner(t *testing.T) {
 		}
 	}
 }
+
+func TestTorchConfigCUDNN(t *testing.T) {
+	for in, want := range map[string]string{"91.9": "9.19.0", "90.1": "9.1.0", "91.9.1": "9.19.1", "8.9.2": "8.9.2", "x": ""} {
+		if got := torchConfigCUDNN(in); got != want {
+			t.Errorf("torchConfigCUDNN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -111,7 +112,10 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			}
 			var reps []FileResult
 			if len(opts.From) == 0 {
-				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
+				// nvidia-smi runs only for what the kernel files lack: a
+				// GPU whose name the GPU table knows needs none of it.
+				known := func(name string) bool { _, err := nvidia.LookupGPU(c.Context(), d, name); return err == nil }
+				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout, KnownGPU: known})
 				if err != nil {
 					return err
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -308,4 +309,42 @@ func fakeHostOptions(dir string) (probe.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// BenchmarkVerifyRecordedH100 is probe + verify on the real H100 host's
+// recorded files (hosts/h100-hidden-preload) before and after the kernel
+// files answer for nvidia-smi: "nvidia-smi" replays its recorded outputs
+// (on the real host that process took about 0.11 s, which a replay does
+// not cost), "kernel-files" runs no command (docs/benchmarks.md).
+func BenchmarkVerifyRecordedH100(b *testing.B) {
+	d := embeddedDB(b)
+	opts, err := fakeHostOptions(filepath.Join(hostsDir, "h100-hidden-preload"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	smi, err := probe.LoadReplay("../probe/testdata/h100-smi/cmds")
+	if err != nil {
+		b.Fatal(err)
+	}
+	known := func(name string) bool { _, err := nvidia.LookupGPU(context.Background(), d, name); return err == nil }
+	for _, bc := range []struct {
+		name string
+		opts probe.Options
+	}{
+		{"nvidia-smi", func() probe.Options { o := opts; o.Runner = smi; return o }()},
+		{"kernel-files", func() probe.Options { o := opts; o.Runner = smi; o.KnownGPU = known; return o }()},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				facts, err := probe.Run(context.Background(), bc.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := verify.Verify(context.Background(), d, facts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

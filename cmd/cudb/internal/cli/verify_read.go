@@ -47,6 +47,9 @@ func writeRead(b *strings.Builder, r *verify.Read) {
 	line("cuDNN", r.CUDNN...)
 	line("envs", r.Environments...)
 	line("frameworks", r.Frameworks...)
+	if len(r.Env) > 0 {
+		line("env", r.Env...)
+	}
 	if r.Errors > 0 {
 		s := fmt.Sprintf("%d error lines, %d explained", r.Errors, r.Explained)
 		if r.Skipped > 0 {

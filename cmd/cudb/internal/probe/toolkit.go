@@ -223,6 +223,28 @@ func (p *prober) cudnn(ldPath []string, toolkits []host.Toolkit, pythons []host.
 	return out
 }
 
+// preloaded lists the cuDNN libraries LD_PRELOAD names: the loader maps
+// them before anything else, so they are the copies a process meets
+// first. The version comes from the file the name resolves to.
+func (p *prober) preloaded(preload []string) []host.CUDNN {
+	var out []host.CUDNN
+	for _, lib := range preload {
+		name := path.Base(lib)
+		if !strings.HasPrefix(name, "libcudnn.so") || !path.IsAbs(lib) {
+			continue
+		}
+		target := lib
+		if r, err := p.fs.resolve(lib); err == nil {
+			target = r
+		}
+		if c, ok := report.CUDNNFromLib(name, target, host.CUDNNLDPreload); ok {
+			c.Path = lib
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 var libcudnnFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^libcudnn\.so(\.\d+)*$`) })
 
 // cudnnInDir finds the main cuDNN library in dir and reads its version

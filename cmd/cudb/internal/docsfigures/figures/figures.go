@@ -5,8 +5,10 @@ package figures
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -24,6 +26,7 @@ var Rules = sync.OnceValue(func() []docfigures.Rule {
 	return []docfigures.Rule{
 		{File: "docs/http.md", Figure: "schema-version", Pattern: regexp.MustCompile(`"schema_version": "?(\d+)`)},
 		{File: "docs/json.md", Figure: "schema-version", Pattern: regexp.MustCompile(`(?:"schema_version": "|\(schema )(\d+)`)},
+		{File: "README.md", Figure: "make-help", Pattern: regexp.MustCompile("(?s)## make help\n\n```\n(.*?)```")},
 	}
 })
 
@@ -48,6 +51,12 @@ func Compute(ctx context.Context, root string) (map[string]string, error) {
 		return nil, err
 	}
 	figs["schema-version"] = strconv.Itoa(db.SchemaVersion)
+	// The README's copy of `make help`.
+	help, err := exec.CommandContext(ctx, "make", "-s", "--no-print-directory", "-C", root, "help").Output()
+	if err != nil {
+		return nil, fmt.Errorf("make help: %w", err)
+	}
+	figs["make-help"] = string(help)
 	counts, err := CountTests(root)
 	if err != nil {
 		return nil, err
