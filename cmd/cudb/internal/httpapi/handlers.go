@@ -16,7 +16,6 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host/report"
-	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/pin"
@@ -227,11 +226,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	text, _, err := input.Decode("the body", body)
-	if err != nil {
-		return err
-	}
-	facts, _, err := report.Parse([]byte(text))
+	facts, _, err := report.Parse(body)
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeLimit {
 			return err
