@@ -220,3 +220,39 @@ func heapWatchdog() {
 		}()
 	})
 }
+
+// TestIncludesPastTheBound: -r includes are followed up to
+// input.MaxIncludes files and refused past it, naming the bound; none is
+// dropped silently (they were past the 32nd).
+func TestIncludesPastTheBound(t *testing.T) {
+	d, err := db.OpenImage(context.Background(), data.DB, data.Columns, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	read := func(name string) ([]byte, error) {
+		if name == "last.txt" {
+			return []byte("torch==2.1.0\n"), nil
+		}
+		return []byte("numpy==1.26.0\n"), nil
+	}
+	file := func(n int) []byte {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "-r f%d.txt\n", i)
+		}
+		b.WriteString("-r last.txt\n")
+		return []byte(b.String())
+	}
+	rep, err := Check(context.Background(), d, []Input{{Name: "requirements.txt", Data: file(40)}}, Options{Read: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fmt.Sprint(rep.Files), "torch==2.1.0") {
+		t.Errorf("the 41st include was not judged: %+v", rep.Files)
+	}
+	_, err = Check(context.Background(), d, []Input{{Name: "requirements.txt", Data: file(input.MaxIncludes + 5)}}, Options{Read: read})
+	if errs.CodeOf(err) != errs.CodeLimit || !strings.Contains(err.Error(), "the number of files followed") {
+		t.Fatalf("past the bound: %v", err)
+	}
+}
