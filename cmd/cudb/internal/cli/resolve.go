@@ -112,7 +112,7 @@ func cutRows(res *usecase.Resolution, all bool) shownResolution {
 	cut.Stacks = res.Stacks[:multiFrameworkRows]
 	unknown := false
 	for _, st := range res.Stacks[multiFrameworkRows:] {
-		unknown = unknown || st.Status != query.StatusOK
+		unknown = unknown || st.Status != usecase.StatusOK
 	}
 	return shownResolution{Resolution: &cut, more: len(res.Stacks) - multiFrameworkRows, unknownCut: unknown}
 }
