@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cudb/cudb/query/querytest"
 	"github.com/cudb/cudb/internal/datadir"
+	"github.com/cudb/cudb/query/querytest"
 )
 
 // pin -o on what is not a regular file: a character device is written
