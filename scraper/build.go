@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 )
 
 // SnapshotPath is where a source's rows live inside a data directory.
@@ -130,7 +131,7 @@ type Manifest struct {
 // checks the database (PostBuildChecks), and moves the changed files into
 // place under a journal, as Refresh does: a failed build writes nothing.
 func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, error) {
-	lock, err := AcquireLock(dataDir)
+	lock, err := datadir.AcquireLock(dataDir)
 	if err != nil {
 		return nil, err
 	}

@@ -7,27 +7,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/cudb/cudb/internal/datadir"
 )
 
+// The journal's format and the lock live in internal/datadir, so a
+// reader of a data directory needs no scraper.
 const (
-	stagingName = ".refresh-staging"
-	journalName = ".refresh-commit.json"
-	// previousName, inside the staging directory, holds a hard link (or a
-	// copy) of every file a commit replaces, for rolling back.
-	previousName = ".previous"
+	stagingName  = datadir.StagingName
+	previousName = datadir.PreviousName
 )
 
-// journal lists the staged files a commit moves into the data directory,
-// and which of them had no previous file.
-type journal struct {
-	Files []string `json:"files"`
-	New   []string `json:"new,omitempty"`
-}
+type journal = datadir.Journal
 
-// JournalPath is the commit journal of a data directory: while it exists,
-// a refresh is moving files into place (or was killed doing so) and the
-// directory may hold a mix of old and new files until Recover runs.
-func JournalPath(dataDir string) string { return filepath.Join(dataDir, journalName) }
+// JournalPath is the commit journal of a data directory (datadir's).
+func JournalPath(dataDir string) string { return datadir.JournalPath(dataDir) }
 
 // commit moves the staged files into dataDir. It first keeps each file it
 // will replace (under the staging directory), then writes the journal:
@@ -247,7 +241,7 @@ func RecoverPending(dataDir string) (string, error) {
 	if _, err := os.Stat(JournalPath(dataDir)); errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
-	lock, err := AcquireLock(dataDir)
+	lock, err := datadir.AcquireLock(dataDir)
 	if err != nil {
 		return "", fmt.Errorf("a refresh is committing into %s: %w", dataDir, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 )
 
 // Progress stages reported through RefreshOptions.Progress.
@@ -144,7 +145,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		if st, err := os.Stat(o.DataDir); err != nil || !st.IsDir() {
 			return fail(fmt.Errorf("data directory %s does not exist or is not a directory", o.DataDir))
 		}
-		lock, err := AcquireLock(o.DataDir)
+		lock, err := datadir.AcquireLock(o.DataDir)
 		if err != nil {
 			return fail(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/fakesource"
 	"github.com/cudb/cudb/scraper/fetch"
@@ -496,13 +497,13 @@ func TestRefreshPostBuildCheckFailureWritesNothing(t *testing.T) {
 func TestRefreshLock(t *testing.T) {
 	u := newUpstream(t)
 	data, a, b, before := seeded(t, u)
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.page("a", fakesource.Page(rows(21)...))
 	_, err = u.refresh(data, a, b)
-	if !errors.Is(err, scraper.ErrLocked) {
+	if !errors.Is(err, datadir.ErrLocked) {
 		t.Fatalf("want ErrLocked, got %v", err)
 	}
 	lock.Release()
@@ -514,11 +515,11 @@ func TestRefreshLock(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(data, scraper.LockName), []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644)
+	os.WriteFile(filepath.Join(data, datadir.LockName), []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644)
 	if _, err := u.refresh(data, a, b); err != nil {
 		t.Fatalf("stale lock not taken over: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(data, scraper.LockName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(data, datadir.LockName)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("lock left behind")
 	}
 }

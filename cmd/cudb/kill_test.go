@@ -15,6 +15,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/app"
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/fakesource"
@@ -133,7 +134,7 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 			}
 			// What the next refresh does first: take over the stale lock
 			// and recover.
-			lock, err := scraper.AcquireLock(dir)
+			lock, err := datadir.AcquireLock(dir)
 			if err != nil {
 				t.Fatalf("stale lock not taken over: %v", err)
 			}

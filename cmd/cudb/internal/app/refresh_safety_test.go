@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/app"
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 )
 
@@ -140,16 +141,20 @@ func crashMidMove(t *testing.T, data, base string) {
 	}
 }
 
-// TestDBCheckRecoversAndReportsJournal: `db check` used to exit 0 on a
-// per-file mix without mentioning the journal. While a refresh holds the
-// lock it reports the pending commit and exits 1; once the refresh is
-// gone it completes the commit and says so.
-func TestDBCheckRecoversAndReportsJournal(t *testing.T) {
+// TestDBCheckReadsAPendingCommitWithoutWriting: `db check --db` used to
+// exit 0 on a per-file mix without mentioning the journal, then to
+// recover it (a read that wrote). Opening a --db file never writes now:
+// with a refresh's journal pending, whether the refresh still holds its
+// lock or was killed, db check reads the commit's new database, says the
+// commit is pending and exits 1, and leaves the directory as it found
+// it; `db build` (or the next refresh) completes the commit.
+func TestDBCheckReadsAPendingCommitWithoutWriting(t *testing.T) {
 	data, _, newer := seedFakes(t)
 	want := dataState(t, copyOf(t, data, newer))
 	crashMidMove(t, data, newer)
+	mid := dataState(t, data)
 
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,10 +165,14 @@ func TestDBCheckRecoversAndReportsJournal(t *testing.T) {
 	lock.Release()
 
 	code, out, errOut = fakeRun("db", "check", "--db", filepath.Join(data, "cudb.db"))
-	if code != 0 || !strings.Contains(out, "refresh journal: an interrupted refresh was pending in "+data+"; recovery completed it") {
+	if code != 1 || !strings.Contains(out, "refresh journal: pending: a refresh is committing into "+data) || !strings.Contains(out, "integrity: ok") {
 		t.Fatalf("db check after the crash: exit %d\n%s\n%s", code, out, errOut)
 	}
-	sameState(t, "after db check recovered", want, dataState(t, data))
+	sameState(t, "after db check (it never writes)", mid, dataState(t, data))
+	if code, _, errOut := fakeRun("db", "build", "--data", data); code != 0 {
+		t.Fatalf("db build: exit %d: %s", code, errOut)
+	}
+	sameState(t, "after db build completed the commit", want, dataState(t, data))
 }
 
 // TestDBBuildRecoversAndHonoursTheLock: `db build --data` used to ignore
@@ -173,7 +182,7 @@ func TestDBBuildRecoversAndHonoursTheLock(t *testing.T) {
 	want := dataState(t, copyOf(t, data, newer))
 	crashMidMove(t, data, newer)
 
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +297,7 @@ func TestRefreshMarkdownNeedsItsFolder(t *testing.T) {
 // directory, nothing is touched.
 func TestRefreshJSONWhileLockedKeepsData(t *testing.T) {
 	data, before, newer := seedFakes(t)
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
