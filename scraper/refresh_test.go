@@ -524,32 +524,6 @@ func TestRefreshLock(t *testing.T) {
 	}
 }
 
-func TestRecoverFinishesJournaledCommit(t *testing.T) {
-	data := t.TempDir()
-	stage := filepath.Join(data, ".refresh-staging")
-	os.MkdirAll(filepath.Join(stage, "sources"), 0o755)
-	os.WriteFile(filepath.Join(stage, "sources", "a.json"), []byte("new a"), 0o644)
-	os.WriteFile(filepath.Join(data, "manifest.json"), []byte("new manifest"), 0o644) // already moved
-	os.WriteFile(filepath.Join(data, ".refresh-commit.json"), []byte(`{"files":["sources/a.json","manifest.json"]}`), 0o644)
-	os.WriteFile(filepath.Join(data, ".cudb.db.tmp-123"), []byte("x"), 0o644)
-	if err := scraper.Recover(data); err != nil {
-		t.Fatal(err)
-	}
-	got := tree(t, data)
-	if len(got) != 2 || got["sources/a.json"] != "new a" || got["manifest.json"] != "new manifest" {
-		t.Fatalf("after recover: %v", got)
-	}
-	// without a journal, staged files are dropped
-	os.MkdirAll(stage, 0o755)
-	os.WriteFile(filepath.Join(stage, "cudb.db"), []byte("half"), 0o644)
-	if err := scraper.Recover(data); err != nil {
-		t.Fatal(err)
-	}
-	if got := tree(t, data); len(got) != 2 {
-		t.Fatalf("staging kept: %v", got)
-	}
-}
-
 // countReleases counts the release rows keep accepts.
 func countReleases(t *testing.T, d *db.DB, keep func(db.Release) bool) int {
 	t.Helper()

@@ -138,7 +138,7 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 			if err != nil {
 				t.Fatalf("stale lock not taken over: %v", err)
 			}
-			if err := scraper.Recover(dir); err != nil {
+			if err := datadir.Recover(dir); err != nil {
 				t.Fatal(err)
 			}
 			lock.Release()

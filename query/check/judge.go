@@ -160,6 +160,9 @@ func (c *checker) followBuild(u *Unit) error {
 		return nil
 	}
 	d, err := ParseDockerfile(p, string(b), c.opts.BuildArgs)
+	if errs.CodeOf(err) == errs.CodeLimit {
+		return err
+	}
 	if err != nil {
 		return errs.Usage("%v", err).WithHint("cudb check %s", p)
 	}
@@ -193,7 +196,7 @@ func (c *checker) followIncludes(u *Unit) {
 	seen := map[string]bool{}
 	synced := syncedFiles(u)
 	c.followSyncDirs(u, synced)
-	for i := 0; i < len(u.Includes) && i < 32; i++ {
+	for i := 0; i < len(u.Includes) && c.limitErr == nil; i++ {
 		in := u.Includes[i]
 		sync, isSynced := synced[in.Path]
 		if in.Installer == "copy" && !isSynced || seen[in.Installer+"\x00"+in.Path+"\x00"+in.Scenario] {
@@ -225,6 +228,9 @@ func (c *checker) followIncludes(u *Unit) {
 			k = KindRequirements
 		}
 		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
+		if c.limited(err) {
+			return
+		}
 		if err != nil || len(units) != 1 {
 			c.notFollowedAt(u, u.File, in.Line, fmt.Sprintf("%s is installed here but cannot be read as a %s file (%v)", in.Path, k, err), "cudb check "+p)
 			continue

@@ -18,6 +18,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/textin"
 )
 
@@ -67,7 +68,12 @@ func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, e
 // parse reads a report with cudb's framework table.
 func parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
-		return nil, nil, errors.New("report is larger than 4 MiB")
+		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
+	}
+	// A byte-order mark (UTF-8, or UTF-16 as PowerShell's `>` writes) is
+	// decoded first: the report is read as the text it holds.
+	if s, enc, err := input.Decode("the report", text); err == nil && enc != input.UTF8 {
+		text = []byte(s)
 	}
 	if why := textin.NotText(text); why != "" {
 		return nil, nil, errs.Usage("the report is not text (%s): refused rather than searched for facts", why).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/usecase"
 	"github.com/cudb/cudb/usecase/present"
 )
@@ -167,8 +168,10 @@ func expandDirs(names []string) ([]string, error) {
 	return out, nil
 }
 
-// maxProjectFile bounds what check reads of one file.
-const maxProjectFile = 4 << 20
+// maxProjectFile bounds what check reads of one file: one byte past the
+// bound, so that check.Check refuses a longer file by name (a file cut
+// at the bound would be judged as if it ended there).
+const maxProjectFile = input.MaxFileSize + 1
 
 func readProjectFile(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	if name == "-" {

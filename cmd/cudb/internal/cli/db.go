@@ -151,8 +151,11 @@ Exits 1 when the database is damaged; conflicts alone are not a failure.`,
 				return err
 			}
 			rep := DBCheck{CheckResult: res}
-			if j := f.journal; j.Pending != nil {
+			switch j := f.journal; {
+			case j.Pending != nil:
 				rep.Journal = "pending: " + j.Pending.Error()
+			case j.Recovered != "":
+				rep.Journal = fmt.Sprintf("an interrupted refresh was pending in %s; recovery %s it", j.Dir, j.Recovered)
 			}
 			err = f.Out(rep, func() error {
 				if rep.Journal != "" {
@@ -181,7 +184,7 @@ Exits 1 when the database is damaged; conflicts alone are not a failure.`,
 				return fmt.Errorf("database check failed")
 			}
 			if f.journal.Pending != nil {
-				return fmt.Errorf("a refresh is moving files into %s (or was killed doing so): check again once it is done or `cudb db build --data %s` has completed it", f.journal.Dir, f.journal.Dir)
+				return fmt.Errorf("a refresh is moving files into %s right now: check again when it is done", f.journal.Dir)
 			}
 			return nil
 		},

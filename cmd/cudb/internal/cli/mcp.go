@@ -34,8 +34,7 @@ database). Nothing but protocol messages is written to standard output.`,
 			if _, err := f.DB(c.Context()); err != nil {
 				return err
 			}
-			t := &mcp.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
-			err := NewMCPServer(f).Run(c.Context(), t)
+			err := NewMCPServer(f).Run(c.Context(), mcptools.Transport(f.IO.In, f.IO.Out))
 			if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {
 				return nil // the client closed the session
 			}
@@ -43,10 +42,6 @@ database). Nothing but protocol messages is written to standard output.`,
 		},
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // NewMCPServer returns the MCP server over f's database: each tool calls
 // its use case directly.

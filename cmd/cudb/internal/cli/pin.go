@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,6 +20,9 @@ type PinOptions struct {
 	Devel        bool
 	AllowUnknown bool
 	Output       string
+	// Force writes -o's target in place when replacing it would split its
+	// hard links or lose its owner.
+	Force bool
 	// Name and ProjectVersion name the uv project / conda environment.
 	Name, ProjectVersion string
 }
@@ -59,6 +63,7 @@ anyway with the gap named in the header.`,
 	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(usecase.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
+	fl.BoolVar(&opts.Force, "force", false, "with -o: write a target that has other hard links, or an owner the new file could not keep, in place instead of refusing it")
 	fl.BoolVar(&opts.AllowUnknown, "allow-unknown", false, "write a stack cudb cannot vouch for (a fact it needs is not in the data), the gap named in the header")
 	fl.StringVar(&opts.Name, "name", "", "uv: the project's name; conda: the environment's name (default: framework-version-variant)")
 	fl.StringVar(&opts.ProjectVersion, "project-version", "", "uv: the project's version (default 0.1.0)")
@@ -89,7 +94,11 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 		return err
 	}
 	if opts.Output != "" {
-		if err := safewrite.File(opts.Output, []byte(res.Content)); err != nil {
+		if err := safewrite.FileWith(opts.Output, []byte(res.Content), safewrite.FileOptions{Force: opts.Force}); err != nil {
+			var le *safewrite.LinkedError
+			if errors.As(err, &le) {
+				return errs.Usage("cannot write %s: %v", opts.Output, err).WithHint("cudb pin %s -o %s --force", strings.Join(opts.Requirements, " "), opts.Output)
+			}
 			return fmt.Errorf("failed to write %s: %w", opts.Output, err)
 		}
 		if !f.JSON {

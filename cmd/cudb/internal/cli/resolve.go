@@ -97,6 +97,9 @@ func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 type shownResolution struct {
 	*usecase.Resolution
 	more int
+	// unknownCut: a stack cut from the table is unknown, so the table
+	// keeps its status column (the rows shown are the known-good ones).
+	unknownCut bool
 }
 
 // cutRows keeps the first multiFrameworkRows stacks of an answer about
@@ -107,7 +110,11 @@ func cutRows(res *usecase.Resolution, all bool) shownResolution {
 	}
 	cut := *res
 	cut.Stacks = res.Stacks[:multiFrameworkRows]
-	return shownResolution{Resolution: &cut, more: len(res.Stacks) - multiFrameworkRows}
+	unknown := false
+	for _, st := range res.Stacks[multiFrameworkRows:] {
+		unknown = unknown || st.Status != usecase.StatusOK
+	}
+	return shownResolution{Resolution: &cut, more: len(res.Stacks) - multiFrameworkRows, unknownCut: unknown}
 }
 
 func printResolution(f *Factory, res shownResolution, explain bool) error {
@@ -129,7 +136,7 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 	if len(res.Stacks) == 0 {
 		return nil
 	}
-	withGPU, withStatus := false, false
+	withGPU, withStatus := false, res.unknownCut
 	for _, s := range res.Stacks {
 		withGPU = withGPU || s.GPU != nil
 		withStatus = withStatus || s.Status != usecase.StatusOK
@@ -201,7 +208,10 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(out, "\nbest: %s\n", best.Install.Command)
+	if res.more == 0 {
+		fmt.Fprintln(out) // the cut line already ends a cut table
+	}
+	fmt.Fprintf(out, "best: %s\n", best.Install.Command)
 	printUnknowns(out, res.Stacks)
 	for _, n := range best.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)

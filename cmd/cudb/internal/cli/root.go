@@ -63,8 +63,9 @@ type Factory struct {
 // journalState is what opening a --db file found about the refresh
 // journal of its directory.
 type journalState struct {
-	Dir     string
-	Pending error // a refresh is committing there (or was killed doing so)
+	Dir       string
+	Recovered string // "completed", "rolled back", …; "" when none pending
+	Pending   error  // a live refresh is committing right now
 }
 
 // NewFactory returns a factory over s with the real sources.
@@ -81,24 +82,19 @@ func (f *Factory) DB(ctx context.Context) (*usecase.DB, error) {
 		err error
 	)
 	if f.DBPath != "" {
-		// Opening never writes. A refresh committing beside the database
-		// (or killed while it did) leaves a journal: its commit is
-		// decided, so the new copy is read, still staged or already
-		// moved, and the next refresh or `cudb db build` completes it.
+		// A refresh killed while moving files leaves a journal beside the
+		// database: recover it first, so the file read is the whole old or
+		// the whole new set.
 		dir := filepath.Dir(f.DBPath)
 		f.journal.Dir = dir
-		file, pending, jerr := datadir.Current(f.DBPath)
-		if jerr != nil {
-			return nil, fmt.Errorf("failed to read the refresh journal in %s: %w", dir, jerr)
+		f.journal.Recovered, err = datadir.RecoverPending(dir)
+		if errors.Is(err, datadir.ErrLocked) {
+			f.journal.Pending, err = err, nil
 		}
-		if pending {
-			f.journal.Pending = fmt.Errorf("a refresh is committing into %s (or was killed doing so): read its new database; the next refresh or `cudb db build --data %s` completes the commit", dir, dir)
+		if err != nil {
+			return nil, fmt.Errorf("failed to recover the interrupted refresh in %s: %w", dir, err)
 		}
-		d, err = db.OpenFile(ctx, file)
-		if err != nil && file != f.DBPath {
-			// The commit moved the staged copy meanwhile.
-			d, err = db.OpenFile(ctx, f.DBPath)
-		}
+		d, err = db.OpenFile(ctx, f.DBPath)
 	} else {
 		d, err = db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 	}

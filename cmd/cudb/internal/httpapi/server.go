@@ -65,6 +65,11 @@ type Server struct {
 	// connections closed, and Serve returns nil.
 	ShutdownGrace time.Duration
 
+	// MaxConns and MaxConnsPerClient cap open connections, in total and
+	// per client address (0: DefaultMaxConns, DefaultMaxConnsPerClient);
+	// at a cap the longest-idle keep-alive is closed first (connlimit.go).
+	MaxConns, MaxConnsPerClient int
+
 	// Timeouts of the underlying http.Server; zero picks the defaults.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
@@ -187,7 +192,10 @@ func (s *Server) route(mux *http.ServeMux, path, method string, h handlerFunc) {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRequests()
+	lim := newConnLimiter(ln, orDefaultInt(s.MaxConns, DefaultMaxConns), orDefaultInt(s.MaxConnsPerClient, DefaultMaxConnsPerClient), s.logf)
+	ln = lim
 	srv := &http.Server{
+		ConnState:         lim.connState,
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, 5*time.Second),
 		ReadTimeout:       orDefault(s.ReadTimeout, 15*time.Second),
@@ -218,6 +226,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+func orDefaultInt(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -96,7 +96,9 @@ type DriverTable struct {
 	MaxMajor int                   `json:"max_major"`
 	OS       map[string]DriverStep `json:"os"`
 	Verdicts []map[string]int      `json:"verdicts"` // CUDA → index into Picks
-	Picks    []DriverPick          `json:"picks"`    // "{driver}" stands for the driver judged
+	// VerdictMax is each row's newest CUDA, {max} in its picks' reasons.
+	VerdictMax []string     `json:"verdict_max"`
+	Picks      []DriverPick `json:"picks"` // "{driver}" stands for the driver judged
 }
 
 // DriverStep is one OS's breaks and their verdict rows.

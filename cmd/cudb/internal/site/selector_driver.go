@@ -11,6 +11,16 @@ import (
 	"github.com/cudb/cudb/usecase"
 )
 
+// driverMaxText starts the words of nvidia.CheckDriverOS that name the
+// newest CUDA a driver runs ("driver 418.39 supports CUDA up to 10.1; …").
+const driverMaxText = "supports CUDA up to "
+
+// FillDriverReason puts a row's words back into a shared driver verdict:
+// the driver typed and the newest CUDA it runs (the page's verdict()).
+func FillDriverReason(reason, driver, max string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(reason, "{max}", max), "{driver}", driver)
+}
+
 // drivers fills the driver table: for each OS, every value a driver is
 // compared with (the toolkit and minor-version floors of every CUDA
 // release, and the first driver of each branch and of the one after it,
@@ -90,8 +100,11 @@ func (b *selectorBuilder) drivers(ctx context.Context) error {
 // version in the texts replaced by {driver}.
 func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas []string, rows map[string]int) (int, error) {
 	m := map[string]int{}
-	var key strings.Builder
-	for _, c := range cudas {
+	picks := make([]DriverPick, len(cudas))
+	// The newest CUDA the driver runs, as the texts name it: the row's
+	// own word, {max} in its picks, so that one pick serves every row.
+	max := ""
+	for j, c := range cudas {
 		var p DriverPick
 		v, err := usecase.CheckDriver(ctx, b.d, drv, c, os)
 		if err != nil {
@@ -105,6 +118,20 @@ func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas [
 			p = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}
 		}
 		p.Reason = strings.ReplaceAll(p.Reason, "driver "+drv+" ", "driver {driver} ")
+		if max == "" {
+			if _, rest, ok := strings.Cut(p.Reason, driverMaxText); ok {
+				max, _, _ = strings.Cut(rest, ";")
+			}
+		}
+		picks[j] = p
+	}
+	key := strings.Builder{}
+	key.WriteString(max + "|")
+	for j, c := range cudas {
+		p := picks[j]
+		if max != "" {
+			p.Reason = strings.ReplaceAll(p.Reason, driverMaxText+max+";", driverMaxText+"{max};")
+		}
 		i, ok := b.driverPicks[p]
 		if !ok {
 			i = len(b.sel.Driver.Picks)
@@ -119,5 +146,6 @@ func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas [
 	}
 	rows[key.String()] = len(b.sel.Driver.Verdicts)
 	b.sel.Driver.Verdicts = append(b.sel.Driver.Verdicts, m)
+	b.sel.Driver.VerdictMax = append(b.sel.Driver.VerdictMax, max)
 	return rows[key.String()], nil
 }
