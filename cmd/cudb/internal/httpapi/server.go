@@ -37,14 +37,15 @@ const (
 // Server is cudb's HTTP API. Zero values of the optional fields are
 // usable.
 type Server struct {
-	// DB is the database every answer comes from (read-only).
+	// DB is the database every answer comes from (read-only). Its reads
+	// answer from the column image in place and its caches are locked,
+	// so every request shares it.
 	DB *usecase.DB
-	// Replicas are further handles to the same database. A handle holds
-	// one SQLite connection (an in-memory image lives in exactly one), so
-	// queries on one handle run one at a time; requests borrow whichever
-	// handle is free.
-	Replicas []*usecase.DB
-	Version  string
+	// Handles is how many requests may read the database at once (0:
+	// one); POST bodies (verify, explain) take at most all but one, so a
+	// cheap GET and /healthz always find a slot.
+	Handles int
+	Version string
 	// Log receives one line per request; nil discards them.
 	Log io.Writer
 	// CacheEntries bounds the answer cache (0: 4096; negative: no cache).
@@ -86,9 +87,9 @@ type Server struct {
 func (s *Server) init() {
 	s.once.Do(func() {
 		var handles []*usecase.DB
-		for _, d := range append([]*usecase.DB{s.DB}, s.Replicas...) {
-			if d != nil {
-				handles = append(handles, d)
+		if s.DB != nil {
+			for range max(1, s.Handles) {
+				handles = append(handles, s.DB)
 			}
 		}
 		s.pool = make(chan *usecase.DB, len(handles))
@@ -102,7 +103,7 @@ func (s *Server) init() {
 		// Read once, before any request can hold a handle.
 		s.dataTag = dataTagOf(s.DB, s.Version)
 		// Measured (docs/benchmarks.md, 2 shared cores, fixture data): an
-		// uncached resolve costs ~0.56 ms of CPU (two SQL reads, grouping,
+		// uncached resolve costs ~0.56 ms of CPU (the reads, grouping,
 		// JSON; 1,351 allocations), so even with one handle per CPU the
 		// query path tops out near 1.5k req/s over loopback; a cached
 		// answer costs ~13 µs in the handler and the server then sustains

@@ -388,12 +388,12 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// Handles are borrowed, so parallel requests over several handles give
-// the same answers as one.
-func TestReplicasAndCacheAgree(t *testing.T) {
+// Requests share the one handle, so parallel requests over several
+// slots give the same answers as one slot without the cache.
+func TestHandlesAndCacheAgree(t *testing.T) {
 	path := testDBPath(t)
 	one := start(t, &httpapi.Server{DB: openDB(t, path), CacheEntries: -1})
-	many := start(t, &httpapi.Server{DB: openDB(t, path), Replicas: []*db.DB{openDB(t, path), openDB(t, path)}})
+	many := start(t, &httpapi.Server{DB: openDB(t, path), Handles: 3})
 	urls := []string{"/v1/resolve?req=torch==2.1", "/v1/resolve?req=torch==2.1&explain=1", "/v1/resolve?req=torch==9", "/v1/matrix/torch", "/v1/meta"}
 	errc := make(chan error, 64)
 	for w := 0; w < 8; w++ {

@@ -49,18 +49,12 @@ func TestSoak(t *testing.T) {
 	ctx := context.Background()
 	handles := runtime.GOMAXPROCS(0)
 	srv := &httpapi.Server{}
-	for i := 0; i < handles; i++ {
-		d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		if i == 0 {
-			srv.DB = d
-		} else {
-			srv.Replicas = append(srv.Replicas, d)
-		}
+	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer d.Close()
+	srv.DB, srv.Handles = d, handles
 	base := start(t, srv)
 	mix := soakMix(t, base)
 

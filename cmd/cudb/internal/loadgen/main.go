@@ -130,18 +130,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.NoCache {
 		srv.CacheEntries = -1
 	}
-	for i := 0; i < handles; i++ {
-		d, err := db.OpenFile(ctx, path)
-		if err != nil {
-			return res, err
-		}
-		defer d.Close()
-		if i == 0 {
-			srv.DB = d
-		} else {
-			srv.Replicas = append(srv.Replicas, d)
-		}
+	d, err := db.OpenFile(ctx, path)
+	if err != nil {
+		return res, err
 	}
+	defer d.Close()
+	srv.DB, srv.Handles = d, handles
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return res, err
