@@ -219,13 +219,13 @@ func recoverDir(dataDir string) (string, error) {
 	switch {
 	case err == nil:
 		var j journal
-		if err := json.Unmarshal(b, &j); err != nil {
+		if err := json.Unmarshal(b, &j); err != nil || len(j.Files) == 0 {
 			// WriteFileAtomic never leaves a partial journal, so this is
-			// damage from outside: keep what is there.
-			if err := dropJournal(dataDir); err != nil {
-				return "", err
-			}
-			outcome = "discarded a damaged journal"
+			// damage from outside. Which files were moved is unknown:
+			// dropping the journal could leave new files beside old ones,
+			// so it stays, every reader refuses the directory, and the
+			// error names the way back.
+			return "", damagedJournal(dataDir)
 		} else if err := settle(dataDir, stage, j, func(string) {}); err != nil {
 			if _, jerr := os.Stat(JournalPath(dataDir)); jerr == nil {
 				return "", err // still mid-commit: keep the staged files
@@ -265,4 +265,16 @@ func RecoverPending(dataDir string) (string, error) {
 	}
 	defer lock.Release()
 	return recoverDir(dataDir)
+}
+
+// ErrDamagedJournal is returned (wrapped) when a commit journal cannot be
+// read: the data directory may mix old and new files.
+var ErrDamagedJournal = errors.New("the refresh commit journal is damaged")
+
+func damagedJournal(dataDir string) error {
+	j, st := JournalPath(dataDir), filepath.Join(dataDir, stagingName)
+	return fmt.Errorf("%w (%s): which files the interrupted refresh moved is unknown, so %s may mix old and new data and is not read; "+
+		"restore the directory (git checkout -- %s, or a backup) and remove the journal and staging folder (rm -r %s %s), "+
+		"or remove them and rebuild every file (cudb refresh --data %s)",
+		ErrDamagedJournal, j, dataDir, dataDir, j, st, dataDir)
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/usecase"
 )
 
 // DataAgeLimit is how old the data may be before commands say so.
@@ -20,7 +20,7 @@ const NoDataAgeNoticeEnv = "CUDB_NO_DATA_AGE_NOTICE"
 // data_as_of is older than DataAgeLimit: answers know nothing released
 // since. It is silent with --json, --quiet, the environment switch, no
 // clock, or a database that does not state its date.
-func (f *Factory) dataAgeNotice(ctx context.Context, d *db.DB) {
+func (f *Factory) dataAgeNotice(ctx context.Context, d *usecase.DB) {
 	if f.noticed || f.JSON || f.Quiet || f.IO.Now == nil {
 		return
 	}
@@ -56,7 +56,7 @@ func DataAgeNotice(asOf string, now time.Time) string {
 // pendingNotice says on standard error, unless --quiet, that a refresh
 // commit is pending beside the --db file, and names the command that
 // recovers it: reading does not.
-func (f *Factory) pendingNotice(d *db.DB) {
+func (f *Factory) pendingNotice(d *usecase.DB) {
 	j := d.PendingCommit()
 	if j == "" || f.Quiet || f.journal.Dir != "" {
 		return

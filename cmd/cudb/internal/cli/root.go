@@ -18,6 +18,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
+	"github.com/cudb/cudb/usecase"
 )
 
 // Build stamps, set at link time by `make release` (-ldflags -X):
@@ -50,7 +51,7 @@ type Factory struct {
 	budgetCtx    context.Context
 	cancelBudget context.CancelFunc
 
-	opened  *db.DB
+	opened  *usecase.DB
 	noticed bool
 	// journal says what `db check` found about a refresh commit pending
 	// beside the --db file: what recovery did, or that one is in progress.
@@ -70,12 +71,12 @@ func NewFactory(s *Streams) *Factory { return &Factory{IO: s, Sources: all.Sourc
 
 // DB opens the database once: the file given by --db, else the image
 // embedded in the binary.
-func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
+func (f *Factory) DB(ctx context.Context) (*usecase.DB, error) {
 	if f.opened != nil {
 		return f.opened, nil
 	}
 	var (
-		d   *db.DB
+		d   *usecase.DB
 		err error
 	)
 	if f.DBPath != "" {
