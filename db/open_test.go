@@ -9,7 +9,7 @@ import (
 )
 
 // dirNames lists the names in dir, sorted.
-func dirNames(t *testing.T, dir string) []string {
+func dirNames(t testing.TB, dir string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -24,7 +24,7 @@ func dirNames(t *testing.T, dir string) []string {
 }
 
 // kept returns the names of the column images kept in dir.
-func kept(t *testing.T, dir string) []string {
+func kept(t testing.TB, dir string) []string {
 	t.Helper()
 	var out []string
 	for _, n := range dirNames(t, dir) {

@@ -1,29 +1,24 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/httpapi"
-	"github.com/cudb/cudb/data"
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/usecase"
 )
 
 // ServeOptions are `cudb serve`'s flags.
 type ServeOptions struct {
 	Addr         string
-	Handles      int
+	Workers      int
 	AllowOrigins []string
 	Grace        time.Duration
 }
@@ -52,15 +47,19 @@ can make the server work. curl and scripts send no Origin and are served.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runServe(c, f, opts) },
 	}
 	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on")
-	c.Flags().IntVar(&opts.Handles, "handles", 0, "database handles queried in parallel (0 = one per CPU)")
+	c.Flags().IntVar(&opts.Workers, "workers", 0, "requests answered at once (0 = one per CPU); the others wait their turn")
+	// --handles named the replicas of the database the server once kept
+	// (one SQLite connection each); one handle now serves every request.
+	c.Flags().IntVar(&opts.Workers, "handles", 0, "")
+	c.Flags().MarkDeprecated("handles", "use --workers")
 	c.Flags().DurationVar(&opts.Grace, "grace", httpapi.DefaultShutdownGrace, "at SIGINT/SIGTERM, how long requests in flight may finish before they are cut (the exit status is 0 either way)")
 	c.Flags().StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "let web pages from this `ORIGIN` (https://host[:port], or *) POST to /v1/verify and /v1/explain (repeatable; default none: scripts and curl send no Origin and are always served)")
 	return c
 }
 
 func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
-	if opts.Handles < 0 {
-		return usageError(c, "--handles must be 0 or more")
+	if opts.Workers < 0 {
+		return usageError(c, "--workers must be 0 or more")
 	}
 	for _, o := range opts.AllowOrigins {
 		if !validOrigin(o) {
@@ -73,19 +72,7 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	n := opts.Handles
-	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	srv := &httpapi.Server{DB: d, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace}
-	for i := 1; i < n; i++ {
-		r, err := f.openReplica(ctx)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		srv.Replicas = append(srv.Replicas, r)
-	}
+	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("failed to listen on %s: %w", opts.Addr, err)
@@ -103,14 +90,4 @@ func validOrigin(o string) bool {
 	u, err := url.Parse(o)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
 		u.Path == "" && u.RawQuery == "" && u.Fragment == "" && u.User == nil && u.String() == o
-}
-
-// openReplica opens another handle on the database f.DB opened: an
-// in-memory image lives in one connection, so parallel queries need
-// their own copies (each about the size of data/cudb.db).
-func (f *Factory) openReplica(ctx context.Context) (*usecase.DB, error) {
-	if f.DBPath != "" {
-		return db.OpenFile(ctx, f.DBPath)
-	}
-	return db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 }
