@@ -24,7 +24,7 @@ TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 window
 WHEEL_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 IMAGE ?= cudb:$(VERSION)
 
-.PHONY: help build test test-slow vet lint race data fuzz bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps docs-figures
+.PHONY: help build test test-slow vet lint race data fuzz adversarial bench bench-start fmt load soak binaries wheels release image image-test mcp-ts-deps docs-figures
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -77,6 +77,25 @@ fuzz: ## run every fuzz target for $(FUZZTIME)
 	      else echo "$$out"; exit 1; fi; \
 	    fi; \
 	  done; \
+	done
+
+# The parsers of check under a memory cap: GOMEMLIMIT keeps the collector
+# working hard, and each fuzz target's heap watchdog (query/check) fails
+# an input whose live heap passes 512 MiB.
+ADV_FUZZ = FuzzParseDockerfile FuzzParseCompose FuzzParseRequirements FuzzParseTOML FuzzParseCondaEnv FuzzDetect FuzzCheck
+
+adversarial: ## the hostile inputs of issue 29 (generated) in every door, their benchmarks, and check's fuzz targets under a memory cap
+	CUDB_SLOW=1 $(GO) test ./query/check/ -run '^TestAdversarialInputs$$' -count=1 -v
+	$(GO) test ./internal/input/ -count=1
+	$(GO) test ./cmd/cudb/internal/cli/ -run '^(TestCheckBoundsEveryDoor|TestOneValidationPerValue|TestMCPBadLinesKeepTheSession)$$' -count=1 -v
+	$(GO) test ./cmd/cudb/internal/httpapi/ -run '^TestConnectionCaps$$' -count=1 -v
+	$(GO) test ./query/check/ -run '^$$' -bench '^BenchmarkAdversarial$$' -benchtime 1x -benchmem
+	@for f in $(ADV_FUZZ); do \
+	  echo "fuzz ./query/check $$f (GOMEMLIMIT=256MiB)"; \
+	  GOMEMLIMIT=256MiB $(GO) test ./query/check/ -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) >/tmp/cudb-adv-fuzz.$$$$ 2>&1; rc=$$?; \
+	  tail -n 3 /tmp/cudb-adv-fuzz.$$$$; \
+	  if [ $$rc -ne 0 ] && ! grep -q '^    context deadline exceeded$$' /tmp/cudb-adv-fuzz.$$$$; then cat /tmp/cudb-adv-fuzz.$$$$; rm -f /tmp/cudb-adv-fuzz.$$$$; exit 1; fi; \
+	  rm -f /tmp/cudb-adv-fuzz.$$$$; \
 	done
 
 binaries: ## cross-compile $(DIST)/cudb-OS-ARCH for $(TARGETS) (CGO_ENABLED=0, stamped)

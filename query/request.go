@@ -186,16 +186,15 @@ func parseRequest(r ResolveRequest) (*parsedRequest, error) {
 		p.cuda = &spec
 	}
 	if r.Python != "" {
-		v, err := version.ParseDotted(r.Python)
-		if err != nil || len(v.Fields()) > 3 || v.Major() < 2 || v.Major() > 3 {
-			return nil, errs.Usage("invalid --python %s: expected a Python version such as 3.11", errs.Quote(r.Python)).WithHint("cudb resolve torch==2.1 --python 3.11")
+		py, err := ParsePython(r.Python)
+		if err != nil {
+			return nil, err.WithHint("cudb resolve torch==2.1 --python 3.11")
 		}
+		v := version.MustParseDotted(py)
 		p.python = &v
 	}
-	switch r.Platform {
-	case "", "linux", "windows", "macos", "linux-aarch64":
-	default:
-		return nil, errs.Usage("invalid --platform %s: expected linux, windows, macos or linux-aarch64", errs.Quote(r.Platform)).WithHint("cudb resolve torch==2.1 --platform linux")
+	if err := ParsePlatform(r.Platform); err != nil {
+		return nil, err.WithHint("cudb resolve torch==2.1 --platform linux")
 	}
 	switch r.Channel {
 	case "", "pip", "conda":

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cudb/cudb/internal/version"
 )
 
 // Grammar is the form a field's values take. Every value of every record
@@ -69,7 +71,8 @@ var (
 	// SM is a GPU architecture: sm_90, sm_90a, sm_100f.
 	SM = Pattern("an sm_XY architecture", `sm_\d{2,3}[a-z]?`)
 	// Capability is a compute capability: 8.6, 9.0, or 5.x for a family.
-	Capability = Pattern("a compute capability", `\d+\.(?:\d+|x)`)
+	// Its range is the CLI's --sm range (version.ValidCapability).
+	Capability = Grammar{Name: "a compute capability (1.0 to 19.9, or N.x)", valid: func(v string) bool { return version.ValidCapability(v, true) }}
 	// PEP440 is a Python package version: 2.1.0, 2.1.0+cu121, 2.15.0rc1.
 	PEP440 = Pattern("a PEP 440 version", `v?\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d*)?(?:\+[0-9A-Za-z]+(?:[._-][0-9A-Za-z]+)*)?`)
 	// Specifier is a PEP 440 version or specifier list: ==8.9.2.26,

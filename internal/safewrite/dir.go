@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 )
 
 // DirOptions say when Dir may replace an existing folder.
@@ -65,12 +67,16 @@ func Dir(path string, opts DirOptions, fill func(tmp string) error) (err error) 
 				if _, merr := os.Lstat(filepath.Join(abs, opts.Marker)); merr != nil {
 					return refused("%s is not empty and was not made by cudb (it holds no %s): --force replaces it", path, opts.Marker)
 				}
+				if err := onlyListed(path, abs, opts); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	parent := filepath.Dir(abs)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+	// A mistyped path is not a folder to create: the parent must exist.
+	if st, perr := os.Stat(parent); perr != nil || !st.IsDir() {
+		return refused("folder %s does not exist: create it first, or check --out", parent)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(abs)+".tmp-*")
 	if err != nil {
@@ -84,7 +90,11 @@ func Dir(path string, opts DirOptions, fill func(tmp string) error) (err error) 
 	if err = fill(tmp); err != nil {
 		return err
 	}
-	if err = os.WriteFile(filepath.Join(tmp, opts.Marker), []byte(opts.MarkerText), 0o644); err != nil {
+	manifest, err := listFiles(tmp)
+	if err != nil {
+		return err
+	}
+	if err = os.WriteFile(filepath.Join(tmp, opts.Marker), []byte(opts.MarkerText+manifestHeader+strings.Join(manifest, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
 	if err = os.Chmod(tmp, 0o755); err != nil {
@@ -117,4 +127,57 @@ func refused(format string, args ...any) error {
 
 func startsWithDotDot(rel string) bool {
 	return rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator)
+}
+
+// manifestHeader starts the list of files in a marker: the folder is
+// replaced (its files deleted) only when it holds nothing else.
+const manifestHeader = "files:\n"
+
+// listFiles lists the regular files under dir, slash-separated, sorted.
+func listFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// onlyListed refuses a folder whose marker is not a manifest Dir wrote,
+// or which holds a file the manifest does not list (one added by hand
+// since): replacing it would delete what is not ours.
+func onlyListed(path, abs string, opts DirOptions) error {
+	b, err := os.ReadFile(filepath.Join(abs, opts.Marker))
+	text := string(b)
+	if err != nil || !strings.HasPrefix(text, opts.MarkerText+manifestHeader) {
+		return refused("%s holds a %s that is not the manifest cudb writes (it lists no files): --force replaces the folder", path, opts.Marker)
+	}
+	listed := map[string]bool{opts.Marker: true}
+	for _, l := range strings.Split(strings.TrimPrefix(text, opts.MarkerText+manifestHeader), "\n") {
+		if l != "" {
+			listed[l] = true
+		}
+	}
+	have, err := listFiles(abs)
+	if err != nil {
+		return err
+	}
+	var extra []string
+	for _, f := range have {
+		if !listed[f] {
+			extra = append(extra, f)
+		}
+	}
+	if len(extra) > 0 {
+		if len(extra) > 5 {
+			extra = append(extra[:5], fmt.Sprintf("and %d more", len(extra)-5))
+		}
+		return refused("%s holds files cudb did not write (%s): replacing it would delete them; move them out, or --force replaces the folder", path, strings.Join(extra, ", "))
+	}
+	return nil
 }

@@ -31,7 +31,27 @@ import (
 //     process's own open files: written through (truncated, as a shell's
 //     > would), whatever they are.
 //   - Anything else (a folder, a socket, a block device) is refused.
-func File(path string, b []byte) error {
+func File(path string, b []byte) error { return FileWith(path, b, FileOptions{}) }
+
+// FileOptions tune FileWith.
+type FileOptions struct {
+	// Force writes a regular file that has other hard links, or whose
+	// owner cannot be kept, in place (truncated and rewritten: every link
+	// sees the new bytes, its owner and mode stay) instead of refusing it.
+	Force bool
+}
+
+// LinkedError is FileWith refusing a target that is not its own alone: a
+// file with other hard links (a rename would split them), or one whose
+// owner only root could give the new file.
+type LinkedError struct{ Reason string }
+
+func (e *LinkedError) Error() string { return e.Reason }
+
+// FileWith is File; a regular file keeps its owner as well as its mode,
+// and one with other hard links, or whose owner cannot be kept, is
+// refused unless opts.Force, which writes it in place.
+func FileWith(path string, b []byte, opts FileOptions) error {
 	if isDescriptor(path) {
 		// /dev/stdout, /dev/fd/N: the process's own open file, whatever
 		// it is; written as a shell's > would, never renamed over.
@@ -47,7 +67,7 @@ func File(path string, b []byte) error {
 		if dst, derr := os.Stat(dir); derr != nil || !dst.IsDir() {
 			return fmt.Errorf("folder %s does not exist", dir)
 		}
-		return replace(path, b, 0o644)
+		return replace(path, b, nil)
 	case err != nil:
 		return err
 	}
@@ -58,7 +78,18 @@ func File(path string, b []byte) error {
 		if err != nil {
 			return fmt.Errorf("cannot resolve %s: %w", path, err)
 		}
-		return replace(target, b, mode.Perm())
+		if _, _, links, _ := fileOwner(st); links > 1 {
+			if !opts.Force {
+				return &LinkedError{fmt.Sprintf("%s has %d hard links: replacing it would split them (--force writes it in place)", path, links)}
+			}
+			return through(target, b, os.O_TRUNC)
+		}
+		err = replace(target, b, st)
+		var le *LinkedError
+		if errors.As(err, &le) && opts.Force {
+			return through(target, b, os.O_TRUNC)
+		}
+		return err
 	case mode&fs.ModeCharDevice != 0 || mode&fs.ModeNamedPipe != 0:
 		return through(path, b, 0)
 	case mode.IsDir():
@@ -103,7 +134,11 @@ func bare(err error) error {
 // replace writes b to a temporary file beside path and renames it over
 // path: readers see the old file or the new one, and a failure leaves
 // the old one as it was.
-func replace(path string, b []byte, perm fs.FileMode) (err error) {
+func replace(path string, b []byte, old fs.FileInfo) (err error) {
+	perm := fs.FileMode(0o644)
+	if old != nil {
+		perm = old.Mode().Perm()
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -127,6 +162,12 @@ func replace(path string, b []byte, perm fs.FileMode) (err error) {
 	}
 	if err = os.Chmod(name, perm); err != nil {
 		return err
+	}
+	if old != nil {
+		if cerr := keepOwner(name, old); cerr != nil {
+			err = &LinkedError{fmt.Sprintf("%s belongs to another user, and the new file could not be given to them (%v): --force writes it in place", path, bare(cerr))}
+			return err
+		}
 	}
 	// The target may have changed kind since Stat; never rename over
 	// something that is not a regular file.

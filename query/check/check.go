@@ -9,6 +9,8 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
@@ -60,6 +62,9 @@ type Input struct {
 // Options tune Check.
 type Options struct {
 	Target Target
+	// Frameworks is the framework table requirement lines are read with
+	// (nil: cudb's, frameworks.All).
+	Frameworks frameworks.Table
 	// Read reads a file another refers to (a compose build's Dockerfile,
 	// a -r include) by its path relative to the referring file's
 	// directory. Nil: such files are not followed, and a note says so.
@@ -147,12 +152,19 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}, warnings: warn}
 	rep := &Report{Target: opts.Target, Files: []FileSummary{}}
 	for _, in := range inputs {
-		k, err := Detect(in.Name, in.Data)
+		text, err := decodeInput(displayName(in.Name), in.Data)
+		if err != nil {
+			return nil, err
+		}
+		k, err := Detect(in.Name, []byte(text))
 		if err != nil {
 			return nil, errs.Usage("%v", err).WithHint("cudb check Dockerfile requirements.txt (file kinds: %s)", kindList())
 		}
-		units, err := Parse(displayName(in.Name), k, string(in.Data), opts.BuildArgs)
+		units, err := Parse(displayName(in.Name), k, text, opts.BuildArgs)
 		if err != nil {
+			if errs.CodeOf(err) == errs.CodeLimit {
+				return nil, err
+			}
 			return nil, errs.Usage("%v", err).WithHint("cudb check %s (is it a %s?)", in.Name, k)
 		}
 		fs := FileSummary{File: displayName(in.Name), Kind: k, Units: []UnitSummary{}}
@@ -163,6 +175,9 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 				return nil, err
 			}
 			fs.Units = append(fs.Units, s...)
+		}
+		if c.limitErr != nil {
+			return nil, c.limitErr
 		}
 		rep.Files = append(rep.Files, fs)
 		rep.Files = append(rep.Files, c.extra...)
@@ -204,6 +219,18 @@ func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error)
 		}
 		t.Driver = drv
 	}
+	if err := query.CheckGPUAndSM(t.GPU, t.SM); err != nil {
+		if t.From == "flags" || t.From == "request" {
+			return nil, err.WithHint("cudb check Dockerfile --gpu \"RTX 4090\"")
+		}
+	}
+	if t.Python != "" {
+		py, err := query.ParsePython(t.Python)
+		if err != nil {
+			return nil, err.WithHint("cudb check Dockerfile --python 3.11")
+		}
+		t.Python = py
+	}
 	if t.SM != "" {
 		sm, err := nvidia.ParseSMKnown(ctx, d, t.SM)
 		if err != nil {
@@ -222,10 +249,8 @@ func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error)
 			return nil, err
 		}
 	}
-	switch t.Platform {
-	case "", "linux", "linux-aarch64", "windows", "macos":
-	default:
-		return nil, errs.Usage("invalid --platform %q: expected linux, linux-aarch64, windows or macos", t.Platform).WithHint("cudb check Dockerfile --platform linux")
+	if err := query.ParsePlatform(t.Platform); err != nil {
+		return nil, err.WithHint("cudb check Dockerfile --platform linux")
 	}
 	return warn, nil
 }
@@ -239,6 +264,10 @@ type checker struct {
 	// followed are the Dockerfiles compose builds were followed into,
 	// judged once each and listed after the file that named them.
 	followed map[string]*Unit
+	// follows counts the files read through Options.Read (input.MaxIncludes).
+	follows int
+	// limitErr is the first bound a followed file went past.
+	limitErr error
 	extra    []FileSummary
 	// resolved memoizes resolve answers: a file asks the same question
 	// for its finding, its fix and its verify pass.
@@ -292,8 +321,44 @@ func (c *checker) read(from, name string) (string, []byte, error) {
 	if c.opts.Read == nil {
 		return p, nil, fmt.Errorf("referenced files are not followed for this input")
 	}
+	if c.limitErr != nil {
+		return p, nil, c.limitErr
+	}
+	c.follows++
+	if c.follows > input.MaxIncludes {
+		err := input.Limit(displayName(from), "the number of files followed", c.follows, input.MaxIncludes)
+		c.limited(err)
+		return p, nil, err
+	}
 	b, err := c.opts.Read(p)
-	return p, b, err
+	if err != nil {
+		return p, nil, err
+	}
+	text, err := decodeInput(p, b)
+	c.limited(err)
+	return p, []byte(text), err
+}
+
+// limited records an error over a bound: the judgement stops there and
+// Check answers with the error, never with what was judged before it.
+func (c *checker) limited(err error) bool {
+	if err == nil || errs.CodeOf(err) != errs.CodeLimit {
+		return false
+	}
+	if c.limitErr == nil {
+		c.limitErr = err
+	}
+	return true
+}
+
+// decodeInput is a file's text: its size checked against the one budget
+// every front door shares, its encoding decoded (internal/input).
+func decodeInput(name string, b []byte) (string, error) {
+	if len(b) > input.MaxFileSize {
+		return "", input.Limit(name, "the file's size in bytes", len(b), input.MaxFileSize)
+	}
+	text, _, err := input.Decode(name, b)
+	return text, err
 }
 
 func sevRank(s string) int {
@@ -338,3 +403,6 @@ func summarize(fs []Finding) Summary {
 	s.NoMatch = s.Errors > 0 && noMatchOnly
 	return s
 }
+
+// frameworks is the table the check reads requirement lines with.
+func (c *checker) frameworks() frameworks.Table { return c.opts.Frameworks.Or() }

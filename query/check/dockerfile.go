@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cudb/cudb/internal/input"
 )
 
 // instruction is one Dockerfile instruction after line continuations are
@@ -21,13 +24,12 @@ type lineStart struct{ off, line int }
 
 // lineAt is the physical line of byte offset off in Args.
 func (in instruction) lineAt(off int) int {
-	l := in.Line
-	for _, s := range in.lines {
-		if s.off <= off {
-			l = s.line
-		}
+	// lines are in offset order: the last one at or before off.
+	i := sort.Search(len(in.lines), func(i int) bool { return in.lines[i].off > off })
+	if i == 0 {
+		return in.Line
 	}
-	return l
+	return in.lines[i-1].line
 }
 
 var escapeDirective = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^#\s*escape\s*=\s*([\\` + "`" + `])\s*$`) })
@@ -42,17 +44,24 @@ func splitInstructions(text string) []instruction {
 	var out []instruction
 	var cur *instruction
 	var heredocs []string
+	// args accumulates cur's Args: joining by += would copy the whole
+	// instruction for each of its lines.
+	var args []byte
+	flush := func() {
+		cur.Args = string(args)
+		out = append(out, *cur)
+		cur, args = nil, args[:0]
+	}
 	directives := true
 	for i, l := range raw {
 		n := i + 1
 		if len(heredocs) > 0 {
-			cur.lines = append(cur.lines, lineStart{len(cur.Args) + 1, n})
-			cur.Args += "\n" + l
+			cur.lines = append(cur.lines, lineStart{len(args) + 1, n})
+			args = append(append(args, '\n'), l...)
 			if strings.TrimSpace(strings.TrimLeft(l, "\t")) == heredocs[0] {
 				heredocs = heredocs[1:]
 				if len(heredocs) == 0 {
-					out = append(out, *cur)
-					cur = nil
+					flush()
 				}
 			}
 			continue
@@ -78,31 +87,32 @@ func splitInstructions(text string) []instruction {
 			t = strings.TrimSpace(t[:len(t)-1])
 		}
 		if cur == nil {
-			cmd, args, _ := strings.Cut(t, " ")
+			cmd, a, _ := strings.Cut(t, " ")
 			if tab := strings.IndexByte(cmd, '\t'); tab >= 0 {
-				cmd, args = cmd[:tab], cmd[tab+1:]+" "+args
+				cmd, a = cmd[:tab], cmd[tab+1:]+" "+a
 			}
-			args = strings.TrimSpace(args)
-			cur = &instruction{Cmd: strings.ToUpper(cmd), Args: args, Line: n, lines: []lineStart{{0, n}}}
+			a = strings.TrimSpace(a)
+			cur = &instruction{Cmd: strings.ToUpper(cmd), Line: n, lines: []lineStart{{0, n}}}
+			args = append(args[:0], a...)
 		} else if t != "" {
-			if cur.Args != "" {
-				cur.Args += " "
+			if len(args) > 0 {
+				args = append(args, ' ')
 			}
-			cur.lines = append(cur.lines, lineStart{len(cur.Args), n})
-			cur.Args += t
+			cur.lines = append(cur.lines, lineStart{len(args), n})
+			args = append(args, t...)
 		}
 		if cont {
 			continue
 		}
+		cur.Args = string(args)
 		if hd := heredocMarkers(cur); len(hd) > 0 {
 			heredocs = hd
 			continue
 		}
-		out = append(out, *cur)
-		cur = nil
+		flush()
 	}
 	if cur != nil {
-		out = append(out, *cur)
+		flush()
 	}
 	return out
 }
@@ -139,35 +149,75 @@ var varRe = sync.OnceValue(func() *regexp.Regexp {
 // expand substitutes $VAR, ${VAR}, ${VAR:-default} and ${VAR:+alt} as
 // the Dockerfile frontend does; unknown variables are reported once.
 func expand(s string, vars map[string]string, unknown func(string)) string {
-	if !strings.Contains(s, "$") {
+	return (&expansion{}).expand(s, vars, unknown)
+}
+
+// expansion is one file's budget for $VAR expansion: ARGs that double
+// each other would otherwise grow exponentially. Past a bound err is set,
+// what is expanded is cut short, and ParseDockerfile answers err.
+type expansion struct {
+	total int
+	err   error
+	file  string
+	line  int
+}
+
+func (e *expansion) expand(s string, vars map[string]string, unknown func(string)) string {
+	if !strings.Contains(s, "$") || e.err != nil {
 		return s
 	}
-	return varRe().ReplaceAllStringFunc(s, func(m string) string {
-		g := varRe().FindStringSubmatch(m)
-		name := g[1] + g[4]
-		v, ok := vars[name]
-		switch g[2] {
-		case ":-":
-			if v == "" {
-				return g[3]
-			}
-			return v
-		case "-":
-			if !ok {
-				return g[3]
-			}
-			return v
-		case ":+", "+":
-			if ok && (v != "" || g[2] == "+") {
-				return g[3]
-			}
+	grown := 0
+	out := varRe().ReplaceAllStringFunc(s, func(m string) string {
+		if e.err != nil {
 			return ""
 		}
-		if !ok && unknown != nil {
-			unknown(name)
+		v := expandOne(m, vars, unknown)
+		grown += len(v)
+		if grown > input.MaxExpandedValue {
+			e.err = input.Limit(e.where(), "the length in bytes of a value after $VAR expansion", len(s)+grown, input.MaxExpandedValue)
+			return ""
 		}
 		return v
 	})
+	e.total += len(out)
+	if e.err == nil && e.total > input.MaxExpandedTotal {
+		e.err = input.Limit(e.where(), "the bytes produced by $VAR expansion in the file", e.total, input.MaxExpandedTotal)
+	}
+	return out
+}
+
+func (e *expansion) where() string {
+	if e.file == "" {
+		return "$VAR expansion"
+	}
+	return e.file + ":" + lineNo(e.line)
+}
+
+func expandOne(m string, vars map[string]string, unknown func(string)) string {
+	g := varRe().FindStringSubmatch(m)
+	name := g[1] + g[4]
+	v, ok := vars[name]
+	switch g[2] {
+	case ":-":
+		if v == "" {
+			return g[3]
+		}
+		return v
+	case "-":
+		if !ok {
+			return g[3]
+		}
+		return v
+	case ":+", "+":
+		if ok && (v != "" || g[2] == "+") {
+			return g[3]
+		}
+		return ""
+	}
+	if !ok && unknown != nil {
+		unknown(name)
+	}
+	return v
 }
 
 // ParseDockerfile reads a Dockerfile into its final stage's unit: the
@@ -177,13 +227,21 @@ func expand(s string, vars map[string]string, unknown func(string)) string {
 // settings that matter (LD_LIBRARY_PATH, NVIDIA_REQUIRE_CUDA, …).
 // buildArgs override ARG defaults, as docker build --build-arg does.
 func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, error) {
+	if err := checkBounds(file, KindDockerfile, text); err != nil {
+		return nil, err
+	}
 	ins := splitInstructions(text)
 	global := map[string]string{}
 	var stages []*stage
 	var cur *stage
 	var notes []Note
 	seenUnknown := map[string]bool{}
+	bud := &expansion{file: file}
 	for _, in := range ins {
+		bud.line = in.Line
+		if bud.err != nil {
+			return nil, bud.err
+		}
 		vars := global
 		if cur != nil {
 			vars = cur.vars
@@ -206,7 +264,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 					continue
 				}
 				if hasDefault {
-					vars[k] = expand(unquote(v), vars, unknown)
+					vars[k] = bud.expand(unquote(v), vars, unknown)
 				} else if gv, ok := global[k]; ok && cur != nil {
 					vars[k] = gv
 				} else if _, ok := vars[k]; !ok {
@@ -226,7 +284,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 					continue
 				}
 				if ref == "" {
-					ref = expand(a, global, unknown)
+					ref = bud.expand(a, global, unknown)
 					continue
 				}
 				if strings.EqualFold(a, "AS") && i+1 < len(args) {
@@ -261,7 +319,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				// Variables of the base image ($PATH) are not the file's
 				// to define: only FROM reports unknown ones.
 				for _, kv := range envPairs(in.Args) {
-					v := expand(kv[1], cur.vars, nil)
+					v := bud.expand(kv[1], cur.vars, nil)
 					cur.vars[kv[0]] = v
 					cur.fixed[kv[0]] = true
 					cur.unit.Env[kv[0]] = EnvVar{Value: v, Line: in.Line}
@@ -283,7 +341,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 					env[k] = v.Value
 				}
 				readShell(cur.unit, body, shellCtx{
-					expand: func(w string) string { return expand(w, st.vars, nil) },
+					expand: func(w string) string { return bud.expand(w, st.vars, nil) },
 					decided: func(w string) bool {
 						ok := true
 						for _, m := range varRe().FindAllStringSubmatch(w, -1) {
@@ -296,7 +354,7 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 					lineOf: func(o int) int { return in.lineAt(off + o) }, text: in.Args, workdir: st.workdir, env: env,
 				})
 			case "WORKDIR":
-				wd := expand(strings.Trim(in.Args, `"'`), cur.vars, nil)
+				wd := bud.expand(strings.Trim(in.Args, `"'`), cur.vars, nil)
 				if !strings.HasPrefix(wd, "/") {
 					wd = path.Join("/"+strings.TrimPrefix(cur.workdir, "/"), wd)
 				}
@@ -305,6 +363,9 @@ func ParseDockerfile(file, text string, buildArgs map[string]string) (*Unit, err
 				copyFrom(cur, stages, in, &notes)
 			}
 		}
+	}
+	if bud.err != nil {
+		return nil, bud.err
 	}
 	if len(stages) == 0 {
 		return nil, fmt.Errorf("%s: no FROM instruction: not a Dockerfile", file)

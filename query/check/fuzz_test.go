@@ -26,6 +26,7 @@ func FuzzParseDockerfile(f *testing.F) {
 	seeds(f, "*/*/Dockerfile")
 	f.Add("FROM a AS b\nARG X=${Y:-1}\nRUN <<EOF\npip install torch\nEOF\nCOPY --from=b /venv /venv\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -39,6 +40,7 @@ func FuzzParseDockerfile(f *testing.F) {
 func FuzzParseCompose(f *testing.F) {
 	seeds(f, "peer/docker-compose.*")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -51,6 +53,7 @@ func FuzzParseRequirements(f *testing.F) {
 	seeds(f, "real/keras/requirements*.txt")
 	f.Add("-f ./wheels\n-e .[gpu]\ntorch @ https://download.pytorch.org/whl/cu128/torch-2.7.0%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -62,6 +65,7 @@ func FuzzParseTOML(f *testing.F) {
 	f.Add("[project]\ndependencies = [\"torch==2.1\"]\n[tool.uv.sources]\ntorch = [{ index = \"cu121\" }]\n[[tool.uv.index]]\nname = \"cu121\"\nurl = \"https://download.pytorch.org/whl/cu121\"\n")
 	f.Add("version = 1\n[[package]]\nname = \"torch\"\nversion = \"2.1.0+cu121\"\nsource = { registry = \"https://download.pytorch.org/whl/cu121\" }\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -74,6 +78,7 @@ func FuzzParseTOML(f *testing.F) {
 func FuzzParseCondaEnv(f *testing.F) {
 	f.Add("channels:\n  - pytorch\ndependencies:\n  - python=3.10\n  - pytorch=2.0\n  - pytorch-cuda=11.8\n  - pip:\n    - transformers==4.30\n")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -84,6 +89,7 @@ func FuzzParseCondaEnv(f *testing.F) {
 func FuzzDetect(f *testing.F) {
 	seeds(f, "*/*")
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > fuzzMax {
 			return
 		}
@@ -107,6 +113,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	defer d.Close()
 	f.Fuzz(func(t *testing.T, s string) {
+		heapWatchdog()
 		if len(s) > 4<<10 {
 			return
 		}

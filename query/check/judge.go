@@ -49,7 +49,7 @@ func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 		image = u.Image.Ref
 		c.judgeImage(u)
 	}
-	scen := scenarios(u)
+	scen := scenarios(u, c.frameworks())
 	if len(scen) == 0 {
 		s, err := c.judgeFrameworks(u)
 		s.Image = image
@@ -57,7 +57,7 @@ func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 	}
 	var out []UnitSummary
 	for _, sc := range scen {
-		s, err := c.judgeFrameworks(u.only(sc, len(scen) > 1))
+		s, err := c.judgeFrameworks(u.only(sc, len(scen) > 1, c.frameworks()))
 		if err != nil {
 			return out, err
 		}
@@ -160,6 +160,9 @@ func (c *checker) followBuild(u *Unit) error {
 		return nil
 	}
 	d, err := ParseDockerfile(p, string(b), c.opts.BuildArgs)
+	if errs.CodeOf(err) == errs.CodeLimit {
+		return err
+	}
 	if err != nil {
 		return errs.Usage("%v", err).WithHint("cudb check %s", p)
 	}
@@ -193,7 +196,7 @@ func (c *checker) followIncludes(u *Unit) {
 	seen := map[string]bool{}
 	synced := syncedFiles(u)
 	c.followSyncDirs(u, synced)
-	for i := 0; i < len(u.Includes) && i < 32; i++ {
+	for i := 0; i < len(u.Includes) && c.limitErr == nil; i++ {
 		in := u.Includes[i]
 		sync, isSynced := synced[in.Path]
 		if in.Installer == "copy" && !isSynced || seen[in.Installer+"\x00"+in.Path+"\x00"+in.Scenario] {
@@ -225,6 +228,9 @@ func (c *checker) followIncludes(u *Unit) {
 			k = KindRequirements
 		}
 		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
+		if c.limited(err) {
+			return
+		}
 		if err != nil || len(units) != 1 {
 			c.notFollowedAt(u, u.File, in.Line, fmt.Sprintf("%s is installed here but cannot be read as a %s file (%v)", in.Path, k, err), "cudb check "+p)
 			continue
@@ -315,7 +321,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			cons = append(cons, r)
 			continue
 		}
-		name, fw := canonical(r.Name, r.Installer)
+		name, fw := canonical(c.frameworks(), r.Name, r.Installer)
 		if fw == "" || r.Marker != "" && c.platform() == "linux" && !markerAdmitsLinux(r.Marker) {
 			// A line whose marker rules Linux out is not installed.
 			continue
@@ -337,7 +343,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 		}
 	}
 	for _, r := range cons {
-		name, fw := canonical(r.Name, r.Installer)
+		name, fw := canonical(c.frameworks(), r.Name, r.Installer)
 		if g := by[fw]; fw != "" && g != nil && r.Spec != "" {
 			for i := range g.reqs {
 				if g.reqs[i].Name == name {
@@ -390,8 +396,8 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 // package names (pytorch) count for conda lines only. Names that are
 // only aliases in resolve (onnxruntime, the CPU package) are not
 // frameworks here: installing them installs no CUDA build.
-func canonical(pkg, installer string) (name, fw string) {
-	for _, f := range frameworks.All {
+func canonical(table frameworks.Table, pkg, installer string) (name, fw string) {
+	for _, f := range table {
 		switch {
 		case pkg == f.Name || slices.Contains(f.Packages, pkg):
 			return f.Name, f.Name

@@ -9,6 +9,12 @@ import (
 // pure: files a unit refers to (compose builds, -r includes) are named in
 // the units for the caller to read.
 func Parse(file string, k Kind, text string, buildArgs map[string]string) ([]*Unit, error) {
+	if k == KindRequirements {
+		// The other kinds' parsers check their bounds themselves.
+		if err := checkBounds(file, k, text); err != nil {
+			return nil, err
+		}
+	}
 	switch k {
 	case KindDockerfile:
 		u, err := ParseDockerfile(file, text, buildArgs)
@@ -41,4 +47,19 @@ func Parse(file string, k Kind, text string, buildArgs map[string]string) ([]*Un
 		return []*Unit{u}, nil
 	}
 	return nil, fmt.Errorf("%s: unknown file kind %q", file, k)
+}
+
+// checkBounds refuses a file past the bounds of its kind (limits.go)
+// before its parser, or the TOML or YAML library under it, sees it.
+func checkBounds(file string, k Kind, text string) error {
+	if err := checkShape(file, k, text); err != nil {
+		return err
+	}
+	switch k {
+	case KindPyproject, KindUVLock, KindPoetryLock:
+		return tomlDepth(file, text)
+	case KindCompose, KindCondaEnv:
+		return yamlDepth(file, text)
+	}
+	return nil
 }

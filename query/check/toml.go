@@ -2,10 +2,13 @@ package check
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/version"
 )
 
@@ -53,6 +56,9 @@ type pyproject struct {
 // and dependency groups), with uv's [tool.uv.sources] and [[tool.uv.index]]
 // deciding the index each package comes from.
 func ParsePyproject(file, text string) (*Unit, error) {
+	if err := checkBounds(file, KindPyproject, text); err != nil {
+		return nil, err
+	}
 	var p pyproject
 	if _, err := toml.Decode(text, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -210,18 +216,6 @@ func markerAdmitsLinux(marker string) bool {
 	return true
 }
 
-// blockLine is the line of a lock's `name = "pkg"` that opens the
-// package's block (not a mention in another package's dependencies).
-func blockLine(text string, from int, name string) int {
-	lines := strings.Split(text, "\n")
-	for i := max(from-1, 0); i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) == `name = "`+name+`"` {
-			return i + 1
-		}
-	}
-	return lineOf(text, from, `name = "`+name+`"`)
-}
-
 // anyAdmitsLinux reports whether a lock entry is locked for a Linux
 // x86-64 host: it has no markers, or one of them admits it.
 func anyAdmitsLinux(markers []string) bool {
@@ -263,11 +257,19 @@ type lockFile struct {
 // ParseLock reads uv.lock or poetry.lock: every locked package with its
 // exact version and the registry it is locked from.
 func ParseLock(file, text string, kind Kind) (*Unit, error) {
+	if err := checkBounds(file, kind, text); err != nil {
+		return nil, err
+	}
 	var l lockFile
 	if _, err := toml.Decode(text, &l); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	u := &Unit{File: file, Python: exactPython(l.RequiresPython)}
+	if len(l.Package) > input.MaxItems {
+		return nil, input.Limit(file, "the number of locked packages", len(l.Package), input.MaxItems)
+	}
+	names := indexNames(text)
+	last := map[string]int{}
 	for _, p := range l.Package {
 		if p.Name == "" || p.Version == "" || !anyAdmitsLinux(p.ResolutionMarkers) {
 			continue
@@ -280,14 +282,10 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 		} else if url, ok := p.Source["url"].(string); ok {
 			r.IndexURL = url
 		}
-		r.Line = blockLine(text, 1, p.Name)
 		// Several versions of one package may be locked (per marker):
 		// each block is found after the previous one.
-		for _, x := range u.Reqs {
-			if x.Name == r.Name && x.Line >= r.Line {
-				r.Line = blockLine(text, x.Line+1, p.Name)
-			}
-		}
+		r.Line = names.after(p.Name, last[r.Name])
+		last[r.Name] = r.Line
 		u.Reqs = append(u.Reqs, r)
 	}
 	lockScenarios(u)
@@ -300,7 +298,7 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 func lockScenarios(u *Unit) {
 	count := map[string]int{}
 	for _, r := range u.Reqs {
-		if n, fw := canonical(r.Name, r.Installer); fw != "" && n == fw {
+		if n, fw := canonical(frameworks.All, r.Name, r.Installer); fw != "" && n == fw {
 			count[fw]++
 		}
 	}
@@ -313,7 +311,7 @@ func lockScenarios(u *Unit) {
 	}
 	for i := range u.Reqs {
 		r := &u.Reqs[i]
-		if _, fw := canonical(r.Name, r.Installer); fw == "" {
+		if _, fw := canonical(frameworks.All, r.Name, r.Installer); fw == "" {
 			continue
 		}
 		switch v := variantOf(r.IndexURL); {
@@ -338,4 +336,55 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return out
+}
+
+// nameLines index a lock's `name = "X"` lines in one pass instead of
+// one pass per package: block holds the lines that are exactly that (a
+// package's block opens there, as blockLine reads), mention every line
+// that holds it (a dependency list), in order.
+type nameLines struct{ block, mention map[string][]int }
+
+func indexNames(text string) nameLines {
+	out := nameLines{block: map[string][]int{}, mention: map[string][]int{}}
+	line := 1
+	for len(text) > 0 {
+		l := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, `name = "`) && strings.IndexByte(t[len(`name = "`):], '"') == len(t)-len(`name = "`)-1 {
+			name := t[len(`name = "`) : len(t)-1]
+			out.block[name] = append(out.block[name], line)
+		}
+		for rest := l; ; {
+			i := strings.Index(rest, `name = "`)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(`name = "`):]
+			j := strings.IndexByte(rest, '"')
+			if j < 0 {
+				break
+			}
+			if ls := out.mention[rest[:j]]; len(ls) == 0 || ls[len(ls)-1] != line {
+				out.mention[rest[:j]] = append(ls, line)
+			}
+			rest = rest[j:]
+		}
+		line++
+	}
+	return out
+}
+
+// after is the line past from that opens name's block (not a mention in
+// another package's dependencies), else the first mention, else from+1.
+func (n nameLines) after(name string, from int) int {
+	for _, ls := range [][]int{n.block[name], n.mention[name]} {
+		if i := sort.SearchInts(ls, from+1); i < len(ls) {
+			return ls[i]
+		}
+	}
+	return from + 1
 }

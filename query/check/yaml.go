@@ -33,6 +33,9 @@ func mapKey(n *yaml.Node, key string) *yaml.Node {
 }
 
 func parseYAML(file, text string) (*yaml.Node, error) {
+	if err := checkBounds(file, KindCompose, text); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

@@ -41,6 +41,11 @@ func MatrixGPUFiltered(ctx context.Context, d *db.DB, f GPUFilter) ([]GPURow, er
 	if err != nil {
 		return nil, err
 	}
+	if f.Name != "" {
+		if err := ParseGPUName(f.Name); err != nil {
+			return nil, err
+		}
+	}
 	if f.Arch != "" {
 		if err := knownArch(rows, f.Arch); err != nil {
 			return nil, err

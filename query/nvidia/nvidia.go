@@ -75,7 +75,7 @@ func ParseSM(s string) (string, error) {
 	if !ok {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s is not a compute capability", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
-	if c.Major < 1 || c.Major > 19 {
+	if !version.CapabilityMajorInRange(c.Major) {
 		return "", (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("compute capability %s is out of range", errs.Quote(s))}).WithHint("a compute capability such as 8.6, sm_86 or 86")
 	}
 	return c.String(), nil

@@ -4,7 +4,7 @@ import "github.com/cudb/cudb/scraper"
 
 // Fields implements scraper.Fielded.
 func (s *Source) Fields() map[string]map[string]scraper.Grammar {
-	return map[string]map[string]scraper.Grammar{"csv": {"compute_capability": scraper.Dotted}}
+	return map[string]map[string]scraper.Grammar{"csv": {"compute_capability": scraper.Capability}}
 }
 
 // Canaries implements scraper.Canaried: GPUs of three generations.

@@ -18,6 +18,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/textin"
 )
 
@@ -48,9 +49,31 @@ const MaxSize = 4 << 20
 // Parse reads a report and returns the facts it states and the formats it
 // recognised. A paste may mix several formats; each contributes what it
 // knows.
-func Parse(text []byte) (*host.Snapshot, []string, error) {
+func Parse(text []byte) (*host.Snapshot, []string, error) { return ParseWith(text, frameworks.All) }
+
+// ParseWith is Parse reading frameworks with table: every environment
+// read indexes the table's frameworks it installs (host.Python's
+// Frameworks), and a line that states one under a report key of its
+// entry ("PyTorch version: 2.1.0") names its version where no package
+// list did.
+func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, error) {
+	f, formats, err := parse(text)
+	if err != nil {
+		return f, formats, err
+	}
+	indexFrameworks(f, text, table.Or())
+	return f, formats, nil
+}
+
+// parse reads a report with cudb's framework table.
+func parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
-		return nil, nil, errors.New("report is larger than 4 MiB")
+		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
+	}
+	// A byte-order mark (UTF-8, or UTF-16 as PowerShell's `>` writes) is
+	// decoded first: the report is read as the text it holds.
+	if s, enc, err := input.Decode("the report", text); err == nil && enc != input.UTF8 {
+		text = []byte(s)
 	}
 	if why := textin.NotText(text); why != "" {
 		return nil, nil, errs.Usage("the report is not text (%s): refused rather than searched for facts", why).

@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 )
 
@@ -58,12 +60,43 @@ func openDataDir(dir string, init, dryRun bool) (created bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("failed to read data directory %s: %w", dir, err)
 	}
-	if len(ents) > 0 {
+	if len(ents) > 0 && !onlyRefreshLeftovers(ents) {
 		return false, errs.Errorf(errs.CodeUsage, "%s is not a cudb data directory (no sources/ or manifest.json) and is not empty", dir).
 			WithHint("cudb refresh --data DIR (the folder holding sources/, or a new one with --init)")
+	}
+	if len(ents) > 0 && !init {
+		// A `refresh --init` killed before its first commit leaves its
+		// lock, staging folder or fetch cache: running it again resumes.
+		return false, errs.Errorf(errs.CodeUsage, "data directory %s holds only what an interrupted `cudb refresh --init` left (%s)", dir, entryNames(ents)).
+			WithHint("cudb refresh --data %s --init (resumes it: the leftovers are recovered or removed)", dir)
 	}
 	if !init {
 		return false, errs.Errorf(errs.CodeUsage, "data directory %s is empty", dir).WithHint("%s", hint)
 	}
 	return false, nil
+}
+
+// onlyRefreshLeftovers reports whether every entry is one a refresh
+// writes before its first commit (or a killed one leaves): the lock, the
+// staging folder, the commit journal, the fetch cache, temporary files.
+func onlyRefreshLeftovers(ents []os.DirEntry) bool {
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case n == datadir.LockName, n == ".refresh-staging", n == ".refresh-commit.json", n == ".fetch-cache.json":
+		case strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-"):
+		case strings.HasPrefix(n, ".cudb-build-"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func entryNames(ents []os.DirEntry) string {
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,17 +9,20 @@ import (
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/safewrite"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 )
 
 // PinOptions are `cudb pin`'s flags.
 type PinOptions struct {
-	query.ResolveRequest
+	usecase.ResolveRequest
 	Format       string
 	Devel        bool
 	AllowUnknown bool
 	Output       string
+	// Force writes -o's target in place when replacing it would split its
+	// hard links or lose its owner.
+	Force bool
 	// Name and ProjectVersion name the uv project / conda environment.
 	Name, ProjectVersion string
 }
@@ -56,9 +60,10 @@ anyway with the gap named in the header.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
+	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(usecase.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
+	fl.BoolVar(&opts.Force, "force", false, "with -o: write a target that has other hard links, or an owner the new file could not keep, in place instead of refusing it")
 	fl.BoolVar(&opts.AllowUnknown, "allow-unknown", false, "write a stack cudb cannot vouch for (a fact it needs is not in the data), the gap named in the header")
 	fl.StringVar(&opts.Name, "name", "", "uv: the project's name; conda: the environment's name (default: framework-version-variant)")
 	fl.StringVar(&opts.ProjectVersion, "project-version", "", "uv: the project's version (default 0.1.0)")
@@ -67,9 +72,9 @@ anyway with the gap named in the header.`,
 }
 
 func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
-	if !containsString(pin.PinFormats, opts.Format) {
+	if !containsString(usecase.PinFormats, opts.Format) {
 		return (&errs.Error{Code: errs.CodeUsage,
-			Message: fmt.Sprintf("unknown format %s: expected one of %s", errs.Quote(opts.Format), strings.Join(pin.PinFormats, ", "))}).
+			Message: fmt.Sprintf("unknown format %s: expected one of %s", errs.Quote(opts.Format), strings.Join(usecase.PinFormats, ", "))}).
 			WithHint("cudb pin torch==2.1 --format requirements")
 	}
 	ctx := c.Context()
@@ -77,19 +82,23 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel, AllowUnknown: opts.AllowUnknown,
-		ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
+	res, err := usecase.Pin(ctx, d, usecase.PinOptions{ResolveRequest: opts.ResolveRequest, Format: opts.Format, CudbVersion: Version, Devel: opts.Devel,
+		AllowUnknown: opts.AllowUnknown, ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
 	if err != nil {
 		if res != nil && f.JSON {
 			// The conflicts are the answer: print them, then exit 3.
-			if werr := WriteJSON(f.IO.Out, res); werr != nil {
+			if werr := present.JSON(f.IO.Out, res); werr != nil {
 				return werr
 			}
 		}
 		return err
 	}
 	if opts.Output != "" {
-		if err := safewrite.File(opts.Output, []byte(res.Content)); err != nil {
+		if err := safewrite.FileWith(opts.Output, []byte(res.Content), safewrite.FileOptions{Force: opts.Force}); err != nil {
+			var le *safewrite.LinkedError
+			if errors.As(err, &le) {
+				return errs.Usage("cannot write %s: %v", opts.Output, err).WithHint("cudb pin %s -o %s --force", strings.Join(opts.Requirements, " "), opts.Output)
+			}
 			return fmt.Errorf("failed to write %s: %w", opts.Output, err)
 		}
 		if !f.JSON {
@@ -97,7 +106,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 		}
 	}
 	if f.JSON {
-		return WriteJSON(f.IO.Out, res)
+		return present.JSON(f.IO.Out, res)
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(f.IO.ErrOut, "note: %s\n", n)

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -80,6 +82,9 @@ type Options struct {
 	// DeepTimeout bounds each interpreter run of Deep, which imports
 	// frameworks and initialises CUDA; zero means DefaultDeepTimeout.
 	DeepTimeout time.Duration
+	// Frameworks is the framework table environments are read with (nil:
+	// cudb's, frameworks.All).
+	Frameworks frameworks.Table
 	// KnownGPU, when set, makes nvidia-smi run only for what the kernel
 	// files lack: it is not run when /sys/module/nvidia/version or
 	// /proc/driver/nvidia/version give the driver and every GPU of
@@ -185,6 +190,18 @@ func Run(ctx context.Context, opts Options) (*host.Snapshot, error) {
 		}
 	}
 	p := &prober{opts: opts, fs: fsys{root: opts.Root}}
+	if opts.Python != "" {
+		// An interpreter that is not there would be judged by its
+		// prefix's prefix (/nonexistent → /): refuse it by name.
+		ok := p.fs.exists(opts.Python) && !p.fs.isDir(opts.Python)
+		if p.fs.isOS() {
+			fi, err := os.Stat(opts.Python)
+			ok = err == nil && !fi.IsDir()
+		}
+		if !ok {
+			return nil, errs.Usage("--python %s: no such interpreter file", errs.Quote(opts.Python)).WithHint("cudb verify --python .venv/bin/python")
+		}
+	}
 	f := &host.Snapshot{Origin: host.OriginHost}
 
 	// The kernel files answer in under 2 ms; nvidia-smi is the slow and

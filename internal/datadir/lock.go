@@ -1,4 +1,4 @@
-package scraper
+package datadir
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cudb/cudb/internal/errs"
 )
 
 // LockName is the lock file inside a data directory that keeps two
@@ -15,7 +17,7 @@ import (
 const LockName = ".refresh.lock"
 
 // staleLockAge is how old a lock must be before one whose owner cannot be
-// checked (another OS, unreadable content) is taken over.
+// checked (another OS) is taken over.
 const staleLockAge = 6 * time.Hour
 
 // ErrLocked is returned (wrapped) when another live refresh holds the lock.
@@ -45,9 +47,9 @@ func AcquireLock(dataDir string) (*Lock, error) {
 		if !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("failed to create %s: %w", path, err)
 		}
-		pid, live := lockOwner(path)
+		owner, live := lockOwner(path)
 		if live {
-			return nil, fmt.Errorf("%w (pid %d holds %s)", ErrLocked, pid, path)
+			return nil, fmt.Errorf("%w (%s holds %s; if no refresh is running, remove it: rm %s)", ErrLocked, owner, path, path)
 		}
 		// Stale: its owner is gone. Remove and try once more; if another
 		// process wins the race, O_EXCL reports it on the retry.
@@ -58,27 +60,34 @@ func AcquireLock(dataDir string) (*Lock, error) {
 	return nil, fmt.Errorf("%w (%s was re-created while taking over a stale lock)", ErrLocked, path)
 }
 
-// lockOwner reads the pid in a lock file and reports whether it still
-// holds the lock.
-func lockOwner(path string) (int, bool) {
+// writeGrace is how long a lock file may stay empty or unreadable while
+// its creator writes its pid; past it the content is garbage and the lock
+// is stale.
+const writeGrace = 5 * time.Second
+
+// lockOwner names who holds a lock file and reports whether it still
+// does: a running pid, or a file being written right now. A pid that no
+// longer runs, or content that is not a pid once the writer has had time
+// to write it, is a stale lock (taken over).
+func lockOwner(path string) (string, bool) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return 0, false
+		return "nobody", false
 	}
 	b, err := os.ReadFile(path)
 	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || perr != nil || pid <= 0 {
-		// Being written right now, or garbage: only age decides.
-		return 0, time.Since(st.ModTime()) < staleLockAge
+		return fmt.Sprintf("a lock file that names no process (%s)", errs.Quote(string(b))), time.Since(st.ModTime()) < writeGrace
 	}
+	owner := fmt.Sprintf("pid %d", pid)
 	if pid == os.Getpid() {
-		return pid, true
+		return owner, true
 	}
 	alive, known := processAlive(pid)
 	if !known {
-		return pid, time.Since(st.ModTime()) < staleLockAge
+		return owner + " (whether it runs cannot be checked here)", time.Since(st.ModTime()) < staleLockAge
 	}
-	return pid, alive
+	return owner, alive
 }
 
 // Release removes the lock.

@@ -1,4 +1,4 @@
-package scraper
+package datadir
 
 import (
 	"encoding/json"
@@ -29,14 +29,18 @@ type journal struct {
 // directory may hold a mix of old and new files until Recover runs.
 func JournalPath(dataDir string) string { return filepath.Join(dataDir, journalName) }
 
-// commit moves the staged files into dataDir. It first keeps each file it
+// StageDir is where a refresh or a build stages the files it will commit
+// into dataDir.
+func StageDir(dataDir string) string { return filepath.Join(dataDir, stagingName) }
+
+// Commit moves the staged files (under StageDir(dataDir)) into dataDir. It first keeps each file it
 // will replace (under the staging directory), then writes the journal:
 // once the journal exists the commit is decided, and Recover finishes it
 // after a crash; before it exists the staged files are discarded. A move
 // that fails (a file that cannot be replaced) rolls every file back, so
 // the directory holds the old set again and the error says nothing was
 // written.
-func commit(dataDir, stage string, files []string, hook func(string)) error {
+func Commit(dataDir, stage string, files []string, hook func(string)) error {
 	j := journal{Files: files}
 	for _, rel := range files {
 		cur := filepath.Join(dataDir, rel)
@@ -174,8 +178,8 @@ func dropJournal(dataDir string) error {
 	return nil
 }
 
-// dropStage removes the staging directory unless a journal still needs it.
-func dropStage(dataDir, stage string) {
+// DropStage removes the staging directory unless a journal still needs it.
+func DropStage(dataDir, stage string) {
 	if _, err := os.Stat(JournalPath(dataDir)); errors.Is(err, os.ErrNotExist) {
 		os.RemoveAll(stage)
 	}
@@ -201,19 +205,19 @@ func Recover(dataDir string) error {
 // recoverDir is Recover, saying what it did: "" (nothing pending),
 // "completed" (rolled forward) or "rolled back".
 func recoverDir(dataDir string) (string, error) {
-	stage := filepath.Join(dataDir, stagingName)
+	stage := StageDir(dataDir)
 	outcome := ""
 	b, err := os.ReadFile(JournalPath(dataDir))
 	switch {
 	case err == nil:
 		var j journal
-		if err := json.Unmarshal(b, &j); err != nil {
+		if err := json.Unmarshal(b, &j); err != nil || len(j.Files) == 0 {
 			// WriteFileAtomic never leaves a partial journal, so this is
-			// damage from outside: keep what is there.
-			if err := dropJournal(dataDir); err != nil {
-				return "", err
-			}
-			outcome = "discarded a damaged journal"
+			// damage from outside. Which files were moved is unknown:
+			// dropping the journal could leave new files beside old ones,
+			// so it stays, every reader refuses the directory, and the
+			// error names the way back.
+			return "", damagedJournal(dataDir)
 		} else if err := settle(dataDir, stage, j, func(string) {}); err != nil {
 			if _, jerr := os.Stat(JournalPath(dataDir)); jerr == nil {
 				return "", err // still mid-commit: keep the staged files
@@ -253,4 +257,16 @@ func RecoverPending(dataDir string) (string, error) {
 	}
 	defer lock.Release()
 	return recoverDir(dataDir)
+}
+
+// ErrDamagedJournal is returned (wrapped) when a commit journal cannot be
+// read: the data directory may mix old and new files.
+var ErrDamagedJournal = errors.New("the refresh commit journal is damaged")
+
+func damagedJournal(dataDir string) error {
+	j, st := JournalPath(dataDir), filepath.Join(dataDir, stagingName)
+	return fmt.Errorf("%w (%s): which files the interrupted refresh moved is unknown, so %s may mix old and new data and is not read; "+
+		"restore the directory (git checkout -- %s, or a backup) and remove the journal and staging folder (rm -r %s %s), "+
+		"or remove them and rebuild every file (cudb refresh --data %s)",
+		ErrDamagedJournal, j, dataDir, dataDir, j, st, dataDir)
 }
