@@ -141,6 +141,8 @@ type parser struct {
 	read   []host.Reading
 	os     string
 	ldPath []string
+	// ldPreload is LD_PRELOAD as a report states it.
+	ldPreload []string
 	// buildCUDA is the CUDA torch.__config__.show() says torch was built with.
 	buildCUDA string
 	// consumed marks lines an exact recogniser read; the extractor skips them.
@@ -453,7 +455,7 @@ func (p *parser) errorLines() {
 }
 
 func (p *parser) facts() *host.Snapshot {
-	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath}
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath, LDPreload: p.ldPreload}
 	defer func() { f.Read = readings(f, p.read) }()
 	if p.driver != "" {
 		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}
