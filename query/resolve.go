@@ -167,7 +167,13 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 	}
 	if len(matched) == 0 {
 		if pend := pendingReleases(ctx, d, fr.fam.Name, public, p.Pre); len(pend) > 0 {
-			return nil, pendingError(fr.fam.Name, pend)
+			e := pendingError(fr.fam.Name, pend)
+			if from := InferredFrom(ctx, d, fr.fam.Name, pend[len(pend)-1].Version); from != "" {
+				// What the nearest release with facts gives, labelled as
+				// such: the answer stays unknown (exit 4).
+				e = e.WithHint("%s; %s: cudb resolve %s==%s", e.Hint, InferredText(fr.fam.Name, pend[len(pend)-1].Version, from), fr.fam.Name, from)
+			}
+			return nil, e
 		}
 		return nil, (&errs.Error{Code: errs.CodeNotFound, Message: fmt.Sprintf("no %s release matches %s%s", fr.fam.Name, label, notInData(p.Channel)),
 			Detail: map[string]any{"versions": nearest(known, fr.req, 8)}}).

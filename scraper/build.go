@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 )
 
 // SnapshotPath is where a source's rows live inside a data directory.
@@ -34,35 +35,6 @@ func ReadSnapshot(dataDir, name string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s names source %q, expected %q", SnapshotPath(dataDir, name), s.Source, name)
 	}
 	return &s, nil
-}
-
-// WriteFileAtomic writes b to path through a temporary file in the same
-// directory and a rename, so readers see the old or the new content only.
-func WriteFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // Facts normalizes every source's snapshot under dataDir and merges them
@@ -130,23 +102,23 @@ type Manifest struct {
 // checks the database (PostBuildChecks), and moves the changed files into
 // place under a journal, as Refresh does: a failed build writes nothing.
 func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, error) {
-	lock, err := AcquireLock(dataDir)
+	lock, err := datadir.AcquireLock(dataDir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	if err := Recover(dataDir); err != nil {
+	if err := datadir.Recover(dataDir); err != nil {
 		return nil, fmt.Errorf("failed to recover an interrupted refresh: %w", err)
 	}
 	snaps, err := readSnapshots(dataDir, sources)
 	if err != nil {
 		return nil, err
 	}
-	stage := filepath.Join(dataDir, stagingName)
+	stage := datadir.StageDir(dataDir)
 	if err := os.MkdirAll(stage, 0o755); err != nil {
 		return nil, err
 	}
-	defer dropStage(dataDir, stage)
+	defer datadir.DropStage(dataDir, stage)
 	m, err := buildTo(ctx, stage, filepath.Join(dataDir, "overrides.yaml"), sources, snaps)
 	if err != nil {
 		return nil, fmt.Errorf("failed to build the database (nothing was written): %w", err)
@@ -165,7 +137,7 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 		}
 	}
 	if len(pending) > 0 {
-		if err := commit(dataDir, stage, pending, func(string) {}); err != nil {
+		if err := datadir.Commit(dataDir, stage, pending, func(string) {}); err != nil {
 			return nil, err
 		}
 	}
@@ -200,7 +172,7 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(filepath.Join(outDir, "cudb.cols"), cols); err != nil {
+	if err := datadir.WriteFileAtomic(filepath.Join(outDir, "cudb.cols"), cols); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(dbPath)
@@ -213,7 +185,7 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 	if err != nil {
 		return nil, err
 	}
-	return m, WriteFileAtomic(filepath.Join(outDir, "manifest.json"), append(out, '\n'))
+	return m, datadir.WriteFileAtomic(filepath.Join(outDir, "manifest.json"), append(out, '\n'))
 }
 
 // newestDate is the latest release date the facts state (YYYY-MM or

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 )
 
 // Progress stages reported through RefreshOptions.Progress.
@@ -144,21 +145,21 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		if st, err := os.Stat(o.DataDir); err != nil || !st.IsDir() {
 			return fail(fmt.Errorf("data directory %s does not exist or is not a directory", o.DataDir))
 		}
-		lock, err := AcquireLock(o.DataDir)
+		lock, err := datadir.AcquireLock(o.DataDir)
 		if err != nil {
 			return fail(err)
 		}
 		defer lock.Release()
-		if err := Recover(o.DataDir); err != nil {
+		if err := datadir.Recover(o.DataDir); err != nil {
 			return fail(fmt.Errorf("failed to recover an interrupted refresh: %w", err))
 		}
-		stage = filepath.Join(o.DataDir, stagingName)
+		stage = datadir.StageDir(o.DataDir)
 		if err := os.MkdirAll(stage, 0o755); err != nil {
 			return fail(err)
 		}
 		// The staged files outlive a commit that could neither finish nor
 		// roll back: its journal names them, and the next reader recovers.
-		defer dropStage(o.DataDir, stage)
+		defer datadir.DropStage(o.DataDir, stage)
 	}
 
 	snaps := map[string]*Snapshot{}
@@ -168,7 +169,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		hook("scraped " + src.Name())
 		if r.Err == nil && file != nil {
 			rel := filepath.Join("sources", src.Name()+".json")
-			if err := WriteFileAtomic(filepath.Join(stage, rel), file); err != nil {
+			if err := datadir.WriteFileAtomic(filepath.Join(stage, rel), file); err != nil {
 				r.Err = fmt.Errorf("failed to stage %s: %w", rel, err)
 			} else {
 				pending = append(pending, rel)
@@ -225,7 +226,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		}
 	}
 	if !o.DryRun && len(pending) > 0 {
-		if err := commit(o.DataDir, stage, pending, hook); err != nil {
+		if err := datadir.Commit(o.DataDir, stage, pending, hook); err != nil {
 			return fail(err)
 		}
 	}

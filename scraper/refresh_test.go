@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/fakesource"
 	"github.com/cudb/cudb/scraper/fetch"
@@ -496,13 +497,13 @@ func TestRefreshPostBuildCheckFailureWritesNothing(t *testing.T) {
 func TestRefreshLock(t *testing.T) {
 	u := newUpstream(t)
 	data, a, b, before := seeded(t, u)
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.page("a", fakesource.Page(rows(21)...))
 	_, err = u.refresh(data, a, b)
-	if !errors.Is(err, scraper.ErrLocked) {
+	if !errors.Is(err, datadir.ErrLocked) {
 		t.Fatalf("want ErrLocked, got %v", err)
 	}
 	lock.Release()
@@ -514,38 +515,12 @@ func TestRefreshLock(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(data, scraper.LockName), []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644)
+	os.WriteFile(filepath.Join(data, datadir.LockName), []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644)
 	if _, err := u.refresh(data, a, b); err != nil {
 		t.Fatalf("stale lock not taken over: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(data, scraper.LockName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(data, datadir.LockName)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("lock left behind")
-	}
-}
-
-func TestRecoverFinishesJournaledCommit(t *testing.T) {
-	data := t.TempDir()
-	stage := filepath.Join(data, ".refresh-staging")
-	os.MkdirAll(filepath.Join(stage, "sources"), 0o755)
-	os.WriteFile(filepath.Join(stage, "sources", "a.json"), []byte("new a"), 0o644)
-	os.WriteFile(filepath.Join(data, "manifest.json"), []byte("new manifest"), 0o644) // already moved
-	os.WriteFile(filepath.Join(data, ".refresh-commit.json"), []byte(`{"files":["sources/a.json","manifest.json"]}`), 0o644)
-	os.WriteFile(filepath.Join(data, ".cudb.db.tmp-123"), []byte("x"), 0o644)
-	if err := scraper.Recover(data); err != nil {
-		t.Fatal(err)
-	}
-	got := tree(t, data)
-	if len(got) != 2 || got["sources/a.json"] != "new a" || got["manifest.json"] != "new manifest" {
-		t.Fatalf("after recover: %v", got)
-	}
-	// without a journal, staged files are dropped
-	os.MkdirAll(stage, 0o755)
-	os.WriteFile(filepath.Join(stage, "cudb.db"), []byte("half"), 0o644)
-	if err := scraper.Recover(data); err != nil {
-		t.Fatal(err)
-	}
-	if got := tree(t, data); len(got) != 2 {
-		t.Fatalf("staging kept: %v", got)
 	}
 }
 

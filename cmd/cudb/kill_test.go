@@ -15,6 +15,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/app"
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/fakesource"
@@ -133,11 +134,11 @@ func TestRefreshSurvivesSIGKILL(t *testing.T) {
 			}
 			// What the next refresh does first: take over the stale lock
 			// and recover.
-			lock, err := scraper.AcquireLock(dir)
+			lock, err := datadir.AcquireLock(dir)
 			if err != nil {
 				t.Fatalf("stale lock not taken over: %v", err)
 			}
-			if err := scraper.Recover(dir); err != nil {
+			if err := datadir.Recover(dir); err != nil {
 				t.Fatal(err)
 			}
 			lock.Release()

@@ -75,30 +75,45 @@ type Framework struct {
 	// an --extra-index-url to it changes the build pip takes of this
 	// framework and of no other.
 	IndexHosts []string
+	// ReportKeys are the labels a pasted report states the installed
+	// version under ("PyTorch version: 2.1.0" in collect_env), read by
+	// the report parser's generic reader; the pip and conda names above
+	// are read from package lists.
+	ReportKeys []string
 }
 
+// Table is a list of frameworks, in the order answers show them. All is
+// cudb's; a caller that judges with another table (a test adding a
+// framework) passes it to the probe, the report parser, verify and check
+// through their options.
+type Table []Framework
+
 // All lists every framework, in the order answers show them.
-var All = []Framework{
+var All = Table{
 	{Name: Torch, Label: "PyTorch", Matrix: "torch", Aliases: []string{"pytorch"}, Packages: []string{Torch},
 		Companions: []string{TorchVision, TorchAudio}, Module: "torch", VersionFile: "torch/version.py",
 		CondaName: "pytorch", CondaChannel: "pytorch", CondaAliases: []string{"pytorch-gpu", "pytorch-cpu"}, IndexHosts: []string{"download.pytorch.org"},
+		ReportKeys: []string{"PyTorch version"},
 		LogMarkers: []string{"packages/torch/", "torch/csrc", "c10d", "processgroupnccl", "torch.distributed", "torch._c"}},
 	{Name: TensorFlow, Label: "TensorFlow", Matrix: "tensorflow", Aliases: []string{"tensorflow-gpu", "tf"},
 		Packages: []string{TensorFlow, "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly"}, Filters: []string{"tensorflow-gpu"},
 		Module: "tensorflow", VersionFile: "tensorflow/python/platform/build_info.py",
-		GPUExtra: "and-cuda", LogMarkers: []string{"packages/tensorflow/", "tensorflow/core/", "tensorflow/compiler/", "tensorflow/stream_executor/", "tensorflow/python/", "tensorflow.python", "external/local_xla/", "external/local_tsl/"}},
+		GPUExtra: "and-cuda", ReportKeys: []string{"TensorFlow version"}, LogMarkers: []string{"packages/tensorflow/", "tensorflow/core/", "tensorflow/compiler/", "tensorflow/stream_executor/", "tensorflow/python/", "tensorflow.python", "external/local_xla/", "external/local_tsl/"}},
 	{Name: JAX, Label: "JAX", Matrix: "jax", Packages: []string{JAX}, Companions: []string{JAXLib}, Module: "jax",
-		PluginPrefix: "jax-cuda", IndexHosts: []string{"storage.googleapis.com/jax-releases"},
+		PluginPrefix: "jax-cuda", IndexHosts: []string{"storage.googleapis.com/jax-releases"}, ReportKeys: []string{"JAX version"},
 		LogMarkers: []string{"packages/jax/", "packages/jaxlib/", "jax/_src", "jaxlib/", "jax_plugins", "xla_bridge", "external/org_tensorflow/", "external/xla/"}},
 	{Name: ONNXRuntime, Label: "ONNX Runtime", Matrix: "onnxruntime", Aliases: []string{"onnxruntime", "ort"}, Packages: []string{ONNXRuntime},
-		Module: "onnxruntime", FeedLacksDeps: true, CPUPackage: "onnxruntime", IndexHosts: []string{"aiinfra.pkgs.visualstudio.com"},
+		Module: "onnxruntime", FeedLacksDeps: true, ReportKeys: []string{"ONNX Runtime version"}, CPUPackage: "onnxruntime", IndexHosts: []string{"aiinfra.pkgs.visualstudio.com"},
 		LogMarkers: []string{"packages/onnxruntime/", "onnxruntime_src", ":onnxruntime:", "onnxruntime.capi", "onnxruntime_pybind", "onnxruntime::"}},
 }
 
+// Get returns the framework named name (canonical name or alias) in All.
+func Get(name string) (Framework, bool) { return All.Get(name) }
+
 // Get returns the framework named name (canonical name or alias).
-func Get(name string) (Framework, bool) {
+func (t Table) Get(name string) (Framework, bool) {
 	n := strings.ToLower(name)
-	for _, f := range All {
+	for _, f := range t {
 		if f.Name == n {
 			return f, true
 		}
@@ -124,9 +139,12 @@ func Must(name string) Framework {
 // Of names the framework a pip package belongs to: the framework for its
 // own packages and its companions (torchvision → torch); ok is false for
 // anything else.
-func Of(pkg string) (Framework, bool) {
+func Of(pkg string) (Framework, bool) { return All.Of(pkg) }
+
+// Of names the framework of the table a pip package belongs to.
+func (t Table) Of(pkg string) (Framework, bool) {
 	n := strings.ToLower(pkg)
-	for _, f := range All {
+	for _, f := range t {
 		if f.Name == n || contains(f.Packages, n) || contains(f.Companions, n) {
 			return f, true
 		}
@@ -136,10 +154,22 @@ func Of(pkg string) (Framework, bool) {
 
 // IsMain reports whether pkg installs a framework itself rather than a
 // companion.
-func IsMain(pkg string) bool {
+func IsMain(pkg string) bool { return All.IsMain(pkg) }
+
+// IsMain reports whether pkg installs a framework of the table itself.
+func (t Table) IsMain(pkg string) bool {
 	n := strings.ReplaceAll(strings.ToLower(pkg), "_", "-")
-	f, ok := Of(n)
+	f, ok := t.Of(n)
 	return ok && (f.Name == n || contains(f.Packages, n))
+}
+
+// Or is t, or All when t is nil: options that take a table default to
+// cudb's.
+func (t Table) Or() Table {
+	if t == nil {
+		return All
+	}
+	return t
 }
 
 // Names lists every spelling the table knows: canonical names, aliases,

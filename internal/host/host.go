@@ -190,6 +190,13 @@ type Python struct {
 	Torch        *Torch            `json:"torch,omitempty"`
 	TensorFlow   *TensorFlow       `json:"tensorflow,omitempty"`
 	JAX          *JAX              `json:"jax,omitempty"`
+	// Frameworks indexes every framework of the framework table found in
+	// the environment by its canonical name: the package that installs
+	// it, its version and its companions', as the table declares them
+	// (DeriveWith). It is derived from Packages and CondaPackages on
+	// every read (probe, report), so it is not written to JSON; the typed
+	// fields above keep what a framework's own version reader saw.
+	Frameworks map[string]*Installed `json:"-"`
 	// Runtime is what the environment's interpreter said about itself
 	// (`--deep` only); nil when it was not asked.
 	Runtime *Runtime `json:"runtime,omitempty"`
@@ -305,6 +312,20 @@ type JAX struct {
 	// jax-cuda12-pjrt) to versions.
 	Plugins  map[string]string `json:"plugins,omitempty"`
 	Requires []string          `json:"requires,omitempty"`
+}
+
+// Installed is one framework found in an environment.
+type Installed struct {
+	// Name is the framework's canonical name.
+	Name string
+	// Package is the pip (or conda) package that installs it.
+	Package string
+	Version string
+	// Companions maps its companions found beside it to their versions.
+	Companions map[string]string
+	// Source says where the version was read ("metadata", "conda-meta",
+	// a report format, or "report key" for a labelled line).
+	Source string
 }
 
 // Note is something a probe could not do or wants the reader to know.

@@ -145,7 +145,13 @@ func TorchFrom(version, cuda, source string) *Torch {
 
 // Derive fills the framework facts of p from its Packages where nothing
 // more precise was read, and fills NvidiaWheels. It is idempotent.
-func (p *Python) Derive(source string) {
+func (p *Python) Derive(source string) { p.DeriveWith(source, frameworks.All) }
+
+// DeriveWith is Derive over a framework table: besides the typed facts,
+// it indexes in Frameworks every framework of the table the environment
+// installs.
+func (p *Python) DeriveWith(source string, table frameworks.Table) {
+	p.IndexFrameworks(source, table)
 	for name, v := range p.Packages {
 		if strings.HasPrefix(name, "nvidia-") {
 			if p.NvidiaWheels == nil {
@@ -192,5 +198,44 @@ func (p *Python) Derive(source string) {
 			}
 			p.JAX.Plugins[name] = p.Packages[name]
 		}
+	}
+}
+
+// IndexFrameworks fills p.Frameworks from the table: a framework is
+// installed when one of its pip packages is in Packages (the main one
+// first) or its conda package in CondaPackages. An entry already there
+// (a report's labelled line) is kept. It is idempotent.
+func (p *Python) IndexFrameworks(source string, table frameworks.Table) {
+	for _, f := range table.Or() {
+		if _, ok := p.Frameworks[f.Name]; ok {
+			continue
+		}
+		in := &Installed{Name: f.Name, Source: source}
+		for _, pkg := range append([]string{f.Name}, f.Packages...) {
+			if v, ok := p.Packages[pkg]; ok {
+				in.Package, in.Version = pkg, v
+				break
+			}
+		}
+		if in.Package == "" && f.CondaName != "" {
+			if v, ok := p.CondaPackages[f.CondaName]; ok {
+				in.Package, in.Version, in.Source = f.CondaName, v, "conda-meta"
+			}
+		}
+		if in.Package == "" {
+			continue
+		}
+		for _, c := range f.Companions {
+			if v, ok := p.Packages[c]; ok {
+				if in.Companions == nil {
+					in.Companions = map[string]string{}
+				}
+				in.Companions[c] = v
+			}
+		}
+		if p.Frameworks == nil {
+			p.Frameworks = map[string]*Installed{}
+		}
+		p.Frameworks[f.Name] = in
 	}
 }

@@ -107,6 +107,66 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// frontDoors are the packages a person or a program talks to: the CLI,
+// the HTTP API, the MCP server and the site generator.
+var frontDoors = []string{"cmd/cudb/internal/cli", "cmd/cudb/internal/httpapi", "cmd/cudb/internal/mcptools", "cmd/cudb/internal/site"}
+
+// cliMaintenance are the files of the CLI that build, refresh and open
+// the data itself (db build/check, refresh, --db); they reach data, db
+// and scraper until the data's own use cases (open, refresh) join
+// package usecase.
+var cliMaintenance = map[string]bool{"data": true, "db": true, "scraper": true, "scraper/all": true, "scraper/fetch": true}
+
+// TestFrontDoorsCallUseCases: the front doors import the use cases
+// (usecase), their presenters (usecase/present) and internal leaves, and
+// nothing else of cudb: no door reaches query, pin, verify or check
+// itself, so every door answers through the same function. The CLI may
+// also wire the other doors and the probe (cmd/cudb/internal/...), which
+// only it starts; mcptools never imports the CLI.
+func TestFrontDoorsCallUseCases(t *testing.T) {
+	imports := packageImports(t)
+	for _, door := range frontDoors {
+		imps, ok := imports[door]
+		if !ok {
+			t.Fatalf("no package %s", door)
+		}
+		for _, imp := range imps {
+			switch {
+			case under(imp, "usecase"), under(imp, "internal"):
+			case door == "cmd/cudb/internal/cli" && under(imp, "cmd/cudb/internal"):
+			case door == "cmd/cudb/internal/cli" && cliMaintenance[imp]:
+			default:
+				t.Errorf("%s imports %s: a front door calls the use cases (usecase), their presenters and internal leaves only", door, imp)
+			}
+		}
+	}
+	for _, imp := range imports["cmd/cudb/internal/mcptools"] {
+		if under(imp, "cmd") {
+			t.Errorf("mcptools imports %s: the MCP server calls the use cases, never another door", imp)
+		}
+	}
+}
+
+// TestUseCaseLayers: the use cases sit on the query packages and leaves
+// (never on a door, the probe or scraper); query/nvidia sits below query
+// (it never imports query or its other children).
+func TestUseCaseLayers(t *testing.T) {
+	for pkg, imps := range packageImports(t) {
+		for _, imp := range imps {
+			var why string
+			switch {
+			case under(pkg, "usecase") && (under(imp, "cmd") || under(imp, "scraper")):
+				why = "the use cases never import a door, the probe or scraper"
+			case pkg == "query/nvidia" && under(imp, "query"):
+				why = "query/nvidia is below query and its siblings"
+			}
+			if why != "" {
+				t.Errorf("%s imports %s: %s", pkg, imp, why)
+			}
+		}
+	}
+}
+
 // sqlText matches the statements cudb runs; a string literal holding one
 // is SQL.
 var sqlText = regexp.MustCompile(`\b(SELECT\s+.+\s+FROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|VIEW)|PRAGMA\s+\w+)\b`)

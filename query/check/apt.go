@@ -103,7 +103,7 @@ func (c *checker) gpuAccess(u *Unit, groups []*fwGroup) {
 	}
 	if u.built != nil {
 		for _, r := range u.built.Reqs {
-			if _, fw := canonical(r.Name, r.Installer); fw != "" && frameworks.IsMain(r.Name) {
+			if _, fw := canonical(c.frameworks(), r.Name, r.Installer); fw != "" && c.frameworks().IsMain(r.Name) {
 				if !need {
 					need, why = true, r.Name+" is installed by the build"
 				}

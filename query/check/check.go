@@ -9,6 +9,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
@@ -61,6 +62,9 @@ type Input struct {
 // Options tune Check.
 type Options struct {
 	Target Target
+	// Frameworks is the framework table requirement lines are read with
+	// (nil: cudb's, frameworks.All).
+	Frameworks frameworks.Table
 	// Read reads a file another refers to (a compose build's Dockerfile,
 	// a -r include) by its path relative to the referring file's
 	// directory. Nil: such files are not followed, and a note says so.
@@ -399,3 +403,6 @@ func summarize(fs []Finding) Summary {
 	s.NoMatch = s.Errors > 0 && noMatchOnly
 	return s
 }
+
+// frameworks is the table the check reads requirement lines with.
+func (c *checker) frameworks() frameworks.Table { return c.opts.Frameworks.Or() }

@@ -49,7 +49,7 @@ func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 		image = u.Image.Ref
 		c.judgeImage(u)
 	}
-	scen := scenarios(u)
+	scen := scenarios(u, c.frameworks())
 	if len(scen) == 0 {
 		s, err := c.judgeFrameworks(u)
 		s.Image = image
@@ -57,7 +57,7 @@ func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 	}
 	var out []UnitSummary
 	for _, sc := range scen {
-		s, err := c.judgeFrameworks(u.only(sc, len(scen) > 1))
+		s, err := c.judgeFrameworks(u.only(sc, len(scen) > 1, c.frameworks()))
 		if err != nil {
 			return out, err
 		}
@@ -321,7 +321,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 			cons = append(cons, r)
 			continue
 		}
-		name, fw := canonical(r.Name, r.Installer)
+		name, fw := canonical(c.frameworks(), r.Name, r.Installer)
 		if fw == "" || r.Marker != "" && c.platform() == "linux" && !markerAdmitsLinux(r.Marker) {
 			// A line whose marker rules Linux out is not installed.
 			continue
@@ -343,7 +343,7 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 		}
 	}
 	for _, r := range cons {
-		name, fw := canonical(r.Name, r.Installer)
+		name, fw := canonical(c.frameworks(), r.Name, r.Installer)
 		if g := by[fw]; fw != "" && g != nil && r.Spec != "" {
 			for i := range g.reqs {
 				if g.reqs[i].Name == name {
@@ -396,8 +396,8 @@ func (c *checker) groups(u *Unit) []*fwGroup {
 // package names (pytorch) count for conda lines only. Names that are
 // only aliases in resolve (onnxruntime, the CPU package) are not
 // frameworks here: installing them installs no CUDA build.
-func canonical(pkg, installer string) (name, fw string) {
-	for _, f := range frameworks.All {
+func canonical(table frameworks.Table, pkg, installer string) (name, fw string) {
+	for _, f := range table {
 		switch {
 		case pkg == f.Name || slices.Contains(f.Packages, pkg):
 			return f.Name, f.Name

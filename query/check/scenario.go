@@ -4,20 +4,21 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query/verify"
 )
 
 // scenarios lists, in the order they appear, the scenarios whose lines
 // install a framework: each is judged on its own with the lines every
 // scenario shares. None when the unit has no alternatives.
-func scenarios(u *Unit) []string {
+func scenarios(u *Unit, table frameworks.Table) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range u.Reqs {
 		if r.Scenario == "" || seen[r.Scenario] || r.Constraint {
 			continue
 		}
-		if _, fw := canonical(r.Name, r.Installer); fw == "" {
+		if _, fw := canonical(table, r.Name, r.Installer); fw == "" {
 			continue
 		}
 		seen[r.Scenario] = true
@@ -29,9 +30,9 @@ func scenarios(u *Unit) []string {
 // only is the unit as scenario sc installs it: the shared lines and
 // sc's own, and lines of scenarios that install no framework. alt says
 // that the unit offers other scenarios beside this one.
-func (u *Unit) only(sc string, alt bool) *Unit {
+func (u *Unit) only(sc string, alt bool, table frameworks.Table) *Unit {
 	framework := map[string]bool{}
-	for _, s := range scenarios(u) {
+	for _, s := range scenarios(u, table) {
 		framework[s] = true
 	}
 	cp := *u

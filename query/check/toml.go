@@ -7,6 +7,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/internal/version"
 )
@@ -297,7 +298,7 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 func lockScenarios(u *Unit) {
 	count := map[string]int{}
 	for _, r := range u.Reqs {
-		if n, fw := canonical(r.Name, r.Installer); fw != "" && n == fw {
+		if n, fw := canonical(frameworks.All, r.Name, r.Installer); fw != "" && n == fw {
 			count[fw]++
 		}
 	}
@@ -310,7 +311,7 @@ func lockScenarios(u *Unit) {
 	}
 	for i := range u.Reqs {
 		r := &u.Reqs[i]
-		if _, fw := canonical(r.Name, r.Installer); fw == "" {
+		if _, fw := canonical(frameworks.All, r.Name, r.Installer); fw == "" {
 			continue
 		}
 		switch v := variantOf(r.IndexURL); {

@@ -15,89 +15,128 @@ import (
 // frameworks lists installed framework builds, matched to the database.
 func (v *verifier) frameworks() ([]*framework, error) {
 	var out []*framework
+	table := v.opts.Frameworks.Or()
 	for i := range v.f.Pythons {
 		py := &v.f.Pythons[i]
-		if t := py.Torch; t != nil && t.Version != "" {
-			fw, err := v.matchTorch(py, t)
+		// Facts built by hand (check's, a test's) may not have indexed
+		// their packages yet; indexing keeps what a reader indexed.
+		py.IndexFrameworks(py.Source, table)
+		// One walk over the framework table, in its order: a framework
+		// with a reader of its own build facts (torch's version.py,
+		// TensorFlow's build_info, JAX's CUDA plugins) is matched by it,
+		// any other by its installed package's release.
+		for _, f := range table {
+			match := (*verifier).matchInstalled
+			if m, ok := buildReaders[f.Name]; ok {
+				match = m
+			}
+			fw, err := match(v, py, f)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, fw)
-		}
-		if t := py.TensorFlow; t != nil && t.Version != "" {
-			fw, err := v.matchTF(py, t)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, fw)
-		}
-		if j := py.JAX; j != nil {
-			// The CUDA plugin names the build; pjrt comes with it. Walk
-			// the names in a fixed order (plugin first): a map's order
-			// would change the finding's words from run to run.
-			names := make([]string, 0, len(j.Plugins))
-			for name := range j.Plugins {
-				names = append(names, name)
-			}
-			sort.Slice(names, func(a, b int) bool {
-				pa, pb := strings.HasSuffix(names[a], "-plugin"), strings.HasSuffix(names[b], "-plugin")
-				if pa != pb {
-					return pa
-				}
-				return names[a] < names[b]
-			})
-			for _, name := range names {
-				ver := j.Plugins[name]
-				if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
-					fw := &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
-						version: j.Version, cuda: m[1], py: py}
-					// The plugin's CUDA major names the build (cuda12).
-					bs, err := v.d.Builds(v.ctx, frameworks.JAX, func(s string) bool { return s == j.Version })
-					if err != nil {
-						return nil, err
-					}
-					if len(bs) == 0 && j.Version != "" {
-						if bs, err = v.inferBuilds(fw); err != nil {
-							return nil, err
-						}
-						v.unknown(fw, frameworks.JAX)
-					}
-					fw.build = pickBuild(bs, "cuda"+m[1], false)
-					out = append(out, fw)
-					break
-				}
-			}
-		}
-		if ver, ok := py.Packages[frameworks.ONNXRuntime]; ok {
-			fw := &framework{name: frameworks.ONNXRuntime, label: "onnxruntime-gpu " + ver, version: ver, py: py}
-			bs, err := v.d.Builds(v.ctx, frameworks.ONNXRuntime, func(s string) bool { return s == ver })
-			if err != nil {
-				return nil, err
-			}
-			if len(bs) == 0 {
-				if bs, err = v.inferBuilds(fw); err != nil {
-					return nil, err
-				}
-			}
-			// ORT publishes one package per CUDA major; the newest
-			// major is what pip installs by default.
-			for _, b := range bs {
-				if b.Platform == "" || b.Platform == "linux" {
-					if fw.build == nil || version.CompareDottedText(b.CUDA, fw.build.CUDA) > 0 {
-						fw.build = b
-					}
-				}
-			}
-			if fw.build != nil {
-				fw.cuda = version.MajorText(fw.build.CUDA)
-			}
-			out = append(out, fw)
-			if fw.build == nil || fw.inferred != "" {
-				v.unknown(fw, frameworks.ONNXRuntime)
+			if fw != nil {
+				out = append(out, fw)
 			}
 		}
 	}
 	return out, nil
+}
+
+// buildReaders match the frameworks whose environment states more than a
+// version: the build's CUDA and variant, read by their own readers.
+var buildReaders = map[string]func(v *verifier, py *host.Python, f frameworks.Framework) (*framework, error){
+	frameworks.Torch: func(v *verifier, py *host.Python, _ frameworks.Framework) (*framework, error) {
+		if t := py.Torch; t != nil && t.Version != "" {
+			return v.matchTorch(py, t)
+		}
+		return nil, nil
+	},
+	frameworks.TensorFlow: func(v *verifier, py *host.Python, _ frameworks.Framework) (*framework, error) {
+		if t := py.TensorFlow; t != nil && t.Version != "" {
+			return v.matchTF(py, t)
+		}
+		return nil, nil
+	},
+	frameworks.JAX: (*verifier).matchJAX,
+}
+
+// matchJAX matches JAX by its CUDA plugin, which names the build; pjrt
+// comes with it. The names are walked in a fixed order (plugin first): a
+// map's order would change the finding's words from run to run.
+func (v *verifier) matchJAX(py *host.Python, _ frameworks.Framework) (*framework, error) {
+	j := py.JAX
+	if j == nil {
+		return nil, nil
+	}
+	names := make([]string, 0, len(j.Plugins))
+	for name := range j.Plugins {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		pa, pb := strings.HasSuffix(names[a], "-plugin"), strings.HasSuffix(names[b], "-plugin")
+		if pa != pb {
+			return pa
+		}
+		return names[a] < names[b]
+	})
+	for _, name := range names {
+		ver := j.Plugins[name]
+		if m := cudaPluginRe().FindStringSubmatch(name); m != nil {
+			fw := &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
+				version: j.Version, cuda: m[1], py: py}
+			// The plugin's CUDA major names the build (cuda12).
+			bs, err := v.d.Builds(v.ctx, frameworks.JAX, func(s string) bool { return s == j.Version })
+			if err != nil {
+				return nil, err
+			}
+			if len(bs) == 0 && j.Version != "" {
+				if bs, err = v.inferBuilds(fw); err != nil {
+					return nil, err
+				}
+				v.unknown(fw, frameworks.JAX)
+			}
+			fw.build = pickBuild(bs, "cuda"+m[1], false)
+			return fw, nil
+		}
+	}
+	return nil, nil
+}
+
+// matchInstalled matches a framework by the package the table says
+// installs it (host.Python's Frameworks): its release's builds, the
+// Linux one of the newest CUDA (what pip installs by default where a
+// framework publishes one package per CUDA major, as ONNX Runtime does).
+// A release the data does not hold is unknown, said so.
+func (v *verifier) matchInstalled(py *host.Python, f frameworks.Framework) (*framework, error) {
+	in := py.Frameworks[f.Name]
+	if in == nil || in.Version == "" {
+		return nil, nil
+	}
+	ver := in.Version
+	fw := &framework{name: f.Name, label: f.Name + " " + ver, version: ver, py: py}
+	bs, err := v.d.Builds(v.ctx, f.Name, func(s string) bool { return s == ver })
+	if err != nil {
+		return nil, err
+	}
+	if len(bs) == 0 {
+		if bs, err = v.inferBuilds(fw); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range bs {
+		if b.Platform == "" || b.Platform == "linux" {
+			if fw.build == nil || version.CompareDottedText(b.CUDA, fw.build.CUDA) > 0 {
+				fw.build = b
+			}
+		}
+	}
+	if fw.build != nil {
+		fw.cuda = version.MajorText(fw.build.CUDA)
+	}
+	if fw.build == nil || fw.inferred != "" {
+		v.unknown(fw, f.Name)
+	}
+	return fw, nil
 }
 
 func orUnknown(s string) string {

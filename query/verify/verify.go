@@ -109,6 +109,9 @@ const (
 // Options tune what Verify expects of the host.
 type Options struct {
 	GPU string // GPUAuto, GPUExpect or GPUNoneOK
+	// Frameworks is the framework table environments are judged with
+	// (nil: cudb's, frameworks.All).
+	Frameworks frameworks.Table
 }
 
 // VerifyWith is Verify with explicit expectations.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/cudadriver"
@@ -68,7 +69,7 @@ func refreshMangled(t *testing.T, edit func([]scraper.Record) []scraper.Record, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := scraper.WriteFileAtomic(scraper.SnapshotPath(data, cudadriver.Name), b); err != nil {
+	if err := datadir.WriteFileAtomic(scraper.SnapshotPath(data, cudadriver.Name), b); err != nil {
 		t.Fatal(err)
 	}
 	recs := make([]scraper.Record, len(snap.Records))

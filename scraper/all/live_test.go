@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/scraper/fetch"
@@ -57,7 +58,7 @@ func TestLiveFailuresKeepData(t *testing.T) {
 				defer srv.Close()
 				dir := t.TempDir()
 				path := scraper.SnapshotPath(dir, src.Name())
-				if err := scraper.WriteFileAtomic(path, prev); err != nil {
+				if err := datadir.WriteFileAtomic(path, prev); err != nil {
 					t.Fatal(err)
 				}
 				client := &fetch.Client{HTTP: srv.Client(), BaseURL: srv.URL, Timeout: 100 * time.Millisecond, Attempts: 2,

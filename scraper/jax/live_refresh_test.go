@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/livetest"
 )
@@ -24,7 +25,7 @@ func prime(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := scraper.WriteFileAtomic(scraper.SnapshotPath(dir, "jax"), b); err != nil {
+	if err := datadir.WriteFileAtomic(scraper.SnapshotPath(dir, "jax"), b); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -49,7 +49,24 @@ const MaxSize = 4 << 20
 // Parse reads a report and returns the facts it states and the formats it
 // recognised. A paste may mix several formats; each contributes what it
 // knows.
-func Parse(text []byte) (*host.Snapshot, []string, error) {
+func Parse(text []byte) (*host.Snapshot, []string, error) { return ParseWith(text, frameworks.All) }
+
+// ParseWith is Parse reading frameworks with table: every environment
+// read indexes the table's frameworks it installs (host.Python's
+// Frameworks), and a line that states one under a report key of its
+// entry ("PyTorch version: 2.1.0") names its version where no package
+// list did.
+func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, error) {
+	f, formats, err := parse(text)
+	if err != nil {
+		return f, formats, err
+	}
+	indexFrameworks(f, text, table.Or())
+	return f, formats, nil
+}
+
+// parse reads a report with cudb's framework table.
+func parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
 	}

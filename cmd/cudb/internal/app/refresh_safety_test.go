@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/app"
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/scraper"
 )
 
@@ -135,7 +136,7 @@ func crashMidMove(t *testing.T, data, base string) {
 		app.Run(f, []string{"refresh", "--data", data, "--base-url", base})
 		t.Fatal("the refresh was not interrupted")
 	}()
-	if _, err := os.Stat(scraper.JournalPath(data)); err != nil {
+	if _, err := os.Stat(datadir.JournalPath(data)); err != nil {
 		t.Fatalf("no pending journal after the crash: %v", err)
 	}
 }
@@ -149,7 +150,7 @@ func TestDBCheckRecoversAndReportsJournal(t *testing.T) {
 	want := dataState(t, copyOf(t, data, newer))
 	crashMidMove(t, data, newer)
 
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestDBBuildRecoversAndHonoursTheLock(t *testing.T) {
 	want := dataState(t, copyOf(t, data, newer))
 	crashMidMove(t, data, newer)
 
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestRefreshMarkdownNeedsItsFolder(t *testing.T) {
 // directory, nothing is touched.
 func TestRefreshJSONWhileLockedKeepsData(t *testing.T) {
 	data, before, newer := seedFakes(t)
-	lock, err := scraper.AcquireLock(data)
+	lock, err := datadir.AcquireLock(data)
 	if err != nil {
 		t.Fatal(err)
 	}

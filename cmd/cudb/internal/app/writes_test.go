@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/query/querytest"
-	"github.com/cudb/cudb/scraper"
 )
 
 // pin -o on what is not a regular file: a character device is written
@@ -182,7 +182,7 @@ func TestRefreshJSONWhileLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// This test process is alive: its pid holds the lock.
-	if err := os.WriteFile(filepath.Join(data, scraper.LockName), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(data, datadir.LockName), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := fakeRun("refresh", "--data", data, "--base-url", "http://127.0.0.1:1", "--json")

@@ -11,10 +11,9 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/internal/host"
-	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/internal/input"
-	"github.com/cudb/cudb/query/check"
+	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 )
 
 // CheckOptions are `cudb check`'s flags.
@@ -32,7 +31,7 @@ type CheckOptions struct {
 }
 
 // CheckFormats are the output formats of `cudb check`.
-var CheckFormats = []string{"text", "json", "sarif", "github"}
+var CheckFormats = usecase.CheckFormats
 
 func newCheckCmd(f *Factory) *cobra.Command {
 	opts := &CheckOptions{}
@@ -99,8 +98,8 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 	if opts.Host && opts.HostFrom != "" {
 		return (&errs.Error{Code: errs.CodeUsage, Message: "--host and --host-from both describe the target: give one"}).WithHint("cudb check Dockerfile --host")
 	}
-	target := check.Target{Driver: opts.Driver, GPU: opts.GPU, SM: opts.SM, Platform: opts.Platform, Python: opts.Python, From: "flags"}
-	var facts *host.Snapshot
+	co := usecase.CheckOptions{Target: usecase.CheckTarget{Driver: opts.Driver, GPU: opts.GPU, SM: opts.SM, Platform: opts.Platform, Python: opts.Python, From: "flags"},
+		BuildArgs: opts.BuildArgs, Read: readFollowed}
 	stdinUsed := false
 	switch {
 	case opts.Host:
@@ -108,68 +107,37 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 		if err != nil {
 			return err
 		}
-		facts, target.From = fs, "host"
+		co.Host = fs
 	case opts.HostFrom != "":
 		b, err := readInput(f.IO.In, opts.HostFrom, &stdinUsed)
 		if err != nil {
 			return err
 		}
-		fs, _, err := report.Parse(b)
-		if err != nil {
-			return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("%s: %v", displayName(opts.HostFrom), err)}).
-				WithHint("cudb check Dockerfile --host-from nvidia-smi.txt")
-		}
-		facts, target.From = fs, "report "+displayName(opts.HostFrom)
-	}
-	if facts != nil {
-		if target.Driver == "" && facts.Driver != nil {
-			target.Driver = facts.Driver.Version
-			if facts.Driver.WSL {
-				target.DriverOS = "windows"
-			}
-		}
-		if target.GPU == "" && target.SM == "" && len(facts.GPUs) > 0 {
-			target.GPU, target.SM = facts.GPUs[0].Name, facts.GPUs[0].ComputeCapability
-		}
-	}
-	buildArgs := map[string]string{}
-	for _, a := range opts.BuildArgs {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok || k == "" {
-			return (&errs.Error{Code: errs.CodeUsage, Message: fmt.Sprintf("invalid --build-arg %q: expected NAME=VALUE", a)}).WithHint("cudb check Dockerfile --build-arg CUDA_VERSION=12.1.0")
-		}
-		buildArgs[k] = v
+		co.HostReport = &usecase.ReportText{Name: displayName(opts.HostFrom), Text: b}
 	}
 	files, err := expandDirs(opts.Files)
 	if err != nil {
 		return err
 	}
-	var inputs []check.Input
 	for _, name := range files {
 		b, err := readProjectFile(f.IO.In, name, &stdinUsed)
 		if err != nil {
 			return err
 		}
-		inputs = append(inputs, check.Input{Name: name, Data: b})
+		co.Files = append(co.Files, usecase.CheckInput{Name: name, Data: b})
 	}
 	d, err := f.DB(c.Context())
 	if err != nil {
 		return err
 	}
-	rep, err := check.Check(c.Context(), d, inputs, check.Options{Target: target, BuildArgs: buildArgs, Read: readFollowed})
+	rep, err := usecase.Check(c.Context(), d, co)
 	if err != nil {
 		return err
 	}
 	if err := writeCheck(f, opts.Format, rep); err != nil {
 		return err
 	}
-	switch rep.ExitCode() {
-	case 4:
-		return errs.Reported(errs.CodeNotFound, "check found a pin that matches no known build")
-	case 3:
-		return errs.Reported(errs.CodeIncompatible, "check found an incompatibility")
-	}
-	return nil
+	return usecase.CheckOutcome(rep)
 }
 
 // expandDirs replaces a directory argument by the project files in it
@@ -188,7 +156,7 @@ func expandDirs(names []string) ([]string, error) {
 		}
 		found := 0
 		for _, e := range ents {
-			if _, ok := check.KindOfName(e.Name()); ok && e.Type().IsRegular() {
+			if usecase.KindOfName(e.Name()) && e.Type().IsRegular() {
 				out = append(out, filepath.Join(n, e.Name()))
 				found++
 			}
@@ -231,52 +199,14 @@ func readFollowed(name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(fh, maxProjectFile))
 }
 
-func writeCheck(f *Factory, format string, rep *check.Report) error {
+func writeCheck(f *Factory, format string, rep *usecase.CheckReport) error {
 	switch format {
 	case "json":
-		return WriteJSON(f.IO.Out, rep)
+		return present.JSON(f.IO.Out, rep)
 	case "sarif":
-		return WriteJSON(f.IO.Out, check.ToSARIF(rep, Version))
+		return present.SARIF(f.IO.Out, rep, Version)
 	case "github":
-		_, err := io.WriteString(f.IO.Out, check.GitHub(rep))
-		return err
+		return present.GitHub(f.IO.Out, rep)
 	}
-	var b strings.Builder
-	b.WriteString(rep.Read.Line() + "\n")
-	for _, fs := range rep.Files {
-		for _, u := range fs.Units {
-			what := fs.File + " (" + string(fs.Kind)
-			if u.Name != "" {
-				what += ", " + u.Name
-			}
-			if u.Scenario != "" {
-				what += ", " + u.Scenario
-			}
-			what += ")"
-			if u.Image != "" {
-				what += " image " + u.Image
-			}
-			if u.Python != "" {
-				what += ", Python " + u.Python
-			}
-			if len(u.Judged) > 0 {
-				what += ": " + strings.Join(u.Judged, "; ")
-			}
-			fmt.Fprintf(&b, "read %s\n", what)
-		}
-	}
-	for _, fd := range rep.Findings {
-		fmt.Fprintf(&b, "%s:%d: %s: %s: %s\n", fd.File, fd.Line, fd.Severity, fd.Category, fd.Message)
-		if fd.Fix != "" {
-			fmt.Fprintf(&b, "    fix: %s\n", strings.ReplaceAll(fd.Fix, "\n", "\n         "))
-		}
-	}
-	s := rep.Summary
-	state := "healthy"
-	if !s.Healthy {
-		state = "not healthy"
-	}
-	fmt.Fprintf(&b, "%s: %d error(s), %d warning(s), %d info(s)\n", state, s.Errors, s.Warnings, s.Infos)
-	_, err := io.WriteString(f.IO.Out, b.String())
-	return err
+	return present.CheckText(f.IO.Out, rep)
 }

@@ -7,12 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/nvidia"
-	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/usecase"
 )
 
 // Shell completion of values (bash, zsh, fish and powershell, through
@@ -28,14 +25,14 @@ var completePlatforms = []string{"linux", "linux-aarch64", "windows", "macos"}
 
 // completeFormats are each command's --format values.
 var completeFormats = map[string][]string{
-	"pin": pin.PinFormats, "check": CheckFormats, "verify": VerifyFormats,
+	"pin": usecase.PinFormats, "check": CheckFormats, "verify": VerifyFormats,
 }
 
 // registerCompletions gives every flag of c and its subcommands that
 // takes a known value its completion, and resolve and pin their
 // requirements'.
 func registerCompletions(f *Factory, c *cobra.Command) {
-	values := func(list func(context.Context, *db.DB) ([]string, error)) cobra.CompletionFunc {
+	values := func(list func(context.Context, *usecase.DB) ([]string, error)) cobra.CompletionFunc {
 		return func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			// No data-age notice on the terminal while a word is completed.
 			f.Quiet = true
@@ -88,7 +85,7 @@ func registerCompletions(f *Factory, c *cobra.Command) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
-					return matching(query.MatrixNames(), toComplete), cobra.ShellCompDirectiveNoFileComp
+					return matching(usecase.MatrixNames(), toComplete), cobra.ShellCompDirectiveNoFileComp
 				}
 			}
 		}
@@ -105,7 +102,7 @@ func registerCompletions(f *Factory, c *cobra.Command) {
 
 // requirementCompletions completes one requirement: a framework name
 // (with "==" and no space after it), then that framework's releases.
-func requirementCompletions(ctx context.Context, d *db.DB, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func requirementCompletions(ctx context.Context, d *usecase.DB, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	name, ver, pinned := strings.Cut(toComplete, "==")
 	if !pinned {
 		var names []string
@@ -143,7 +140,7 @@ func matching(all []string, prefix string) []cobra.Completion {
 	return out
 }
 
-func gpuNames(ctx context.Context, d *db.DB) ([]string, error) {
+func gpuNames(ctx context.Context, d *usecase.DB) ([]string, error) {
 	gpus, err := d.GPUs(ctx)
 	if err != nil {
 		return nil, err
@@ -160,7 +157,7 @@ func gpuNames(ctx context.Context, d *db.DB) ([]string, error) {
 	return out, nil
 }
 
-func computeCapabilities(ctx context.Context, d *db.DB) ([]string, error) {
+func computeCapabilities(ctx context.Context, d *usecase.DB) ([]string, error) {
 	gpus, err := d.GPUs(ctx)
 	if err != nil {
 		return nil, err
@@ -175,7 +172,7 @@ func computeCapabilities(ctx context.Context, d *db.DB) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-func architectures(ctx context.Context, d *db.DB) ([]string, error) {
+func architectures(ctx context.Context, d *usecase.DB) ([]string, error) {
 	gpus, err := d.GPUs(ctx)
 	if err != nil {
 		return nil, err
@@ -191,8 +188,8 @@ func architectures(ctx context.Context, d *db.DB) ([]string, error) {
 
 // cudaVersions are the toolkit releases, newest first, each minor ("12.1",
 // which means any 12.1.x) and major ("12") before its releases.
-func cudaVersions(ctx context.Context, d *db.DB) ([]string, error) {
-	rows, err := nvidia.MatrixCUDA(ctx, d)
+func cudaVersions(ctx context.Context, d *usecase.DB) ([]string, error) {
+	rows, err := matrixRows[usecase.CUDARow](ctx, d, usecase.MatrixOptions{Table: "cuda"})
 	if err != nil {
 		return nil, err
 	}

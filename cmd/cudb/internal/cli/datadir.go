@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/scraper"
 )
 
 // IsDataDir reports whether dir looks like a cudb data directory: it
@@ -83,7 +83,7 @@ func onlyRefreshLeftovers(ents []os.DirEntry) bool {
 	for _, e := range ents {
 		n := e.Name()
 		switch {
-		case n == scraper.LockName, n == ".refresh-staging", n == ".refresh-commit.json", n == ".fetch-cache.json":
+		case n == datadir.LockName, n == ".refresh-staging", n == ".refresh-commit.json", n == ".fetch-cache.json":
 		case strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-"):
 		case strings.HasPrefix(n, ".cudb-build-"):
 		default:

@@ -10,8 +10,8 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/scraper"
+	"github.com/cudb/cudb/usecase"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +39,7 @@ type DBInfo struct {
 	DataAsOf string `json:"data_as_of,omitempty"`
 	// Newest is the newest release of every line the data holds: each
 	// framework and companion, CUDA, cuDNN and the driver branch.
-	Newest []query.Newest `json:"newest"`
+	Newest []usecase.Newest `json:"newest"`
 }
 
 // DBCheck is `cudb db check --json`: the database's checks, and what was
@@ -74,7 +74,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				info.Sources = []db.SourceInfo{}
 			}
 			info.DataAsOf = info.Meta["data_as_of"]
-			if info.Newest, err = query.NewestReleases(ctx, d); err != nil {
+			if info.Newest, err = usecase.NewestReleases(ctx, d); err != nil {
 				return err
 			}
 			for _, t := range db.Tables {

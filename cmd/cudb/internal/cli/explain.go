@@ -3,17 +3,14 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host/report"
-	"github.com/cudb/cudb/query/verify"
+	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 )
-
-// ExplainResult is `cudb explain --json`.
-type ExplainResult = verify.ExplainResult
 
 func newExplainCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -50,31 +47,11 @@ Exit status: 0 when a cause was found, 4 when no known cause matches.`,
 			if err != nil {
 				return err
 			}
-			x, err := verify.ExplainAll(c.Context(), d, text)
+			x, err := usecase.Explain(c.Context(), d, usecase.ExplainOptions{Text: text})
 			if err != nil {
 				return err
 			}
-			fs := x.Findings
-			return f.Out(ExplainResult{Findings: fs, Lines: x.Lines, Skipped: x.Skipped}, func() error {
-				var b strings.Builder
-				for i, fd := range fs {
-					if i > 0 {
-						b.WriteString("\n")
-					}
-					fmt.Fprintf(&b, "%s [%s] %s\n", fd.Severity, fd.Category, fd.Message)
-					for _, e := range fd.Evidence {
-						fmt.Fprintf(&b, "    seen: %s\n", e)
-					}
-					if fd.Fix != "" {
-						fmt.Fprintf(&b, "    fix:  %s\n", fd.Fix)
-					}
-				}
-				if x.Skipped > 0 {
-					fmt.Fprintf(&b, "\n%d more error lines not explained (at most %d per input)\n", x.Skipped, verify.MaxExplainedLines)
-				}
-				_, err := io.WriteString(f.IO.Out, b.String())
-				return err
-			})
+			return f.Out(x, func() error { return present.ExplainText(f.IO.Out, x) })
 		},
 	}
 	return c

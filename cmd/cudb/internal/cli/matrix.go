@@ -6,7 +6,7 @@ import (
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/usecase"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +57,7 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows, err := query.MatrixTorch(c.Context(), d, channel)
+			rows, err := matrixRows[usecase.TorchRow](c.Context(), d, usecase.MatrixOptions{Table: frameworks.Torch, Channel: channel})
 			if err != nil {
 				return err
 			}

@@ -3,9 +3,8 @@ package cli
 import (
 	"context"
 
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/usecase"
 	"github.com/spf13/cobra"
 )
 
@@ -15,8 +14,8 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
 		matrixCmd(f, frameworks.TensorFlow, "TensorFlow GPU builds: tested Python, compiler, build tool, CUDA and cuDNN",
 			[]string{frameworks.TensorFlow, "package", "platform", "python", "compiler", "build tools", "cuda", "cudnn"},
-			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
-				rows, err := query.TensorFlowMatrix(ctx, c)
+			func(ctx context.Context, c *usecase.DB) (any, [][]string, error) {
+				rows, err := matrixRows[usecase.TensorFlowRow](ctx, c, usecase.MatrixOptions{Table: frameworks.TensorFlow})
 				var cells [][]string
 				for _, r := range rows {
 					cells = append(cells, []string{r.TensorFlow, orStatus(r.Package, r.Status), r.Platform, pyRange(r.PythonMin, r.PythonMax), r.Compiler, r.BuildTools, r.CUDA, r.CUDNN})
@@ -25,8 +24,8 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 			}),
 		matrixCmd(f, frameworks.JAX, "JAX CUDA variants: paired jaxlib, CUDA, cuDNN, pip extra and driver floor",
 			[]string{frameworks.JAX, frameworks.JAXLib, "cuda", "cudnn", "extra", "driver min"},
-			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
-				rows, err := query.JAXMatrix(ctx, c)
+			func(ctx context.Context, c *usecase.DB) (any, [][]string, error) {
+				rows, err := matrixRows[usecase.JAXRow](ctx, c, usecase.MatrixOptions{Table: frameworks.JAX})
 				var cells [][]string
 				for _, r := range rows {
 					cells = append(cells, []string{r.JAX, orStatus(r.JAXLib, r.Status), r.CUDA, r.CUDNN, r.Extra, r.DriverMin})
@@ -35,8 +34,8 @@ func frameworkMatrixCmds(f *Factory) []*cobra.Command {
 			}),
 		matrixCmd(f, frameworks.Must(frameworks.ONNXRuntime).Matrix, "onnxruntime-gpu builds: CUDA, cuDNN and notes",
 			[]string{frameworks.Must(frameworks.ONNXRuntime).Matrix, "platform", "cuda", "cudnn", "notes"},
-			func(ctx context.Context, c *db.DB) (any, [][]string, error) {
-				rows, err := query.ONNXRuntimeMatrix(ctx, c)
+			func(ctx context.Context, c *usecase.DB) (any, [][]string, error) {
+				rows, err := matrixRows[usecase.ONNXRuntimeRow](ctx, c, usecase.MatrixOptions{Table: frameworks.Must(frameworks.ONNXRuntime).Matrix})
 				var cells [][]string
 				for _, r := range rows {
 					plat := r.Platform
@@ -66,7 +65,7 @@ func pyRange(lo, hi string) string {
 	return lo + "-" + hi
 }
 
-func matrixCmd(f *Factory, name, short string, header []string, load func(context.Context, *db.DB) (any, [][]string, error)) *cobra.Command {
+func matrixCmd(f *Factory, name, short string, header []string, load func(context.Context, *usecase.DB) (any, [][]string, error)) *cobra.Command {
 	var aliases []string
 	if fw, ok := frameworks.Get(name); ok && fw.Name != name {
 		aliases = []string{fw.Name} // matrix onnxruntime-gpu, the package's name

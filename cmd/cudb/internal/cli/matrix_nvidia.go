@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query/nvidia"
+	"github.com/cudb/cudb/usecase"
 	"github.com/spf13/cobra"
 )
 
 // nvidiaMatrixCmds are the `cudb matrix` subcommands over NVIDIA facts.
 func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
-	mk := func(use, short string, run func(ctx context.Context, d *db.DB) (any, *Table, error)) *cobra.Command {
+	mk := func(use, short string, run func(ctx context.Context, d *usecase.DB) (any, *Table, error)) *cobra.Command {
 		return &cobra.Command{
 			Use: use, Short: short, Args: noArgs,
 			Example: "  cudb matrix " + use + "\n  cudb matrix " + use + " --json",
@@ -30,18 +29,18 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 		}
 	}
 	return []*cobra.Command{
-		mk("cuda", "CUDA toolkits and their minimum drivers", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := nvidia.MatrixCUDA(ctx, d)
+		mk("cuda", "CUDA toolkits and their minimum drivers", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
+			rows, err := matrixRows[usecase.CUDARow](ctx, d, usecase.MatrixOptions{Table: "cuda"})
 			return rows, cudaTable(rows), err
 		}),
-		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := nvidia.MatrixCUDNNReleases(ctx, d)
+		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
+			rows, err := matrixRows[usecase.CUDNNRow](ctx, d, usecase.MatrixOptions{Table: "cudnn"})
 			if err != nil || !f.IO.TTY {
 				return rows, cudnnTable(f.IO, rows), err
 			}
 			// On a terminal, name the releases known without a support
 			// row too (JSON and TSV keep one row shape).
-			known, err := nvidia.CUDNNReleases(ctx, d, nil)
+			known, err := usecase.CUDNNReleases(ctx, d)
 			if err == nil && len(known) > 0 {
 				var vs []string
 				for _, k := range known {
@@ -53,16 +52,16 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 			return rows, cudnnTable(f.IO, rows), err
 		}),
 		newMatrixGPUCmd(f),
-		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := nvidia.MatrixArch(ctx, d)
+		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
+			rows, err := matrixRows[usecase.ArchRow](ctx, d, usecase.MatrixOptions{Table: "arch"})
 			t := &Table{Header: []string{"cuda", "sm min", "sm max", "dropped"}}
 			for _, r := range rows {
 				t.Add(r.CUDA, r.SMMin, r.SMMax, r.Dropped)
 			}
 			return rows, t, err
 		}),
-		mk("driver", "Driver branches and the newest CUDA each runs", func(ctx context.Context, d *db.DB) (any, *Table, error) {
-			rows, err := nvidia.MatrixDriver(ctx, d)
+		mk("driver", "Driver branches and the newest CUDA each runs", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
+			rows, err := matrixRows[usecase.DriverRow](ctx, d, usecase.MatrixOptions{Table: "driver"})
 			t := &Table{Header: []string{"branch", "max cuda", "type", "end of life", "released", "status"}}
 			for _, r := range rows {
 				t.Add("R"+r.Branch, r.MaxCUDA, r.BranchType, r.EndOfLife, r.Released, r.Status)
@@ -73,7 +72,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 }
 
 func newMatrixGPUCmd(f *Factory) *cobra.Command {
-	var flt nvidia.GPUFilter
+	var flt usecase.GPUFilter
 	c := &cobra.Command{
 		Use:   "gpu",
 		Short: "GPU models and compute capabilities (--cuda: what a toolkit supports and drops)",
@@ -98,7 +97,7 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
 			if err != nil {
 				return err
 			}
-			rows, err := nvidia.MatrixGPUFiltered(c.Context(), d, flt)
+			rows, err := matrixRows[usecase.GPURow](c.Context(), d, usecase.MatrixOptions{Table: "gpu", GPU: flt})
 			if err != nil {
 				return err
 			}
@@ -125,20 +124,20 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
 
 func cudaSupportTone(cell string) Tone {
 	switch cell {
-	case nvidia.CUDASupported:
+	case usecase.CUDASupported:
 		return Good
-	case nvidia.CUDADropped:
+	case usecase.CUDADropped:
 		return Bad
-	case nvidia.CUDAUnsupported:
+	case usecase.CUDAUnsupported:
 		return Warn
-	case nvidia.CUDAUnknown:
+	case usecase.CUDAUnknown:
 		return Warn
 	}
 	return None
 }
 
 // cudaTable is `cudb matrix cuda`'s table, also what `resolve cuda==…` prints.
-func cudaTable(rows []nvidia.CUDARow) *Table {
+func cudaTable(rows []usecase.CUDARow) *Table {
 	t := &Table{Header: []string{"cuda", "label", "linux min", "windows min", "minor-compat linux", "minor-compat windows", "released"}}
 	for _, r := range rows {
 		label := r.Label
@@ -152,7 +151,7 @@ func cudaTable(rows []nvidia.CUDARow) *Table {
 }
 
 // cudnnReleaseTable lists cuDNN releases known without a support row.
-func cudnnReleaseTable(rows []nvidia.CUDNNRelease) *Table {
+func cudnnReleaseTable(rows []usecase.CUDNNRelease) *Table {
 	t := &Table{Header: []string{"cudnn", "build", "released", "cuda majors", "status", "reported by"}}
 	for _, r := range rows {
 		t.Add(r.CUDNN, r.Build, r.Released, strings.Join(r.CUDAMajors, " "), r.Status, r.ReportedBy)
@@ -175,7 +174,7 @@ func floorCell(floor, note string) string {
 }
 
 // cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.
-func cudnnTable(s *Streams, rows []nvidia.CUDNNRow) *Table {
+func cudnnTable(s *Streams, rows []usecase.CUDNNRow) *Table {
 	// The list columns hold versions only; a range or a floor the source
 	// states instead of a list goes in its own columns, as in the JSON.
 	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "cuda range", "linux min", "windows min", "compute capabilities", "cc min", "status"}}

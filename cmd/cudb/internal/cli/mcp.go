@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/mcptools"
-	"github.com/cudb/cudb/internal/errs"
 )
 
 func newMCPCmd(f *Factory) *cobra.Command {
@@ -45,31 +43,8 @@ database). Nothing but protocol messages is written to standard output.`,
 	}
 }
 
-// NewMCPServer returns the MCP server over f's database: each tool runs
-// the matching command line with --json.
+// NewMCPServer returns the MCP server over f's database: each tool calls
+// its use case directly.
 func NewMCPServer(f *Factory) *mcp.Server {
-	return mcptools.NewServer(Version, f.runJSON)
-}
-
-// runJSON runs one command line with --json on f's database and returns
-// its standard output. The command's own error is returned when it wrote
-// no answer; outcomes it reports in its JSON (exit 3) are not errors.
-func (f *Factory) runJSON(ctx context.Context, args []string, stdin string) ([]byte, error) {
-	var out, errOut bytes.Buffer
-	sub := &Factory{IO: &Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut},
-		DBPath: f.DBPath, Quiet: true, opened: f.opened}
-	root := NewRootCmd(sub)
-	// --json before any "--": after it, arguments are positional.
-	full := []string{args[0], "--json"}
-	full = append(full, args[1:]...)
-	root.SetArgs(full)
-	err := root.ExecuteContext(ctx)
-	var e *errs.Error
-	if errors.As(err, &e) && e.Reported {
-		err = nil
-	}
-	if err != nil && e != nil && e.Hint != "" {
-		err = errors.New(err.Error() + "\nTry: " + e.Hint)
-	}
-	return out.Bytes(), err
+	return mcptools.NewServer(Version, f.DB)
 }

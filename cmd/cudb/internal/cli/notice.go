@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/usecase"
 )
 
 // DataAgeLimit is how old the data may be before commands say so.
@@ -19,7 +19,7 @@ const NoDataAgeNoticeEnv = "CUDB_NO_DATA_AGE_NOTICE"
 // data_as_of is older than DataAgeLimit: answers know nothing released
 // since. It is silent with --json, --quiet, the environment switch, no
 // clock, or a database that does not state its date.
-func (f *Factory) dataAgeNotice(ctx context.Context, d *db.DB) {
+func (f *Factory) dataAgeNotice(ctx context.Context, d *usecase.DB) {
 	if f.noticed || f.JSON || f.Quiet || f.IO.Now == nil {
 		return
 	}

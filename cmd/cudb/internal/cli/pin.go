@@ -9,13 +9,13 @@ import (
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/safewrite"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 )
 
 // PinOptions are `cudb pin`'s flags.
 type PinOptions struct {
-	query.ResolveRequest
+	usecase.ResolveRequest
 	Format       string
 	Devel        bool
 	AllowUnknown bool
@@ -60,7 +60,7 @@ anyway with the gap named in the header.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(pin.PinFormats, ", "))
+	fl.StringVar(&opts.Format, "format", "requirements", "output format: "+strings.Join(usecase.PinFormats, ", "))
 	fl.BoolVar(&opts.Devel, "devel", false, "development flavour: devel image, -dev and toolkit packages")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this file instead of standard output (a regular file is replaced whole; a device or FIFO such as /dev/stdout is written through)")
 	fl.BoolVar(&opts.Force, "force", false, "with -o: write a target that has other hard links, or an owner the new file could not keep, in place instead of refusing it")
@@ -72,9 +72,9 @@ anyway with the gap named in the header.`,
 }
 
 func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
-	if !containsString(pin.PinFormats, opts.Format) {
+	if !containsString(usecase.PinFormats, opts.Format) {
 		return (&errs.Error{Code: errs.CodeUsage,
-			Message: fmt.Sprintf("unknown format %s: expected one of %s", errs.Quote(opts.Format), strings.Join(pin.PinFormats, ", "))}).
+			Message: fmt.Sprintf("unknown format %s: expected one of %s", errs.Quote(opts.Format), strings.Join(usecase.PinFormats, ", "))}).
 			WithHint("cudb pin torch==2.1 --format requirements")
 	}
 	ctx := c.Context()
@@ -82,12 +82,12 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := pin.Pins(ctx, d, opts.ResolveRequest, opts.Format, pin.PinOptions{CudbVersion: Version, Devel: opts.Devel, AllowUnknown: opts.AllowUnknown,
-		ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
+	res, err := usecase.Pin(ctx, d, usecase.PinOptions{ResolveRequest: opts.ResolveRequest, Format: opts.Format, CudbVersion: Version, Devel: opts.Devel,
+		AllowUnknown: opts.AllowUnknown, ProjectName: opts.Name, ProjectVersion: opts.ProjectVersion})
 	if err != nil {
 		if res != nil && f.JSON {
 			// The conflicts are the answer: print them, then exit 3.
-			if werr := WriteJSON(f.IO.Out, res); werr != nil {
+			if werr := present.JSON(f.IO.Out, res); werr != nil {
 				return werr
 			}
 		}
@@ -106,7 +106,7 @@ func runPin(c *cobra.Command, f *Factory, opts *PinOptions) error {
 		}
 	}
 	if f.JSON {
-		return WriteJSON(f.IO.Out, res)
+		return present.JSON(f.IO.Out, res)
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(f.IO.ErrOut, "note: %s\n", n)

@@ -7,17 +7,15 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/nvidia"
+	"github.com/cudb/cudb/usecase"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 // ResolveOptions are `cudb resolve`'s flags.
 type ResolveOptions struct {
-	query.ResolveRequest
+	usecase.ResolveRequest
 	Limit int
 	// All prints every row of a multi-framework table (default: the
 	// first multiFrameworkRows); --json always holds every stack.
@@ -63,7 +61,7 @@ Several frameworks at once must share one environment, or resolve exits 3 naming
 
 // addStackFlags declares the flags that narrow a stack, shared by resolve
 // and pin (which resolve the same way).
-func addStackFlags(fl *pflag.FlagSet, r *query.ResolveRequest, channelHelp string) {
+func addStackFlags(fl *pflag.FlagSet, r *usecase.ResolveRequest, channelHelp string) {
 	fl.StringVar(&r.CUDA, "cuda", "", "CUDA version or specifier (12.1 = any 12.1.x)")
 	fl.StringVar(&r.Python, "python", "", "Python version the stack must support (3.11)")
 	fl.StringVar(&r.Platform, "platform", "", "linux, windows, macos or linux-aarch64")
@@ -84,38 +82,39 @@ func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := query.Resolve(ctx, d, opts.ResolveRequest)
+	res, err := usecase.Resolve(ctx, d, usecase.ResolveOptions{ResolveRequest: opts.ResolveRequest, Limit: opts.Limit})
 	if err != nil {
 		return err
-	}
-	if opts.Limit > 0 && len(res.Stacks) > opts.Limit {
-		res.Stacks = res.Stacks[:opts.Limit]
 	}
 	if err := f.Out(res, func() error { return printResolution(f, cutRows(res, opts.All), opts.Explain) }); err != nil {
 		return err
 	}
-	if len(res.Conflicts) > 0 {
-		return errs.Reported(errs.CodeIncompatible, "the frameworks cannot share one environment")
-	}
-	return nil
+	return usecase.ResolveOutcome(res)
 }
 
 // shownResolution is a resolution as the table shows it: more counts the
 // stacks cut from a multi-framework table.
 type shownResolution struct {
-	*query.Resolution
+	*usecase.Resolution
 	more int
+	// unknownCut: a stack cut from the table is unknown, so the table
+	// keeps its status column (the rows shown are the known-good ones).
+	unknownCut bool
 }
 
 // cutRows keeps the first multiFrameworkRows stacks of an answer about
 // several frameworks (ranked known-good first), unless all.
-func cutRows(res *query.Resolution, all bool) shownResolution {
+func cutRows(res *usecase.Resolution, all bool) shownResolution {
 	if all || len(res.Stacks) <= multiFrameworkRows || len(res.Stacks[0].Parts) < 2 {
 		return shownResolution{Resolution: res}
 	}
 	cut := *res
 	cut.Stacks = res.Stacks[:multiFrameworkRows]
-	return shownResolution{Resolution: &cut, more: len(res.Stacks) - multiFrameworkRows}
+	unknown := false
+	for _, st := range res.Stacks[multiFrameworkRows:] {
+		unknown = unknown || st.Status != usecase.StatusOK
+	}
+	return shownResolution{Resolution: &cut, more: len(res.Stacks) - multiFrameworkRows, unknownCut: unknown}
 }
 
 func printResolution(f *Factory, res shownResolution, explain bool) error {
@@ -126,7 +125,7 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 		}
 	}
 	if len(res.Conflicts) > 0 {
-		for _, line := range query.ConflictLines(res.Conflicts, explain) {
+		for _, line := range usecase.ConflictLines(res.Conflicts, explain) {
 			fmt.Fprintln(out, f.IO.Paint(Bad, line))
 		}
 		for _, s := range res.Suggestions {
@@ -137,10 +136,10 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 	if len(res.Stacks) == 0 {
 		return nil
 	}
-	withGPU, withStatus := false, false
+	withGPU, withStatus := false, res.unknownCut
 	for _, s := range res.Stacks {
 		withGPU = withGPU || s.GPU != nil
-		withStatus = withStatus || s.Status != query.StatusOK
+		withStatus = withStatus || s.Status != usecase.StatusOK
 	}
 	header := []string{"packages", "variant", "default", "cuda", "cudnn", "nccl", "python", "platforms", "driver (min)"}
 	if withGPU {
@@ -162,7 +161,7 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 		if s.Driver != nil {
 			// The floors of the platform asked for: Windows drivers
 			// carry their own numbers.
-			toolkit, compat := s.Driver.For(nvidia.FloorOS(res.Query.Platform, ""))
+			toolkit, compat := s.Driver.For(usecase.FloorOS(res.Query.Platform, ""))
 			drv = toolkit
 			if compat != "" && compat != drv {
 				drv += " (compat " + compat + ")"
@@ -209,7 +208,10 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(out, "\nbest: %s\n", best.Install.Command)
+	if res.more == 0 {
+		fmt.Fprintln(out) // the cut line already ends a cut table
+	}
+	fmt.Fprintf(out, "best: %s\n", best.Install.Command)
 	printUnknowns(out, res.Stacks)
 	for _, n := range best.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
@@ -226,7 +228,7 @@ func printResolution(f *Factory, res shownResolution, explain bool) error {
 }
 
 // citeRef is where a citation points: its row reference, else its URL.
-func citeRef(ci query.Citation) string {
+func citeRef(ci usecase.Citation) string {
 	if ci.Ref != "" {
 		return ci.Ref
 	}
@@ -235,11 +237,11 @@ func citeRef(ci query.Citation) string {
 
 // printUnknowns says why stacks are ranked where they are: known-good
 // stacks come first, and each unknown one names the fact the data lacks.
-func printUnknowns(out io.Writer, stacks []query.Stack) {
+func printUnknowns(out io.Writer, stacks []usecase.Stack) {
 	var gaps []string
 	known := 0
 	for _, s := range stacks {
-		if s.Status == query.StatusOK {
+		if s.Status == usecase.StatusOK {
 			known++
 		}
 		for _, u := range s.Unknown {
@@ -252,7 +254,7 @@ func printUnknowns(out io.Writer, stacks []query.Stack) {
 		return
 	}
 	switch {
-	case stacks[0].Status != query.StatusOK:
+	case stacks[0].Status != usecase.StatusOK:
 		fmt.Fprintf(out, "unknown: cudb cannot vouch for the best stack; known-good stacks rank first and none is\n")
 	default:
 		fmt.Fprintf(out, "ranking: the %d known-good stack(s) come first; the others are unknown\n", known)
@@ -269,16 +271,16 @@ func printUnknowns(out io.Writer, stacks []query.Stack) {
 
 // printComponent prints a component answer as the matching matrix table
 // (aligned on a terminal, TSV when piped); --json prints the facts.
-func printComponent(f *Factory, comp query.ComponentAnswer) error {
+func printComponent(f *Factory, comp usecase.ComponentAnswer) error {
 	if f.IO.TTY {
 		fmt.Fprintf(f.IO.Out, "%s %s:\n", comp.Component, comp.Version)
 	}
 	switch rows := comp.Facts.(type) {
-	case []nvidia.CUDARow:
+	case []usecase.CUDARow:
 		return cudaTable(rows).Render(f.IO)
-	case []nvidia.CUDNNRow:
+	case []usecase.CUDNNRow:
 		return cudnnTable(f.IO, rows).Render(f.IO)
-	case []nvidia.CUDNNRelease:
+	case []usecase.CUDNNRelease:
 		return cudnnReleaseTable(rows).Render(f.IO)
 	case map[string]string:
 		t := &Table{Header: []string{"fact", "value"}}
@@ -339,10 +341,10 @@ func yesNo(b bool) string {
 // supportWords are the table words for query's GPU support tokens (JSON
 // keeps the tokens).
 var supportWords = map[string]string{
-	query.SupportSASS:           "runs natively",
-	query.SupportSASSCompatible: "binary-compatible",
-	query.SupportPTXJIT:         "PTX JIT only",
-	query.SupportNone:           "no kernels",
+	usecase.SupportSASS:           "runs natively",
+	usecase.SupportSASSCompatible: "binary-compatible",
+	usecase.SupportPTXJIT:         "PTX JIT only",
+	usecase.SupportNone:           "no kernels",
 }
 
 // SupportWords is how a table says a GPU support token.
@@ -356,9 +358,9 @@ func SupportWords(token string) string {
 // stackTone colours a stack's status: ok green, unknown yellow.
 func stackTone(cell string) Tone {
 	switch cell {
-	case query.StatusOK:
+	case usecase.StatusOK:
 		return Good
-	case query.StatusUnknown:
+	case usecase.StatusUnknown:
 		return Warn
 	}
 	return Bad
@@ -368,11 +370,11 @@ func stackTone(cell string) Tone {
 // yellow, no kernels red.
 func supportTone(cell string) Tone {
 	switch cell {
-	case query.SupportSASS, supportWords[query.SupportSASS]:
+	case usecase.SupportSASS, supportWords[usecase.SupportSASS]:
 		return Good
-	case query.SupportSASSCompatible, query.SupportPTXJIT, supportWords[query.SupportSASSCompatible], supportWords[query.SupportPTXJIT]:
+	case usecase.SupportSASSCompatible, usecase.SupportPTXJIT, supportWords[usecase.SupportSASSCompatible], supportWords[usecase.SupportPTXJIT]:
 		return Warn
-	case query.SupportNone, supportWords[query.SupportNone]:
+	case usecase.SupportNone, supportWords[usecase.SupportNone]:
 		return Bad
 	}
 	return None

@@ -16,9 +16,11 @@ import (
 
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
+	"github.com/cudb/cudb/usecase"
 )
 
 // Build stamps, set at link time by `make release` (-ldflags -X):
@@ -51,7 +53,7 @@ type Factory struct {
 	budgetCtx    context.Context
 	cancelBudget context.CancelFunc
 
-	opened  *db.DB
+	opened  *usecase.DB
 	noticed bool
 	// journal says what DB found about a refresh commit pending beside
 	// the --db file: what recovery did, or that one is in progress.
@@ -71,12 +73,12 @@ func NewFactory(s *Streams) *Factory { return &Factory{IO: s, Sources: all.Sourc
 
 // DB opens the database once: the file given by --db, else the image
 // embedded in the binary.
-func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
+func (f *Factory) DB(ctx context.Context) (*usecase.DB, error) {
 	if f.opened != nil {
 		return f.opened, nil
 	}
 	var (
-		d   *db.DB
+		d   *usecase.DB
 		err error
 	)
 	if f.DBPath != "" {
@@ -85,8 +87,8 @@ func (f *Factory) DB(ctx context.Context) (*db.DB, error) {
 		// the whole new set.
 		dir := filepath.Dir(f.DBPath)
 		f.journal.Dir = dir
-		f.journal.Recovered, err = scraper.RecoverPending(dir)
-		if errors.Is(err, scraper.ErrLocked) {
+		f.journal.Recovered, err = datadir.RecoverPending(dir)
+		if errors.Is(err, datadir.ErrLocked) {
 			f.journal.Pending, err = err, nil
 		}
 		if err != nil {

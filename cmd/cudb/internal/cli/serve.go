@@ -17,6 +17,7 @@ import (
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/usecase"
 )
 
 // ServeOptions are `cudb serve`'s flags.
@@ -107,7 +108,7 @@ func validOrigin(o string) bool {
 // openReplica opens another handle on the database f.DB opened: an
 // in-memory image lives in one connection, so parallel queries need
 // their own copies (each about the size of data/cudb.db).
-func (f *Factory) openReplica(ctx context.Context) (*db.DB, error) {
+func (f *Factory) openReplica(ctx context.Context) (*usecase.DB, error) {
 	if f.DBPath != "" {
 		return db.OpenFile(ctx, f.DBPath)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cudb/cudb/usecase/present"
 )
 
 // Table writes rows for people on a terminal (aligned, upper-case header,
@@ -18,15 +20,15 @@ type Table struct {
 	Status map[int]func(cell string) Tone
 }
 
-// Tone is a status colour.
-type Tone int
+// Tone is a status colour (the presenters' own).
+type Tone = present.Tone
 
 // The tones.
 const (
-	None Tone = iota
-	Good
-	Warn
-	Bad
+	None = present.None
+	Good = present.Good
+	Warn = present.Warn
+	Bad  = present.Bad
 )
 
 var toneCodes = map[Tone]string{Good: "\x1b[32m", Warn: "\x1b[33m", Bad: "\x1b[31m"}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -12,11 +11,10 @@ import (
 
 	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
-	"github.com/cudb/cudb/query/nvidia"
-	"github.com/cudb/cudb/query/verify"
+	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 )
 
 // VerifyOptions are `cudb verify`'s flags.
@@ -38,18 +36,6 @@ type VerifyOptions struct {
 
 // VerifyFormats are the output formats of `cudb verify`.
 var VerifyFormats = []string{"text", "json", "prometheus"}
-
-// FileResult is one --from file's report when several are judged.
-type FileResult struct {
-	File string `json:"file"`
-	*verify.Result
-}
-
-// MultiReport is `cudb verify --from A --from B --json`.
-type MultiReport struct {
-	Reports []FileResult   `json:"reports"`
-	Summary verify.Summary `json:"summary"`
-}
 
 func newVerifyCmd(f *Factory) *cobra.Command {
 	opts := &VerifyOptions{}
@@ -103,27 +89,20 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 			if opts.ExpectGPU && opts.NoGPUOK {
 				return usageError(c, "give --expect-gpu or --no-gpu-ok, not both")
 			}
-			vopts := verify.Options{}
+			vo := usecase.VerifyOptions{}
 			switch {
 			case opts.ExpectGPU:
-				vopts.GPU = verify.GPUExpect
+				vo.GPU = usecase.GPUExpect
 			case opts.NoGPUOK:
-				vopts.GPU = verify.GPUNoneOK
+				vo.GPU = usecase.GPUNoneOK
 			}
-			var reps []FileResult
 			if len(opts.From) == 0 {
 				// nvidia-smi runs only for what the kernel files lack: a
 				// GPU whose name the GPU table knows needs none of it.
-				known := func(name string) bool { _, err := nvidia.LookupGPU(c.Context(), d, name); return err == nil }
-				facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout, KnownGPU: known})
-				if err != nil {
+				known := func(name string) bool { return usecase.KnownGPU(c.Context(), d, name) }
+				if vo.Host, err = probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout, KnownGPU: known}); err != nil {
 					return err
 				}
-				r, err := verify.VerifyWith(c.Context(), d, facts, vopts)
-				if err != nil {
-					return err
-				}
-				reps = append(reps, FileResult{Result: r})
 			}
 			stdinUsed := false
 			for _, name := range opts.From {
@@ -131,31 +110,16 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				if err != nil {
 					return err
 				}
-				facts, _, err := report.Parse(text)
-				if err != nil {
-					code := errs.CodeUsage
-					if errs.CodeOf(err) == errs.CodeLimit {
-						code = errs.CodeLimit
-					}
-					return (&errs.Error{Code: code, Message: fmt.Sprintf("%s: %v", displayName(name), err)}).
-						WithHint("cudb verify --from collect_env.txt (python -m torch.utils.collect_env > collect_env.txt)")
-				}
-				r, err := verify.VerifyWith(c.Context(), d, facts, vopts)
-				if err != nil {
-					return err
-				}
-				setInput(r, displayName(name))
-				reps = append(reps, FileResult{File: displayName(name), Result: r})
+				vo.Reports = append(vo.Reports, usecase.ReportText{Name: displayName(name), Text: text})
 			}
-			if err := writeVerify(f, opts.Format, reps); err != nil {
+			res, err := usecase.Verify(c.Context(), d, vo)
+			if err != nil {
 				return err
 			}
-			for _, r := range reps {
-				if !r.Summary.Healthy {
-					return errs.Reported(errs.CodeIncompatible, "verify found an incompatibility")
-				}
+			if err := writeVerify(f, opts.Format, res); err != nil {
+				return err
 			}
-			return nil
+			return res.Outcome()
 		},
 	}
 	c.Flags().StringVar(&opts.Root, "root", "", "read the host's files under `DIR` (a copied tree or a mounted image)")
@@ -233,184 +197,14 @@ func readInput(in io.Reader, name string, stdinUsed *bool) ([]byte, error) {
 	return b, nil
 }
 
-func totalSummary(reps []FileResult) verify.Summary {
-	var s verify.Summary
-	for _, r := range reps {
-		s.Errors += r.Summary.Errors
-		s.Warnings += r.Summary.Warnings
-		s.Infos += r.Summary.Infos
-	}
-	s.Healthy = s.Errors == 0
-	return s
-}
-
-func writeVerify(f *Factory, format string, reps []FileResult) error {
-	w := f.IO.Out
+// writeVerify formats a verify in the chosen format.
+func writeVerify(f *Factory, format string, res *usecase.VerifyResult) error {
 	switch format {
 	case "json":
-		if len(reps) == 1 {
-			return WriteJSON(w, reps[0].Result)
-		}
-		return WriteJSON(w, MultiReport{Reports: reps, Summary: totalSummary(reps)})
+		return present.JSON(f.IO.Out, res)
 	case "prometheus":
-		_, err := io.WriteString(w, Prometheus(reps))
+		_, err := io.WriteString(f.IO.Out, present.Prometheus(res))
 		return err
 	}
-	var b strings.Builder
-	for i, r := range reps {
-		if len(reps) > 1 {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "== %s (%s)\n", r.File, r.Origin)
-		}
-		writeFindings(&b, f.IO, r.Result)
-	}
-	if len(reps) > 1 {
-		s := totalSummary(reps)
-		fmt.Fprintf(&b, "\n== summary: %d reports, %s\n", len(reps), f.IO.Paint(summaryTone(s), summaryLine(s)))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// severityTone colours a severity's heading on a terminal.
-var severityTone = map[string]Tone{verify.SevError: Bad, verify.SevWarning: Warn}
-
-func summaryTone(s verify.Summary) Tone {
-	switch {
-	case !s.Healthy:
-		return Bad
-	case s.Warnings > 0:
-		return Warn
-	}
-	return Good
-}
-
-func summaryLine(s verify.Summary) string {
-	state := "healthy"
-	if !s.Healthy {
-		state = "problems found"
-	}
-	line := fmt.Sprintf("%s: %d errors, %d warnings, %d infos", state, s.Errors, s.Warnings, s.Infos)
-	if v := verify.Verdict(s); v != "" {
-		line += ": " + v
-	}
-	return line
-}
-
-// writeFindings is the human report, grouped by severity.
-func writeFindings(b *strings.Builder, io *Streams, r *verify.Result) {
-	fmt.Fprintf(b, "%s\n", io.Paint(summaryTone(r.Summary), summaryLine(r.Summary)))
-	writeRead(b, r.Read)
-	for _, sev := range verify.Severities {
-		var fs []verify.Finding
-		for _, x := range r.Findings {
-			if x.Severity == sev {
-				fs = append(fs, x)
-			}
-		}
-		if len(fs) == 0 {
-			continue
-		}
-		fmt.Fprintf(b, "\n%s\n", io.Paint(severityTone[sev], fmt.Sprintf("%s (%d):", strings.ToUpper(sev[:1])+sev[1:]+"s", len(fs))))
-		for _, x := range fs {
-			fmt.Fprintf(b, "  [%s] %s\n", x.Category, x.Message)
-			for _, e := range x.Evidence {
-				fmt.Fprintf(b, "      seen: %s\n", e)
-			}
-			if x.Fix != "" {
-				fmt.Fprintf(b, "      fix:  %s\n", x.Fix)
-			}
-		}
-	}
-}
-
-// Prometheus renders reports as node_exporter textfile metrics. Every
-// severity/category pair is written (zero when absent) so alerts need no
-// absent() guards.
-func Prometheus(reps []FileResult) string {
-	var b strings.Builder
-	multi := len(reps) > 1
-	lbl := func(r FileResult, kv ...string) string {
-		var parts []string
-		if multi {
-			parts = append(parts, `report="`+promEscape(r.File)+`"`)
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			parts = append(parts, kv[i]+`="`+promEscape(kv[i+1])+`"`)
-		}
-		if len(parts) == 0 {
-			return ""
-		}
-		return "{" + strings.Join(parts, ",") + "}"
-	}
-	head := func(name, typ, help string) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-	}
-	head("cudb_verify_healthy", "gauge", "1 when cudb verify found no error-level finding, else 0.")
-	for _, r := range reps {
-		v := 0
-		if r.Summary.Healthy {
-			v = 1
-		}
-		fmt.Fprintf(&b, "cudb_verify_healthy%s %d\n", lbl(r), v)
-	}
-	head("cudb_verify_findings", "gauge", "Number of cudb verify findings by severity and category.")
-	for _, r := range reps {
-		count := map[[2]string]int{}
-		for _, x := range r.Findings {
-			count[[2]string{x.Severity, x.Category}]++
-		}
-		for _, sev := range verify.Severities {
-			for _, cat := range verify.Categories {
-				fmt.Fprintf(&b, "cudb_verify_findings%s %d\n", lbl(r, "severity", sev, "category", cat), count[[2]string{sev, cat}])
-			}
-		}
-	}
-	head("cudb_driver_info", "gauge", "The NVIDIA driver version seen, as a label.")
-	for _, r := range reps {
-		if fs := r.Facts; fs != nil && fs.Driver != nil && fs.Driver.Version != "" {
-			fmt.Fprintf(&b, "cudb_driver_info%s 1\n", lbl(r, "version", fs.Driver.Version))
-		}
-	}
-	head("cudb_gpu_info", "gauge", "Each GPU seen, with its compute capability when known.")
-	for _, r := range reps {
-		if r.Facts == nil {
-			continue
-		}
-		for _, g := range r.Facts.GPUs {
-			fmt.Fprintf(&b, "cudb_gpu_info%s 1\n", lbl(r, "index", fmt.Sprint(g.Index), "name", g.Name, "compute_capability", g.ComputeCapability))
-		}
-	}
-	head("cudb_framework_info", "gauge", "Each framework build seen, by Python environment.")
-	for _, r := range reps {
-		if r.Facts == nil {
-			continue
-		}
-		var lines []string
-		for _, py := range r.Facts.Pythons {
-			add := func(name, ver, cuda string) {
-				lines = append(lines, fmt.Sprintf("cudb_framework_info%s 1\n", lbl(r, "name", name, "version", ver, "cuda", cuda, "env", py.Prefix)))
-			}
-			if t := py.Torch; t != nil {
-				add(frameworks.Torch, t.Version, t.CUDA)
-			}
-			if t := py.TensorFlow; t != nil {
-				add(frameworks.TensorFlow, t.Version, t.CUDA)
-			}
-			if j := py.JAX; j != nil && j.Version != "" {
-				add(frameworks.JAX, j.Version, "")
-			}
-		}
-		sort.Strings(lines)
-		for _, l := range lines {
-			b.WriteString(l)
-		}
-	}
-	return b.String()
-}
-
-func promEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	return present.VerifyText(f.IO.Out, res, f.IO.Paint)
 }

@@ -10,16 +10,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/internal/host/report"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/check"
-	"github.com/cudb/cudb/query/pin"
-	"github.com/cudb/cudb/query/verify"
+	"github.com/cudb/cudb/usecase"
 )
 
 // cached answers from the cache or computes, stores and sends the answer.
@@ -29,7 +25,7 @@ import (
 // The answer's ETag is a hash of the data's description and the key, so
 // a client that sends it back in If-None-Match gets 304 without the
 // answer being computed or even looked up.
-func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, compute func(d *db.DB) (*response, error)) error {
+func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, compute func(d *usecase.DB) (*response, error)) error {
 	// A cached answer carries its ETag: the hash is computed once per
 	// question, not once per request.
 	if resp, ok := s.cache.get(key); ok {
@@ -59,7 +55,7 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request, key string, comp
 		defer s.flight.leave(key)
 	}
 	var resp *response
-	err := s.withDB(r.Context(), func(d *db.DB) error {
+	err := s.withDB(r.Context(), func(d *usecase.DB) error {
 		var err error
 		resp, err = compute(d)
 		return err
@@ -97,11 +93,11 @@ const cacheControl = "public, max-age=300"
 // dataTagOf hashes the data's description (build, sources and their
 // hashes) and the server's version: the base of every ETag. Empty when
 // the description cannot be read (no caching headers then).
-func dataTagOf(d *db.DB, version string) string {
+func dataTagOf(d *usecase.DB, version string) string {
 	if d == nil {
 		return ""
 	}
-	info, err := query.Info(context.Background(), d)
+	info, err := usecase.Info(context.Background(), d)
 	if err != nil {
 		return ""
 	}
@@ -135,13 +131,10 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.cached(w, r, cacheKey("resolve", req, limit, ""), func(d *db.DB) (*response, error) {
-		res, err := query.Resolve(r.Context(), d, req)
+	return s.cached(w, r, cacheKey("resolve", req, limit, ""), func(d *usecase.DB) (*response, error) {
+		res, err := usecase.Resolve(r.Context(), d, usecase.ResolveOptions{ResolveRequest: req, Limit: limit})
 		if err != nil {
 			return nil, err
-		}
-		if limit > 0 && len(res.Stacks) > limit {
-			res.Stacks = res.Stacks[:limit]
 		}
 		status := http.StatusOK
 		if len(res.Conflicts) > 0 {
@@ -156,17 +149,16 @@ func (s *Server) matrix(w http.ResponseWriter, r *http.Request) error {
 	if err := checkParams(r.URL.Query(), nil, "", "GET /v1/matrix/"+name); err != nil {
 		return err
 	}
-	build, ok := query.Matrices[name]
-	if !ok {
+	if !slices.Contains(usecase.MatrixNames(), name) {
 		return errs.Errorf(errs.CodeNotFound, "unknown table %q", name).
-			WithHint("one of: %s (GET /v1/matrix/ lists them)", strings.Join(query.MatrixNames(), ", "))
+			WithHint("one of: %s (GET /v1/matrix/ lists them)", strings.Join(usecase.MatrixNames(), ", "))
 	}
-	return s.cached(w, r, "matrix\x00"+name, func(d *db.DB) (*response, error) {
-		v, err := build(r.Context(), d)
+	return s.cached(w, r, "matrix\x00"+name, func(d *usecase.DB) (*response, error) {
+		res, err := usecase.Matrix(r.Context(), d, usecase.MatrixOptions{Table: name})
 		if err != nil {
 			return nil, err
 		}
-		return jsonResponse(http.StatusOK, v)
+		return jsonResponse(http.StatusOK, res.Rows)
 	})
 }
 
@@ -174,7 +166,7 @@ func (s *Server) matrixIndex(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Path != "/v1/matrix/" {
 		return errs.Errorf(errs.CodeNotFound, "no endpoint %s", r.URL.Path).WithHint("GET /v1/matrix/{table}")
 	}
-	return s.sendJSON(w, http.StatusOK, map[string][]string{"tables": query.MatrixNames()})
+	return s.sendJSON(w, http.StatusOK, map[string][]string{"tables": usecase.MatrixNames()})
 }
 
 func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
@@ -199,12 +191,12 @@ func (s *Server) pin(w http.ResponseWriter, r *http.Request) error {
 	if format == "" {
 		format = "json"
 	}
-	return s.cached(w, r, cacheKey("pin", req, 0, format+"\x00"+strconv.FormatBool(allowUnknown)), func(d *db.DB) (*response, error) {
+	return s.cached(w, r, cacheKey("pin", req, 0, format+"\x00"+strconv.FormatBool(allowUnknown)), func(d *usecase.DB) (*response, error) {
 		pinFormat := format
 		if format == "json" {
 			pinFormat = "requirements"
 		}
-		res, err := pin.Pins(r.Context(), d, req, pinFormat, pin.PinOptions{CudbVersion: s.Version, AllowUnknown: allowUnknown})
+		res, err := usecase.Pin(r.Context(), d, usecase.PinOptions{ResolveRequest: req, Format: pinFormat, CudbVersion: s.Version, AllowUnknown: allowUnknown})
 		if err != nil {
 			return nil, apiUnknownHint(err, r.URL.RawQuery)
 		}
@@ -226,29 +218,20 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	facts, _, err := report.Parse(body)
-	if err != nil {
-		if errs.CodeOf(err) == errs.CodeLimit {
-			return err
-		}
-		return errs.Usage("%v", err).WithHint("POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)")
-	}
-	var rep *verify.Result
-	err = s.withHeavy(r.Context(), func(d *db.DB) error {
-		rep, err = verify.Verify(r.Context(), d, facts)
+	var res *usecase.VerifyResult
+	err = s.withHeavy(r.Context(), func(d *usecase.DB) error {
+		res, err = usecase.Verify(r.Context(), d, usecase.VerifyOptions{Reports: []usecase.ReportText{{Input: "request body", Text: body}},
+			ParseHint: "POST cudb's probe JSON or a pasted report (collect_env, nvidia-smi, pip list)"})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if rep.Read != nil {
-		rep.Read.Input = "request body"
-	}
 	status := http.StatusOK
-	if !rep.Summary.Healthy {
+	if !res.Healthy() {
 		status = http.StatusConflict
 	}
-	return s.sendJSON(w, status, rep)
+	return s.sendJSON(w, status, res)
 }
 
 // checkParams are POST /v1/check's: the file's name (its kind is
@@ -272,10 +255,10 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if name == "" {
 		name = "request body"
 	}
-	target := check.Target{Driver: q.Get("driver"), GPU: q.Get("gpu"), SM: q.Get("sm"), Platform: q.Get("platform"), Python: q.Get("python"), From: "request"}
-	var rep *check.Report
-	err = s.withHeavy(r.Context(), func(d *db.DB) error {
-		rep, err = check.Check(r.Context(), d, []check.Input{{Name: name, Data: body}}, check.Options{Target: target})
+	target := usecase.CheckTarget{Driver: q.Get("driver"), GPU: q.Get("gpu"), SM: q.Get("sm"), Platform: q.Get("platform"), Python: q.Get("python"), From: "request"}
+	var rep *usecase.CheckReport
+	err = s.withHeavy(r.Context(), func(d *usecase.DB) error {
+		rep, err = usecase.Check(r.Context(), d, usecase.CheckOptions{Files: []usecase.CheckInput{{Name: name, Data: body}}, Target: target})
 		return err
 	})
 	if err != nil {
@@ -312,20 +295,20 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 		return errs.Errorf(errs.CodeUsage, "the body is empty: send the error message to explain").
 			WithHint("curl --data-binary @error.txt http://127.0.0.1:8080/v1/explain")
 	}
-	var x *verify.Explanation
-	err = s.withHeavy(r.Context(), func(d *db.DB) error {
-		x, err = verify.ExplainAll(r.Context(), d, text)
+	var x *usecase.ExplainResult
+	err = s.withHeavy(r.Context(), func(d *usecase.DB) error {
+		x, err = usecase.Explain(r.Context(), d, usecase.ExplainOptions{Text: text})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return s.sendJSON(w, http.StatusOK, verify.ExplainResult{Findings: x.Findings, Lines: x.Lines, Skipped: x.Skipped})
+	return s.sendJSON(w, http.StatusOK, x)
 }
 
 // Meta is GET /v1/meta: the data's description and the server's version.
 type Meta struct {
-	query.DataInfo
+	usecase.DataInfo
 	Version string `json:"version,omitempty"`
 }
 
@@ -333,8 +316,8 @@ func (s *Server) meta(w http.ResponseWriter, r *http.Request) error {
 	if err := checkParams(r.URL.Query(), nil, "", "GET /v1/meta"); err != nil {
 		return err
 	}
-	return s.cached(w, r, "meta", func(d *db.DB) (*response, error) {
-		info, err := query.Info(r.Context(), d)
+	return s.cached(w, r, "meta", func(d *usecase.DB) (*response, error) {
+		info, err := usecase.Info(r.Context(), d)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +371,7 @@ func apiUnknownHint(err error, rawQuery string) error {
 	if !errors.As(err, &e) || e.Code != errs.CodeNotFound {
 		return err
 	}
-	if d, ok := e.Detail.(map[string]any); !ok || d["status"] != query.StatusUnknown {
+	if d, ok := e.Detail.(map[string]any); !ok || d["status"] != usecase.StatusUnknown {
 		return err
 	}
 	var allow, reqs []string

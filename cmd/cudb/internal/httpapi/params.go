@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/usecase"
 )
 
 // resolveParams are the query parameters of /v1/resolve (and /v1/pin,
@@ -47,7 +47,7 @@ func checkParams(q url.Values, allowed map[string]bool, repeatable string, hint 
 const resolveHint = "GET /v1/resolve?req=torch==2.1&cuda=12.1"
 
 // parseResolve reads a ResolveRequest and the stack limit from q.
-func parseResolve(q url.Values, extra ...string) (query.ResolveRequest, int, error) {
+func parseResolve(q url.Values, extra ...string) (usecase.ResolveRequest, int, error) {
 	allowed := resolveParams
 	if len(extra) > 0 {
 		allowed = map[string]bool{}
@@ -58,7 +58,7 @@ func parseResolve(q url.Values, extra ...string) (query.ResolveRequest, int, err
 			allowed[k] = true
 		}
 	}
-	var r query.ResolveRequest
+	var r usecase.ResolveRequest
 	if err := checkParams(q, allowed, "req", resolveHint); err != nil {
 		return r, 0, err
 	}
@@ -114,7 +114,7 @@ func boolParam(q url.Values, name string) (bool, error) {
 // cacheKey normalizes a request so equal questions share an answer:
 // parameter order and spelling of booleans do not matter, requirement
 // order does (it orders the answer's echo).
-func cacheKey(endpoint string, r query.ResolveRequest, limit int, format string) string {
+func cacheKey(endpoint string, r usecase.ResolveRequest, limit int, format string) string {
 	var b strings.Builder
 	b.WriteString(endpoint)
 	for _, s := range []string{strings.Join(r.Requirements, "\x01"), r.CUDA, r.Driver, r.GPU, r.SM, r.Python, r.Platform, r.Variant, r.Channel,

@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/usecase"
 )
 
 // MaxBody is the largest request body accepted (POST /v1/verify,
@@ -38,12 +38,12 @@ const (
 // usable.
 type Server struct {
 	// DB is the database every answer comes from (read-only).
-	DB *db.DB
+	DB *usecase.DB
 	// Replicas are further handles to the same database. A handle holds
 	// one SQLite connection (an in-memory image lives in exactly one), so
 	// queries on one handle run one at a time; requests borrow whichever
 	// handle is free.
-	Replicas []*db.DB
+	Replicas []*usecase.DB
 	Version  string
 	// Log receives one line per request; nil discards them.
 	Log io.Writer
@@ -73,7 +73,7 @@ type Server struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	once    sync.Once
-	pool    chan *db.DB
+	pool    chan *usecase.DB
 	heavy   chan struct{} // POST work in progress: fewer than the handles
 	cache   *lru
 	flight  flights
@@ -85,13 +85,13 @@ type Server struct {
 
 func (s *Server) init() {
 	s.once.Do(func() {
-		var handles []*db.DB
-		for _, d := range append([]*db.DB{s.DB}, s.Replicas...) {
+		var handles []*usecase.DB
+		for _, d := range append([]*usecase.DB{s.DB}, s.Replicas...) {
 			if d != nil {
 				handles = append(handles, d)
 			}
 		}
-		s.pool = make(chan *db.DB, len(handles))
+		s.pool = make(chan *usecase.DB, len(handles))
 		for _, d := range handles {
 			s.pool <- d
 		}
@@ -243,7 +243,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // withHeavy runs f, which may hold a handle for a whole budget, with at
 // most cap(s.heavy) such requests at a time.
-func (s *Server) withHeavy(ctx context.Context, f func(d *db.DB) error) error {
+func (s *Server) withHeavy(ctx context.Context, f func(d *usecase.DB) error) error {
 	select {
 	case s.heavy <- struct{}{}:
 		defer func() { <-s.heavy }()
@@ -254,7 +254,7 @@ func (s *Server) withHeavy(ctx context.Context, f func(d *db.DB) error) error {
 }
 
 // withDB borrows a database handle for f.
-func (s *Server) withDB(ctx context.Context, f func(d *db.DB) error) error {
+func (s *Server) withDB(ctx context.Context, f func(d *usecase.DB) error) error {
 	if cap(s.pool) == 0 {
 		return errors.New("the server has no database")
 	}

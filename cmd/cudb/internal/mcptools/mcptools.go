@@ -2,8 +2,8 @@
 // AI coding agent calls (resolve, pin, verify_report, explain, check,
 // matrix),
 // each answering with exactly the JSON the CLI prints with --json
-// (docs/json.md), because each tool runs the CLI command itself through a
-// Runner. Schemas and examples: docs/mcp.md.
+// (docs/json.md), because each tool calls the same use case (package
+// usecase) as the command. Schemas and examples: docs/mcp.md.
 package mcptools
 
 import (
@@ -12,9 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/usecase"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,13 +40,9 @@ func OutputSchema(tool string) *jsonschema.Schema {
 	return s
 }
 
-// Runner runs one cudb command line (without the program name; --json is
-// appended by the runner) with stdin as standard input, and returns what
-// it printed on standard output. err is the command's error when it
-// printed no answer (a usage error, nothing matched); an outcome the
-// command reported in its JSON (a conflict, verify's findings) is not an
-// error.
-type Runner func(ctx context.Context, args []string, stdin string) ([]byte, error)
+// Open returns the database the tools answer from (opened once by the
+// caller, so a bad --db fails before the first request).
+type Open func(ctx context.Context) (*usecase.DB, error)
 
 // Stack narrows a resolve or pin: the flags resolve and pin share.
 type Stack struct {
@@ -61,22 +57,10 @@ type Stack struct {
 	Pre      bool   `json:"pre,omitempty" jsonschema:"include pre-releases"`
 }
 
-// flags renders the stack as --flag=value arguments (the = form, so a
-// value that starts with a dash is never read as a flag).
-func (s Stack) flags() []string {
-	var out []string
-	for _, f := range []struct{ name, value string }{
-		{"cuda", s.CUDA}, {"python", s.Python}, {"platform", s.Platform}, {"variant", s.Variant},
-		{"channel", s.Channel}, {"driver", s.Driver}, {"gpu", s.GPU}, {"sm", s.SM},
-	} {
-		if f.value != "" {
-			out = append(out, "--"+f.name+"="+f.value)
-		}
-	}
-	if s.Pre {
-		out = append(out, "--pre")
-	}
-	return out
+// request is the stack as a resolve request for requirements.
+func (s Stack) request(requirements []string) usecase.ResolveRequest {
+	return usecase.ResolveRequest{Requirements: requirements, CUDA: s.CUDA, Python: s.Python, Platform: s.Platform, Variant: s.Variant,
+		Channel: s.Channel, Driver: s.Driver, GPU: s.GPU, SM: s.SM, Pre: s.Pre}
 }
 
 // ResolveInput is the resolve tool's input.
@@ -132,8 +116,10 @@ type CheckInput struct {
 // Tools lists the tool names, in the order they are registered.
 var Tools = []string{"resolve", "pin", "verify_report", "explain", "check", "matrix"}
 
-// NewServer returns the MCP server; version is cudb's version.
-func NewServer(version string, run Runner) *mcp.Server {
+// NewServer returns the MCP server; version is cudb's version. Each tool
+// calls its use case (package usecase) directly, as the CLI does, so its
+// structured result is the JSON `cudb COMMAND --json` prints.
+func NewServer(version string, open Open) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "cudb", Title: "cudb: NVIDIA driver / CUDA / cuDNN / framework compatibility", Version: version},
 		&mcp.ServerOptions{Instructions: "cudb answers from an offline database in which every fact cites its source. " +
 			"Unknown is an answer: a field the data lacks is missing, never guessed. Results are the JSON of the cudb CLI (docs/json.md)."})
@@ -144,11 +130,9 @@ func NewServer(version string, run Runner) *mcp.Server {
 			if len(in.Requirements) == 0 {
 				return nil, nil, errors.New("requirements: name at least one (torch==2.1)")
 			}
-			args := append([]string{"resolve"}, in.Stack.flags()...)
-			if in.Limit > 0 {
-				args = append(args, "--limit="+strconv.Itoa(in.Limit))
-			}
-			return answer(ctx, run, append(append(args, "--"), in.Requirements...), "")
+			return answer(ctx, open, func(d *usecase.DB) (any, error) {
+				return usecase.Resolve(ctx, d, usecase.ResolveOptions{ResolveRequest: in.Stack.request(in.Requirements), Limit: in.Limit})
+			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "pin", OutputSchema: OutputSchema("pin"), Title: "Pin the best stack",
 		Description: "Resolve like resolve, take the best stack and render it as a file an installer reads (requirements, constraints, pip, uv, conda, apt, docker). " +
@@ -157,25 +141,16 @@ func NewServer(version string, run Runner) *mcp.Server {
 			if len(in.Requirements) == 0 {
 				return nil, nil, errors.New("requirements: name at least one (torch==2.1)")
 			}
-			args := append([]string{"pin"}, in.Stack.flags()...)
-			if in.Format != "" {
-				args = append(args, "--format="+in.Format)
-			}
-			if in.Devel {
-				args = append(args, "--devel")
-			}
-			if in.AllowUnknown {
-				args = append(args, "--allow-unknown")
-			}
-			if in.Name != "" {
-				args = append(args, "--name="+in.Name)
-			}
-			if in.ProjectVersion != "" {
-				args = append(args, "--project-version="+in.ProjectVersion)
-			}
-			res, out, err := answer(ctx, run, append(append(args, "--"), in.Requirements...), "")
-			if err != nil && strings.Contains(err.Error(), "--allow-unknown") {
-				// The CLI's hint names its flag; here it is an argument.
+			res, out, err := answer(ctx, open, func(d *usecase.DB) (any, error) {
+				r, err := usecase.Pin(ctx, d, usecase.PinOptions{ResolveRequest: in.Stack.request(in.Requirements), Format: in.Format, Devel: in.Devel,
+					AllowUnknown: in.AllowUnknown, ProjectName: in.Name, ProjectVersion: in.ProjectVersion, CudbVersion: version})
+				if err != nil && r != nil {
+					return r, nil // the conflicts are the answer
+				}
+				return r, err
+			})
+			if usecase.UnknownRefusal(err) {
+				// The hint names the CLI's flag; here it is an argument.
 				err = fmt.Errorf("%w\n(in this tool: \"allow_unknown\": true)", err)
 			}
 			return res, out, err
@@ -187,7 +162,9 @@ func NewServer(version string, run Runner) *mcp.Server {
 			if in.Report == "" {
 				return nil, nil, errors.New("report: paste the text of a report")
 			}
-			return answer(ctx, run, []string{"verify", "--from=-"}, in.Report)
+			return answer(ctx, open, func(d *usecase.DB) (any, error) {
+				return usecase.Verify(ctx, d, usecase.VerifyOptions{Reports: []usecase.ReportText{{Name: stdinName, Text: []byte(in.Report)}}})
+			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "explain", OutputSchema: OutputSchema("explain"), Title: "Explain an error message",
 		Description: "Name the cause of a CUDA, cuDNN, driver or framework error message and its fix. Same JSON as `cudb explain --json`."},
@@ -195,7 +172,9 @@ func NewServer(version string, run Runner) *mcp.Server {
 			if in.Message == "" {
 				return nil, nil, errors.New("message: paste the error message")
 			}
-			return answer(ctx, run, []string{"explain", "-"}, in.Message)
+			return answer(ctx, open, func(d *usecase.DB) (any, error) {
+				return usecase.Explain(ctx, d, usecase.ExplainOptions{Text: in.Message})
+			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "check", OutputSchema: OutputSchema("check"), Title: "Check a project file",
 		Description: "Judge what a project file (Dockerfile, compose, requirements, pyproject.toml, uv.lock, poetry.lock, conda environment) will install, " +
@@ -204,60 +183,69 @@ func NewServer(version string, run Runner) *mcp.Server {
 			if in.Content == "" {
 				return nil, nil, errors.New("content: paste the text of a project file")
 			}
-			args := []string{"check"}
-			for _, f := range []struct{ name, value string }{
-				{"driver", in.Driver}, {"gpu", in.GPU}, {"sm", in.SM}, {"platform", in.Platform}, {"python", in.Python},
-			} {
-				if f.value != "" {
-					args = append(args, "--"+f.name+"="+f.value)
-				}
-			}
-			return answer(ctx, run, append(args, "--", "-"), in.Content)
+			return answer(ctx, open, func(d *usecase.DB) (any, error) {
+				// Files the content refers to are not followed: the server
+				// reads nothing of the machine it runs on.
+				return usecase.Check(ctx, d, usecase.CheckOptions{Files: []usecase.CheckInput{{Name: "-", Data: []byte(in.Content)}},
+					Target: usecase.CheckTarget{Driver: in.Driver, GPU: in.GPU, SM: in.SM, Platform: in.Platform, Python: in.Python, From: "flags"}})
+			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "matrix", OutputSchema: OutputSchema("matrix"), Title: "A compatibility table",
 		Description: "Print one compatibility table as JSON rows: a framework's releases × variants (torch, tensorflow, jax, onnxruntime) " +
-			"or NVIDIA's tables (cuda, cudnn, driver, gpu, arch). Same JSON as `cudb matrix TABLE --json`."},
+			"or NVIDIA's tables (cuda, cudnn, driver, gpu, arch). Same JSON as `cudb matrix TABLE --json`, under \"rows\"."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MatrixInput) (*mcp.CallToolResult, any, error) {
 			if in.Table == "" {
 				return nil, nil, errors.New("table: name a table (torch, cuda, gpu, ...)")
 			}
-			args := []string{"matrix", in.Table}
-			if in.Channel != "" {
-				args = append(args, "--channel="+in.Channel)
-			}
-			for _, f := range []struct{ name, value string }{{"cuda", in.CUDA}, {"arch", in.Arch}, {"name", in.Name}} {
-				if f.value == "" {
-					continue
-				}
-				if in.Table != "gpu" {
-					return nil, nil, fmt.Errorf("%s filters the gpu table only, not %s (cudb matrix gpu --%s)", f.name, in.Table, f.name)
-				}
-				args = append(args, "--"+f.name+"="+f.value)
-			}
-			// MCP structured content is an object: the CLI's array of rows
-			// goes under "rows", beside the table's name.
-			res, out, err := answer(ctx, run, args, "")
-			if err != nil {
-				return res, out, err
-			}
-			return nil, struct {
-				Table string          `json:"table"`
-				Rows  json.RawMessage `json:"rows"`
-			}{in.Table, out.(json.RawMessage)}, nil
+			// MCP structured content is an object: the rows go under
+			// "rows", beside the table's name.
+			return answer(ctx, open, func(d *usecase.DB) (any, error) {
+				return usecase.Matrix(ctx, d, usecase.MatrixOptions{Table: in.Table, Channel: in.Channel,
+					GPU: usecase.GPUFilter{CUDA: in.CUDA, Arch: in.Arch, Name: in.Name}})
+			})
 		})
 	return s
 }
 
-// answer runs the command and returns its JSON as the tool's structured
-// result (and, by the SDK, as text content); a command that printed no
-// JSON is a tool error carrying the command's message.
-func answer(ctx context.Context, run Runner, args []string, stdin string) (*mcp.CallToolResult, any, error) {
-	out, err := run(ctx, args, stdin)
-	if len(out) > 0 && json.Valid(out) {
-		return nil, json.RawMessage(out), nil
+// stdinName is how a pasted text is named, as the CLI names standard
+// input.
+const stdinName = "<stdin>"
+
+// answer runs a use case on the database and returns its result as the
+// tool's structured result (and, by the SDK, as text content). A coded
+// error is a tool error carrying its message and hint.
+func answer(ctx context.Context, open Open, run func(d *usecase.DB) (any, error)) (*mcp.CallToolResult, any, error) {
+	d, err := open(ctx)
+	if err != nil {
+		return nil, nil, toolError(err)
 	}
-	if err == nil {
-		err = fmt.Errorf("cudb %s printed no JSON", args[0])
+	out, err := run(d)
+	if err != nil {
+		return nil, nil, toolError(err)
 	}
-	return nil, nil, err
+	// The SDK validates the result against the tool's output schema as
+	// JSON: give it the JSON the CLI prints.
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, json.RawMessage(b), nil
 }
+
+// toolError is err's message followed by its hint, as the CLI prints
+// them.
+func toolError(err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Hint != "" {
+		return &hinted{err: err, text: err.Error() + "\nTry: " + e.Hint}
+	}
+	return err
+}
+
+type hinted struct {
+	err  error
+	text string
+}
+
+func (h *hinted) Error() string { return h.text }
+func (h *hinted) Unwrap() error { return h.err }

@@ -3,23 +3,26 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/query/querytest"
+	"github.com/cudb/cudb/usecase"
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// connect serves NewServer over in-memory transports with run as the
-// command runner.
-func connect(t *testing.T, run Runner) *mcp.ClientSession {
+// connect serves NewServer over in-memory transports on the embedded
+// database.
+func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
+	d := querytest.Embedded(t)
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := NewServer("test", run).Connect(ctx, st, nil); err != nil {
+	if _, err := NewServer("test", func(context.Context) (*usecase.DB, error) { return d, nil }).Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
@@ -30,61 +33,66 @@ func connect(t *testing.T, run Runner) *mcp.ClientSession {
 	return cs
 }
 
-// TestToolsBuildCommandLines: inputs become --flag=value arguments, and
-// requirements come after "--" so none is read as a flag.
-func TestToolsBuildCommandLines(t *testing.T) {
-	var gotArgs []string
-	var gotStdin string
-	cs := connect(t, func(_ context.Context, args []string, stdin string) ([]byte, error) {
-		gotArgs, gotStdin = args, stdin
-		return []byte(minimalAnswers[args[0]]), nil
-	})
+// TestToolsCallUseCases: each tool's structured result is the JSON of
+// its use case called with the same inputs (what the CLI prints with
+// --json), a requirement that starts with a dash included.
+func TestToolsCallUseCases(t *testing.T) {
+	ctx := context.Background()
+	d := querytest.Embedded(t)
+	cs := connect(t)
 	for _, tc := range []struct {
-		tool  string
-		args  map[string]any
-		want  []string
-		stdin string
+		tool string
+		args map[string]any
+		want func() (any, error)
 	}{
-		{"resolve", map[string]any{"requirements": []string{"torch==2.1", "-o"}, "cuda": "-12", "pre": true, "limit": 2},
-			[]string{"resolve", "--cuda=-12", "--pre", "--limit=2", "--", "torch==2.1", "-o"}, ""},
-		{"pin", map[string]any{"requirements": []string{"jax"}, "format": "docker", "devel": true, "gpu": "Tesla T4"},
-			[]string{"pin", "--gpu=Tesla T4", "--format=docker", "--devel", "--", "jax"}, ""},
-		{"verify_report", map[string]any{"report": "NVIDIA-SMI 550.54.15"}, []string{"verify", "--from=-"}, "NVIDIA-SMI 550.54.15"},
-		{"explain", map[string]any{"message": "--json"}, []string{"explain", "-"}, "--json"},
-		{"matrix", map[string]any{"table": "torch", "channel": "conda"}, []string{"matrix", "torch", "--channel=conda"}, ""},
-		{"matrix", map[string]any{"table": "gpu", "cuda": "13", "arch": "Pascal", "name": "-x"}, []string{"matrix", "gpu", "--cuda=13", "--arch=Pascal", "--name=-x"}, ""},
-		{"pin", map[string]any{"requirements": []string{"torch"}, "format": "uv", "allow_unknown": true, "name": "app", "project_version": "2.0"},
-			[]string{"pin", "--format=uv", "--allow-unknown", "--name=app", "--project-version=2.0", "--", "torch"}, ""},
-		{"check", map[string]any{"content": "torch==2.1.0\n", "driver": "470.82.01", "sm": "8.6"}, []string{"check", "--driver=470.82.01", "--sm=8.6", "--", "-"}, "torch==2.1.0\n"},
+		{"resolve", map[string]any{"requirements": []string{"torch==2.1"}, "cuda": "12.1", "limit": 2}, func() (any, error) {
+			return usecase.Resolve(ctx, d, usecase.ResolveOptions{ResolveRequest: usecase.ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "12.1"}, Limit: 2})
+		}},
+		{"pin", map[string]any{"requirements": []string{"torch==2.1"}, "format": "docker", "devel": true, "cuda": "12.1"}, func() (any, error) {
+			return usecase.Pin(ctx, d, usecase.PinOptions{ResolveRequest: usecase.ResolveRequest{Requirements: []string{"torch==2.1"}, CUDA: "12.1"}, Format: "docker", Devel: true, CudbVersion: "test"})
+		}},
+		{"verify_report", map[string]any{"report": "NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4\n"}, func() (any, error) {
+			return usecase.Verify(ctx, d, usecase.VerifyOptions{Reports: []usecase.ReportText{{Name: "<stdin>", Text: []byte("NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4\n")}}})
+		}},
+		{"explain", map[string]any{"message": "no kernel image is available for execution on the device"}, func() (any, error) {
+			return usecase.Explain(ctx, d, usecase.ExplainOptions{Text: "no kernel image is available for execution on the device"})
+		}},
+		{"matrix", map[string]any{"table": "gpu", "cuda": "13", "arch": "Pascal"}, func() (any, error) {
+			return usecase.Matrix(ctx, d, usecase.MatrixOptions{Table: "gpu", GPU: usecase.GPUFilter{CUDA: "13", Arch: "Pascal"}})
+		}},
+		{"check", map[string]any{"content": "torch==2.1.0\n", "driver": "470.82.01", "sm": "8.6"}, func() (any, error) {
+			return usecase.Check(ctx, d, usecase.CheckOptions{Files: []usecase.CheckInput{{Name: "-", Data: []byte("torch==2.1.0\n")}},
+				Target: usecase.CheckTarget{Driver: "470.82.01", SM: "8.6", From: "flags"}})
+		}},
 	} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %v", tc.tool, err, res)
+			t.Fatalf("%s: %v %+v", tc.tool, err, res)
 		}
-		if !slices.Equal(gotArgs, tc.want) || gotStdin != tc.stdin {
-			t.Errorf("%s: ran %q with stdin %q, want %q with %q", tc.tool, gotArgs, gotStdin, tc.want, tc.stdin)
+		want, err := tc.want()
+		if err != nil {
+			t.Fatalf("%s: the use case failed: %v", tc.tool, err)
+		}
+		var got, exp any
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		b, _ = json.Marshal(want)
+		if err := json.Unmarshal(b, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("%s: tool result differs from the use case (-use case +tool):\n%s", tc.tool, diff)
 		}
 	}
-}
-
-// minimalAnswers are the smallest JSON answers of each command that its
-// tool's output schema accepts (the real answers are checked against the
-// schemas in cmd/cudb's TestMCPServerMatchesCLI).
-var minimalAnswers = map[string]string{
-	"resolve": `{"query": {"requirements": []}, "status": "ok", "unknown": [], "stacks": [], "conflicts": []}`,
-	"pin":     `{"format": "requirements", "content": "", "query": {"requirements": []}, "data": {"schema_version": "6"}, "notes": []}`,
-	"verify":  `{"summary": {"errors": 0, "warnings": 0, "infos": 0, "healthy": true}, "findings": []}`,
-	"explain": `{"findings": [], "lines": 1, "skipped": 0}`,
-	"check":   `{"files": [], "summary": {"errors": 0, "warnings": 0, "infos": 0, "healthy": true}, "findings": []}`,
-	"matrix":  `[]`,
 }
 
 // TestOutputSchemas: every tool declares an object output schema, the
 // matrix tool wraps the CLI's array in an object, and an answer that does
 // not fit the schema is never sent as a result.
 func TestOutputSchemas(t *testing.T) {
-	var answer string
-	cs := connect(t, func(context.Context, []string, string) ([]byte, error) { return []byte(answer), nil })
+	cs := connect(t)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -95,34 +103,26 @@ func TestOutputSchemas(t *testing.T) {
 			t.Errorf("%s: output schema %v is not an object schema with required keys", tool.Name, tool.OutputSchema)
 		}
 	}
-	answer = `[{"cuda": "12.1"}]`
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "matrix", Arguments: map[string]any{"table": "cuda"}})
 	if err != nil || res.IsError {
 		t.Fatalf("matrix: %v %v", err, res)
 	}
-	got, _ := json.Marshal(res.StructuredContent)
-	if string(got) != `{"rows":[{"cuda":"12.1"}],"table":"cuda"}` {
-		t.Errorf("matrix structured content %s", got)
-	}
-	// A resolve answer without its stacks breaks the contract: an error,
-	// not a result a client would reject.
-	answer = `{"query": {"requirements": []}, "status": "ok", "conflicts": []}`
-	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "resolve", Arguments: map[string]any{"requirements": []string{"torch"}}})
-	if err == nil && !res.IsError {
-		t.Errorf("an answer without stacks was sent as a result: %v", res.StructuredContent)
+	m, ok := res.StructuredContent.(map[string]any)
+	if rows, isRows := m["rows"].([]any); !ok || m["table"] != "cuda" || !isRows || len(rows) == 0 {
+		t.Errorf("matrix structured content %v, want {table: cuda, rows: [...]}", res.StructuredContent)
 	}
 }
 
 func TestToolErrors(t *testing.T) {
-	cs := connect(t, func(_ context.Context, args []string, _ string) ([]byte, error) {
-		return nil, errors.New("no torch release matches torch==99\nTry: one of: 2.1.0")
-	})
+	cs := connect(t)
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
 		want string
 	}{
-		{"resolve", map[string]any{"requirements": []string{"torch==99"}}, "Try: one of"},
+		{"resolve", map[string]any{"requirements": []string{"torch==99"}}, "Try: "},
+		{"matrix", map[string]any{"table": "cuda", "arch": "Pascal"}, "gpu table only"},
+		{"pin", map[string]any{"requirements": []string{"torch==2.1"}, "format": "nope"}, "unknown format"},
 		{"pin", map[string]any{"requirements": []string{}}, "name at least one"},
 		{"verify_report", map[string]any{"report": ""}, "paste the text"},
 		{"explain", map[string]any{"message": ""}, "paste the error"},
@@ -150,7 +150,7 @@ func TestDocsCoverSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connect(t, nil)
+	cs := connect(t)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

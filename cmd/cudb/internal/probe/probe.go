@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 )
 
@@ -81,6 +82,9 @@ type Options struct {
 	// DeepTimeout bounds each interpreter run of Deep, which imports
 	// frameworks and initialises CUDA; zero means DefaultDeepTimeout.
 	DeepTimeout time.Duration
+	// Frameworks is the framework table environments are read with (nil:
+	// cudb's, frameworks.All).
+	Frameworks frameworks.Table
 	// KnownGPU, when set, makes nvidia-smi run only for what the kernel
 	// files lack: it is not run when /sys/module/nvidia/version or
 	// /proc/driver/nvidia/version give the driver and every GPU of

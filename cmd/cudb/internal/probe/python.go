@@ -318,7 +318,7 @@ func (p *prober) frameworks(py *host.Python, reqs map[string][]string) {
 		}
 		py.Torch.Requires = reqs[frameworks.Torch]
 	}
-	py.Derive("metadata")
+	py.DeriveWith("metadata", p.opts.Frameworks)
 	if py.TensorFlow != nil {
 		py.TensorFlow.Requires = reqs[py.TensorFlow.Package]
 		for _, d := range py.SitePackages {

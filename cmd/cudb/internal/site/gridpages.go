@@ -5,7 +5,7 @@ import (
 
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/usecase"
 )
 
 // gridPageColumns bounds one page of the GPU grid: about 60 build columns
@@ -18,14 +18,14 @@ const gridPageColumns = 60
 type GridPage struct {
 	File  string // gpu.html, gpu-2.html, ...
 	Label string // the torch releases it covers, "torch 2.5–2.14"
-	Grid  *query.GPUGrid
+	Grid  *usecase.GPUGrid
 }
 
 // splitGrid cuts the grid's columns (newest first) into pages of at most
 // gridPageColumns, each ending at a torch minor release, so one minor's
 // builds stay side by side (a minor with more builds than a page gets a
 // page of its own).
-func splitGrid(g *query.GPUGrid) []GridPage {
+func splitGrid(g *usecase.GPUGrid) []GridPage {
 	var pages []GridPage
 	start := 0
 	for start < len(g.Columns) || len(pages) == 0 {
@@ -40,7 +40,7 @@ func splitGrid(g *query.GPUGrid) []GridPage {
 				end = start + gridPageColumns
 			}
 		}
-		part := &query.GPUGrid{Columns: g.Columns[start:end], Rows: make([]query.GridRow, len(g.Rows))}
+		part := &usecase.GPUGrid{Columns: g.Columns[start:end], Rows: make([]usecase.GridRow, len(g.Rows))}
 		for i, r := range g.Rows {
 			r.Support = r.Support[start:end]
 			part.Rows[i] = r

@@ -9,19 +9,16 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/nvidia"
-	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/usecase"
 )
 
 // The install selector (install.html) answers offline: `gen site`
 // resolves every framework release × OS × package manager with
-// query.Resolve, renders each stack's pin file with query/pin, and
-// judges each stack for every GPU compute capability (query.StackGPUFit)
-// and every driver (nvidia.CheckDriverOS, once per range of drivers that
+// usecase.Resolve, renders each stack's pin file with usecase.RenderStack, and
+// judges each stack for every GPU compute capability (usecase.StackGPUFit)
+// and every driver (usecase.CheckDriver, once per range of drivers that
 // share a verdict). The page only looks these judgements up and ranks
 // what Go judged, so it cannot disagree with `cudb resolve`/`cudb pin`.
 //
@@ -60,7 +57,7 @@ type Selector struct {
 	// Answers, by AnswerKey, go into the per-release files.
 	Answers map[string]*SelectorAnswer `json:"-"`
 	// stacks are resolve's stacks behind each answer, to pair releases.
-	stacks map[string][]query.Stack
+	stacks map[string][]usecase.Stack
 }
 
 // SelectorFramework is one framework and the releases offered, newest first.
@@ -94,12 +91,14 @@ type SelectorGPU struct {
 // at or above Breaks[i-1] and below Breaks[i] takes Rows[OS][i]'s verdicts
 // (Rows[OS][0] below Breaks[0]).
 type DriverTable struct {
-	Pattern  string                `json:"pattern"` // nvidia.DriverPattern
+	Pattern  string                `json:"pattern"` // usecase.DriverPattern
 	MinMajor int                   `json:"min_major"`
 	MaxMajor int                   `json:"max_major"`
 	OS       map[string]DriverStep `json:"os"`
 	Verdicts []map[string]int      `json:"verdicts"` // CUDA → index into Picks
-	Picks    []DriverPick          `json:"picks"`    // "{driver}" stands for the driver judged
+	// VerdictMax is each row's newest CUDA, {max} in its picks' reasons.
+	VerdictMax []string     `json:"verdict_max"`
+	Picks      []DriverPick `json:"picks"` // "{driver}" stands for the driver judged
 }
 
 // DriverStep is one OS's breaks and their verdict rows.
@@ -108,7 +107,7 @@ type DriverStep struct {
 	Rows   []int    `json:"rows"`
 }
 
-// DriverPick is nvidia.CheckDriverOS's verdict for one driver and CUDA.
+// DriverPick is usecase.CheckDriver's verdict for one driver and CUDA.
 type DriverPick struct {
 	OK      bool   `json:"ok"`
 	Note    string `json:"note,omitempty"`
@@ -116,7 +115,7 @@ type DriverPick struct {
 	Unknown string `json:"unknown,omitempty"` // no floor to judge by: the stack is unknown
 }
 
-// SelectorAnswer is query.Resolve's answer with no host constraint.
+// SelectorAnswer is usecase.Resolve's answer with no host constraint.
 type SelectorAnswer struct {
 	Request string          `json:"request"` // the equivalent cudb resolve command
 	Format  string          `json:"format"`
@@ -126,21 +125,21 @@ type SelectorAnswer struct {
 
 // SelectorStack is one resolved stack, compacted.
 type SelectorStack struct {
-	Variant string         `json:"variant"`
-	CUDA    string         `json:"cuda"`
-	CUDNN   string         `json:"cudnn"`
-	Python  query.Range    `json:"python"`
-	Command string         `json:"command"`
-	Default bool           `json:"default"`
-	Status  string         `json:"status"`
-	Unknown []string       `json:"unknown"`
-	Notes   []string       `json:"notes,omitempty"`
-	CCs     []string       `json:"ccs"`
-	Floor   *nvidia.Floors `json:"floor,omitempty"`
-	Fit     int            `json:"fit"` // index into Selector.Fits
-	FitArgs *FitArgs       `json:"fit_args,omitempty"`
-	PinFile string         `json:"pin,omitempty"` // pin's file, with the mark placeholders
-	PinErr  string         `json:"pin_error,omitempty"`
+	Variant string          `json:"variant"`
+	CUDA    string          `json:"cuda"`
+	CUDNN   string          `json:"cudnn"`
+	Python  usecase.Range   `json:"python"`
+	Command string          `json:"command"`
+	Default bool            `json:"default"`
+	Status  string          `json:"status"`
+	Unknown []string        `json:"unknown"`
+	Notes   []string        `json:"notes,omitempty"`
+	CCs     []string        `json:"ccs"`
+	Floor   *usecase.Floors `json:"floor,omitempty"`
+	Fit     int             `json:"fit"` // index into Selector.Fits
+	FitArgs *FitArgs        `json:"fit_args,omitempty"`
+	PinFile string          `json:"pin,omitempty"` // pin's file, with the mark placeholders
+	PinErr  string          `json:"pin_error,omitempty"`
 }
 
 // FitArgs are the stack's own words in its GPU judgements: its
@@ -149,7 +148,7 @@ type SelectorStack struct {
 // that one pick serves every stack and GPU that share its wording:
 // data/install.js stays small however many builds the data holds. The
 // page fills them back in (fillPick in assets/install.js); FillPick is
-// the same substitution, tested against query.StackGPUFit.
+// the same substitution, tested against usecase.StackGPUFit.
 type FitArgs struct {
 	Arch    string `json:"arch,omitempty"`
 	Missing string `json:"missing,omitempty"`
@@ -167,7 +166,7 @@ func templatePick(text string, args FitArgs, cc string) string {
 	return text
 }
 
-// FillPick undoes templatePick: the text query.StackGPUFit wrote.
+// FillPick undoes templatePick: the text usecase.StackGPUFit wrote.
 func FillPick(text string, args FitArgs, cc string) string {
 	for _, r := range []struct{ value, mark string }{
 		{cc, "{cc}"}, {"sm_" + strings.ReplaceAll(cc, ".", ""), "{sm}"}, {args.Missing, "{missing}"}, {args.Arch, "{arch}"},
@@ -177,7 +176,7 @@ func FillPick(text string, args FitArgs, cc string) string {
 	return text
 }
 
-// GPUPick is query.StackGPUFit's judgement for one compute capability.
+// GPUPick is usecase.StackGPUFit's judgement for one compute capability.
 type GPUPick struct {
 	Support string `json:"support"`
 	Detail  string `json:"detail,omitempty"`
@@ -196,21 +195,25 @@ func ReleaseFile(framework, ver string) string {
 }
 
 // BuildSelector precomputes the install selector's answers.
-func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
-	sel := &Selector{Answers: map[string]*SelectorAnswer{}, stacks: map[string][]query.Stack{}}
+func BuildSelector(ctx context.Context, d *usecase.DB) (*Selector, error) {
+	sel := &Selector{Answers: map[string]*SelectorAnswer{}, stacks: map[string][]usecase.Stack{}}
 	for _, m := range selectorManagers {
 		sel.Managers = append(sel.Managers, SelectorManager{Name: m.name, Channel: m.channel, Format: m.format})
 	}
-	gpus, err := nvidia.MatrixGPUFiltered(ctx, d, nvidia.GPUFilter{})
+	m, err := usecase.Matrix(ctx, d, usecase.MatrixOptions{Table: "gpu"})
 	if err != nil {
 		return nil, err
+	}
+	gpus, ok := m.Rows.([]usecase.GPURow)
+	if !ok {
+		return nil, fmt.Errorf("table gpu is a %T", m.Rows)
 	}
 	var ccs []string
 	for _, g := range gpus {
 		if g.ComputeCapability == "" {
 			continue
 		}
-		sel.GPUs = append(sel.GPUs, SelectorGPU{Name: g.Name, CC: g.ComputeCapability, Arg: pin.ShellQuote(g.Name)})
+		sel.GPUs = append(sel.GPUs, SelectorGPU{Name: g.Name, CC: g.ComputeCapability, Arg: usecase.ShellQuote(g.Name)})
 		if !slices.Contains(ccs, g.ComputeCapability) {
 			ccs = append(ccs, g.ComputeCapability)
 		}
@@ -247,7 +250,7 @@ func BuildSelector(ctx context.Context, d *db.DB) (*Selector, error) {
 }
 
 type selectorBuilder struct {
-	d     *db.DB
+	d     *usecase.DB
 	sel   *Selector
 	ccs   []string
 	cudas map[string]bool
@@ -291,10 +294,10 @@ func (b *selectorBuilder) release(ctx context.Context, fw, v string) (gpu bool, 
 	return gpu, nil
 }
 
-func (b *selectorBuilder) answer(ctx context.Context, fw, v, os, ch, format string) (*SelectorAnswer, []query.Stack, error) {
-	req := query.ResolveRequest{Requirements: []string{fw + "==" + v}, Platform: os, Channel: ch}
+func (b *selectorBuilder) answer(ctx context.Context, fw, v, os, ch, format string) (*SelectorAnswer, []usecase.Stack, error) {
+	req := usecase.ResolveRequest{Requirements: []string{fw + "==" + v}, Platform: os, Channel: ch}
 	a := &SelectorAnswer{Request: fmt.Sprintf("cudb resolve %s==%s --platform %s --channel %s", fw, v, os, ch), Format: format}
-	res, err := query.Resolve(ctx, b.d, req)
+	res, err := usecase.Resolve(ctx, b.d, usecase.ResolveOptions{ResolveRequest: req})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -324,11 +327,11 @@ func (b *selectorBuilder) answer(ctx context.Context, fw, v, os, ch, format stri
 		}
 		fit := map[string]int{}
 		for _, cc := range b.ccs {
-			f, keep, gap := query.StackGPUFit(ctx, b.d, s, cc)
+			f, keep, gap := usecase.StackGPUFit(ctx, b.d, s, cc)
 			fit[cc] = b.pick(GPUPick{Support: f.Support, Detail: templatePick(f.Detail, args, cc), Keep: keep, Gap: templatePick(gap, args, cc)})
 		}
 		ss.Fit = b.fit(fit)
-		if content, err := pin.RenderStack(ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+		if content, err := usecase.RenderStack(ctx, b.d, preq, format, usecase.PinRenderOptions{}, s); err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}

@@ -8,19 +8,29 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query/nvidia"
+	"github.com/cudb/cudb/usecase"
 )
+
+// driverMaxText starts the words of nvidia.CheckDriverOS that name the
+// newest CUDA a driver runs ("driver 418.39 supports CUDA up to 10.1; …").
+const driverMaxText = "supports CUDA up to "
+
+// FillDriverReason puts a row's words back into a shared driver verdict:
+// the driver typed and the newest CUDA it runs (the page's verdict()).
+func FillDriverReason(reason, driver, max string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(reason, "{max}", max), "{driver}", driver)
+}
 
 // drivers fills the driver table: for each OS, every value a driver is
 // compared with (the toolkit and minor-version floors of every CUDA
 // release, and the first driver of each branch and of the one after it,
 // where the branch's newest CUDA changes) splits the drivers into ranges;
 // the lowest driver of each range is judged against every CUDA version
-// the stacks use with nvidia.CheckDriverOS, and neighbouring ranges with
+// the stacks use with usecase.CheckDriver, and neighbouring ranges with
 // the same verdicts merge.
 func (b *selectorBuilder) drivers(ctx context.Context) error {
 	t := &b.sel.Driver
-	t.Pattern, t.MinMajor, t.MaxMajor = nvidia.DriverPattern, nvidia.DriverMajorMin, nvidia.DriverMajorMax
+	t.Pattern, t.MinMajor, t.MaxMajor = usecase.DriverPattern, usecase.DriverMajorMin, usecase.DriverMajorMax
 	t.OS = map[string]DriverStep{}
 	var cudas []string
 	for c := range b.cudas {
@@ -46,7 +56,7 @@ func (b *selectorBuilder) drivers(ctx context.Context) error {
 	for _, os := range selectorOS {
 		var breaks []string
 		add := func(v string) {
-			if _, err := nvidia.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
+			if _, err := usecase.ParseDriver(v); err == nil && !slices.ContainsFunc(breaks, func(x string) bool { return version.CompareDottedText(x, v) == 0 }) {
 				breaks = append(breaks, v)
 			}
 		}
@@ -64,7 +74,7 @@ func (b *selectorBuilder) drivers(ctx context.Context) error {
 		slices.SortFunc(breaks, version.CompareDottedText)
 		step := DriverStep{}
 		for i := 0; i <= len(breaks); i++ {
-			rep := strconv.Itoa(nvidia.DriverMajorMin)
+			rep := strconv.Itoa(usecase.DriverMajorMin)
 			if i > 0 {
 				rep = breaks[i-1]
 			}
@@ -90,10 +100,13 @@ func (b *selectorBuilder) drivers(ctx context.Context) error {
 // version in the texts replaced by {driver}.
 func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas []string, rows map[string]int) (int, error) {
 	m := map[string]int{}
-	var key strings.Builder
-	for _, c := range cudas {
+	picks := make([]DriverPick, len(cudas))
+	// The newest CUDA the driver runs, as the texts name it: the row's
+	// own word, {max} in its picks, so that one pick serves every row.
+	max := ""
+	for j, c := range cudas {
 		var p DriverPick
-		v, err := nvidia.CheckDriverOS(ctx, b.d, drv, c, os)
+		v, err := usecase.CheckDriver(ctx, b.d, drv, c, os)
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
@@ -105,6 +118,20 @@ func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas [
 			p = DriverPick{OK: v.OK, Note: v.Note, Reason: v.Reason, Unknown: v.Unknown}
 		}
 		p.Reason = strings.ReplaceAll(p.Reason, "driver "+drv+" ", "driver {driver} ")
+		if max == "" {
+			if _, rest, ok := strings.Cut(p.Reason, driverMaxText); ok {
+				max, _, _ = strings.Cut(rest, ";")
+			}
+		}
+		picks[j] = p
+	}
+	key := strings.Builder{}
+	key.WriteString(max + "|")
+	for j, c := range cudas {
+		p := picks[j]
+		if max != "" {
+			p.Reason = strings.ReplaceAll(p.Reason, driverMaxText+max+";", driverMaxText+"{max};")
+		}
 		i, ok := b.driverPicks[p]
 		if !ok {
 			i = len(b.sel.Driver.Picks)
@@ -119,5 +146,6 @@ func (b *selectorBuilder) driverRow(ctx context.Context, drv, os string, cudas [
 	}
 	rows[key.String()] = len(b.sel.Driver.Verdicts)
 	b.sel.Driver.Verdicts = append(b.sel.Driver.Verdicts, m)
+	b.sel.Driver.VerdictMax = append(b.sel.Driver.VerdictMax, max)
 	return rows[key.String()], nil
 }

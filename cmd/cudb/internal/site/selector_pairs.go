@@ -5,19 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/usecase"
 )
 
 // Two frameworks in one environment: for every pair of releases the page
 // pairs (each framework's newest pairedReleases), every OS and package
-// manager, `gen site` runs query.CombineStacks on the two releases' own
+// manager, `gen site` runs usecase.CombineStacks on the two releases' own
 // answers, the walk behind `cudb resolve A==x B==y`'s combine step
 // (resolve combines each framework's stacks as it answers it alone), for
-// merge's verdict on every combination, the merged stack (with the file pin.RenderStack
+// merge's verdict on every combination, the merged stack (with the file usecase.RenderStack
 // writes for it) or the conflict lines resolve prints
-// (query.ConflictLines). With a driver or GPU chosen the page drops the
+// (usecase.ConflictLines). With a driver or GPU chosen the page drops the
 // builds resolve drops before combining (the single-release judgements)
 // and walks the combinations in the same order; nothing is judged in
 // the browser. The answers are in data/install/pair/<A>-<x>+<B>-<y>.js.
@@ -42,22 +40,22 @@ type SelectorPair struct {
 // SelectorCombination is one stack per framework, merged or in conflict.
 type SelectorCombination struct {
 	Stack     *SelectorJoint `json:"stack,omitempty"`
-	Conflicts []string       `json:"conflicts,omitempty"` // query.ConflictLines
+	Conflicts []string       `json:"conflicts,omitempty"` // usecase.ConflictLines
 }
 
 // SelectorJoint is a merged stack, compacted.
 type SelectorJoint struct {
-	Variant string      `json:"variant"`
-	CUDA    string      `json:"cuda"`
-	CUDNN   string      `json:"cudnn"`
-	NCCL    string      `json:"nccl,omitempty"`
-	Python  query.Range `json:"python"`
-	Command string      `json:"command"`
-	Status  string      `json:"status"`
-	Unknown []string    `json:"unknown"`
-	Notes   []string    `json:"notes,omitempty"`
-	PinFile string      `json:"pin,omitempty"`
-	PinErr  string      `json:"pin_error,omitempty"`
+	Variant string        `json:"variant"`
+	CUDA    string        `json:"cuda"`
+	CUDNN   string        `json:"cudnn"`
+	NCCL    string        `json:"nccl,omitempty"`
+	Python  usecase.Range `json:"python"`
+	Command string        `json:"command"`
+	Status  string        `json:"status"`
+	Unknown []string      `json:"unknown"`
+	Notes   []string      `json:"notes,omitempty"`
+	PinFile string        `json:"pin,omitempty"`
+	PinErr  string        `json:"pin_error,omitempty"`
 }
 
 // PairKey names a pair's answer in a pair file.
@@ -71,7 +69,7 @@ func PairFile(a, va, b, vb string) string {
 }
 
 // writePairs writes every paired release pair's answers.
-func writePairs(ctx context.Context, d *db.DB, w *writer, sel *Selector) error {
+func writePairs(ctx context.Context, d *usecase.DB, w *writer, sel *Selector) error {
 	b := &selectorBuilder{d: d, sel: sel}
 	fws := sel.Frameworks
 	for i := range fws {
@@ -105,7 +103,7 @@ func writePairs(ctx context.Context, d *db.DB, w *writer, sel *Selector) error {
 }
 
 func (b *selectorBuilder) pair(ctx context.Context, fa, va, fb, vb, os, manager, ch, format string) (*SelectorPair, error) {
-	req := query.ResolveRequest{Requirements: []string{fa + "==" + va, fb + "==" + vb}, Platform: os, Channel: ch}
+	req := usecase.ResolveRequest{Requirements: []string{fa + "==" + va, fb + "==" + vb}, Platform: os, Channel: ch}
 	p := &SelectorPair{Request: fmt.Sprintf("cudb resolve %s==%s %s==%s --platform %s --channel %s", fa, va, fb, vb, os, ch)}
 	// Resolve answers a pair from each framework's stacks alone (no
 	// driver or GPU filters them before combining): the releases' own
@@ -118,7 +116,7 @@ func (b *selectorBuilder) pair(ctx context.Context, fa, va, fb, vb, os, manager,
 		}
 	}
 	// A pair resolve refuses is an answer too: the page shows its words.
-	j, err := query.CombineStacks([][]query.Stack{b.sel.stacks[ka], b.sel.stacks[kb]}, os)
+	j, err := usecase.CombineStacks([][]usecase.Stack{b.sel.stacks[ka], b.sel.stacks[kb]}, os)
 	if p.Error = errText(err); p.Error != "" {
 		return p, nil
 	}
@@ -129,15 +127,15 @@ func (b *selectorBuilder) pair(ctx context.Context, fa, va, fb, vb, os, manager,
 	}
 	for _, c := range j.Combinations {
 		if c.Stack == nil {
-			p.Combinations = append(p.Combinations, SelectorCombination{Conflicts: query.ConflictLines(c.Conflicts, false)})
+			p.Combinations = append(p.Combinations, SelectorCombination{Conflicts: usecase.ConflictLines(c.Conflicts, false)})
 			continue
 		}
 		s := c.Stack
 		js := &SelectorJoint{Variant: s.Variant, CUDA: s.CUDA, CUDNN: s.CUDNN, NCCL: s.NCCL, Python: s.Python, Command: s.Install.Command,
 			Status: s.Status, Unknown: s.Unknown, Notes: s.Notes}
-		if s.Status == query.StatusUnknown {
+		if s.Status == usecase.StatusUnknown {
 			// pin refuses it; the page words the refusal from its gaps.
-		} else if content, err := pin.RenderStack(ctx, b.d, preq, format, pin.PinOptions{}, s); err != nil {
+		} else if content, err := usecase.RenderStack(ctx, b.d, preq, format, usecase.PinRenderOptions{}, s); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

@@ -120,10 +120,10 @@ func TestDriverTableMatchesCheckDriverOS(t *testing.T) {
 			for i < len(step.Breaks) && version.CompareDottedText(step.Breaks[i], drv) <= 0 {
 				i++
 			}
-			row := sel.Driver.Verdicts[step.Rows[i]]
+			row, max := sel.Driver.Verdicts[step.Rows[i]], sel.Driver.VerdictMax[step.Rows[i]]
 			for cuda, idx := range row {
 				p := sel.Driver.Picks[idx]
-				got := DriverPick{OK: p.OK, Note: p.Note, Reason: strings.ReplaceAll(p.Reason, "{driver}", drv), Unknown: p.Unknown}
+				got := DriverPick{OK: p.OK, Note: p.Note, Reason: FillDriverReason(p.Reason, drv, max), Unknown: p.Unknown}
 				var want DriverPick
 				if v, err := nvidia.CheckDriverOS(ctx, d, drv, cuda, os); err != nil {
 					want.Reason = err.Error()

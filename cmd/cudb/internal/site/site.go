@@ -16,8 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/usecase"
 )
 
 //go:embed assets/* templates/*.html
@@ -53,10 +52,10 @@ type Row struct {
 
 type page struct {
 	Title   string
-	Info    *query.DataInfo
+	Info    *usecase.DataInfo
 	Tables  []*Table
 	Table   *Table
-	Grid    *query.GPUGrid
+	Grid    *usecase.GPUGrid
 	HasGPUs bool
 	// GridPages are the GPU grid's pages (gpu.html first), GridFile the
 	// one being rendered.
@@ -70,25 +69,26 @@ type Written []string
 // Generate writes the site into out (created if missing). `cudb gen
 // site` hands it a fresh folder beside its target (internal/safewrite),
 // so out never mixes an old site with a new one.
-func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
-	info, err := query.Info(ctx, d)
+func Generate(ctx context.Context, d *usecase.DB, out string) (Written, error) {
+	info, err := usecase.Info(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	w := &writer{out: out}
 	p := page{Info: info}
-	for _, name := range query.MatrixNames() {
-		v, err := query.Matrices[name](ctx, d)
+	for _, name := range usecase.MatrixNames() {
+		m, err := usecase.Matrix(ctx, d, usecase.MatrixOptions{Table: name})
 		if err != nil {
 			return nil, fmt.Errorf("failed to build table %s: %w", name, err)
 		}
+		v := m.Rows
 		body, err := encodeJSON(v)
 		if err != nil {
 			return nil, fmt.Errorf("failed to encode table %s: %w", name, err)
 		}
 		w.write("data/"+name+".json", body)
 		if name == gridTable {
-			g, ok := v.(*query.GPUGrid)
+			g, ok := v.(*usecase.GPUGrid)
 			if !ok {
 				return nil, fmt.Errorf("table %s is a %T, not a GPU grid", name, v)
 			}
@@ -101,9 +101,15 @@ func Generate(ctx context.Context, d *db.DB, out string) (Written, error) {
 		p.Tables = append(p.Tables, tableOf(name, body))
 	}
 	if p.Grid == nil {
-		if p.Grid, err = query.TorchGPUGrid(ctx, d); err != nil {
+		m, err := usecase.Matrix(ctx, d, usecase.MatrixOptions{Table: gridTable})
+		if err != nil {
 			return nil, err
 		}
+		g, ok := m.Rows.(*usecase.GPUGrid)
+		if !ok {
+			return nil, fmt.Errorf("table %s is a %T, not a GPU grid", gridTable, m.Rows)
+		}
+		p.Grid = g
 	}
 	meta, err := encodeJSON(info)
 	if err != nil {
@@ -184,11 +190,11 @@ var funcs = template.FuncMap{
 	"nodot": func(s string) string { return strings.ReplaceAll(s, ".", "") },
 	"label": func(s string) string {
 		switch s {
-		case query.SupportSASS:
+		case usecase.SupportSASS:
 			return "SASS"
-		case query.SupportSASSCompatible:
+		case usecase.SupportSASSCompatible:
 			return "compat"
-		case query.SupportPTXJIT:
+		case usecase.SupportPTXJIT:
 			return "PTX"
 		}
 		return "—"

@@ -100,11 +100,12 @@
     if (major < data.driver.min_major || major > data.driver.max_major) return { raw: raw, error: "driver version " + JSON.stringify(raw) + " is out of range" };
     var step = data.driver.os[radio("os")], i = 0;
     while (i < step.breaks.length && dottedCmp(step.breaks[i], t) <= 0) i++;
-    var row = data.driver.verdicts[step.rows[i]];
+    var row = data.driver.verdicts[step.rows[i]], max = data.driver.verdict_max[step.rows[i]];
     return {
       raw: raw, version: t, verdict: function (cuda) {
         var p = row[cuda] === undefined ? { ok: false, reason: "no driver verdict for CUDA " + cuda } : data.driver.picks[row[cuda]];
-        return { ok: p.ok, note: p.note || "", unknown: p.unknown || "", reason: (p.reason || "").replace("{driver}", t) };
+        // site.FillDriverReason: the row's newest CUDA, then the driver typed.
+        return { ok: p.ok, note: p.note || "", unknown: p.unknown || "", reason: (p.reason || "").split("{max}").join(max).replace("{driver}", t) };
       }
     };
   }

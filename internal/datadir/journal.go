@@ -1,4 +1,4 @@
-package scraper
+package datadir
 
 import (
 	"encoding/json"
@@ -29,14 +29,18 @@ type journal struct {
 // directory may hold a mix of old and new files until Recover runs.
 func JournalPath(dataDir string) string { return filepath.Join(dataDir, journalName) }
 
-// commit moves the staged files into dataDir. It first keeps each file it
+// StageDir is where a refresh or a build stages the files it will commit
+// into dataDir.
+func StageDir(dataDir string) string { return filepath.Join(dataDir, stagingName) }
+
+// Commit moves the staged files (under StageDir(dataDir)) into dataDir. It first keeps each file it
 // will replace (under the staging directory), then writes the journal:
 // once the journal exists the commit is decided, and Recover finishes it
 // after a crash; before it exists the staged files are discarded. A move
 // that fails (a file that cannot be replaced) rolls every file back, so
 // the directory holds the old set again and the error says nothing was
 // written.
-func commit(dataDir, stage string, files []string, hook func(string)) error {
+func Commit(dataDir, stage string, files []string, hook func(string)) error {
 	j := journal{Files: files}
 	for _, rel := range files {
 		cur := filepath.Join(dataDir, rel)
@@ -174,8 +178,8 @@ func dropJournal(dataDir string) error {
 	return nil
 }
 
-// dropStage removes the staging directory unless a journal still needs it.
-func dropStage(dataDir, stage string) {
+// DropStage removes the staging directory unless a journal still needs it.
+func DropStage(dataDir, stage string) {
 	if _, err := os.Stat(JournalPath(dataDir)); errors.Is(err, os.ErrNotExist) {
 		os.RemoveAll(stage)
 	}
@@ -201,7 +205,7 @@ func Recover(dataDir string) error {
 // recoverDir is Recover, saying what it did: "" (nothing pending),
 // "completed" (rolled forward) or "rolled back".
 func recoverDir(dataDir string) (string, error) {
-	stage := filepath.Join(dataDir, stagingName)
+	stage := StageDir(dataDir)
 	outcome := ""
 	b, err := os.ReadFile(JournalPath(dataDir))
 	switch {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package scraper
+package datadir
 
 import (
 	"errors"
