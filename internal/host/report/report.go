@@ -57,6 +57,13 @@ func Parse(text []byte) (*host.Snapshot, []string, error) { return ParseWith(tex
 // entry ("PyTorch version: 2.1.0") names its version where no package
 // list did.
 func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, error) {
+	// A byte-order mark (UTF-8, or UTF-16 as PowerShell's `>` writes) is
+	// decoded first: the report is read as the text it holds.
+	if len(text) <= MaxSize {
+		if s, enc, err := input.Decode("the report", text); err == nil && enc != input.UTF8 {
+			text = []byte(s)
+		}
+	}
 	f, formats, err := parse(text)
 	if err != nil {
 		return f, formats, err
@@ -69,11 +76,6 @@ func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, e
 func parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
-	}
-	// A byte-order mark (UTF-8, or UTF-16 as PowerShell's `>` writes) is
-	// decoded first: the report is read as the text it holds.
-	if s, enc, err := input.Decode("the report", text); err == nil && enc != input.UTF8 {
-		text = []byte(s)
 	}
 	if why := textin.NotText(text); why != "" {
 		return nil, nil, errs.Usage("the report is not text (%s): refused rather than searched for facts", why).
