@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -19,7 +18,7 @@ import (
 // ServeOptions are `cudb serve`'s flags.
 type ServeOptions struct {
 	Addr         string
-	Handles      int
+	Workers      int
 	AllowOrigins []string
 	Grace        time.Duration
 	// MaxConns and MaxConnsPerClient cap open connections (0: defaults).
@@ -50,7 +49,11 @@ can make the server work. curl and scripts send no Origin and are served.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runServe(c, f, opts) },
 	}
 	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on")
-	c.Flags().IntVar(&opts.Handles, "handles", 0, "requests that read the database at once (0 = one per CPU); they share one handle")
+	c.Flags().IntVar(&opts.Workers, "workers", 0, "requests answered at once (0 = one per CPU); the others wait their turn")
+	// --handles named the replicas of the database the server once kept
+	// (one SQLite connection each); one handle now serves every request.
+	c.Flags().IntVar(&opts.Workers, "handles", 0, "")
+	c.Flags().MarkDeprecated("handles", "use --workers")
 	c.Flags().DurationVar(&opts.Grace, "grace", httpapi.DefaultShutdownGrace, "at SIGINT/SIGTERM, how long requests in flight may finish before they are cut (the exit status is 0 either way)")
 	c.Flags().IntVar(&opts.MaxConns, "max-conns", 0, fmt.Sprintf("open connections at most, in total (0 = %d); at the cap the longest-idle keep-alive is closed first", httpapi.DefaultMaxConns))
 	c.Flags().IntVar(&opts.MaxConnsPerClient, "max-conns-per-client", 0, fmt.Sprintf("open connections at most from one client address (0 = %d); behind a reverse proxy every client is the proxy: raise it to the proxy's upstream pool", httpapi.DefaultMaxConnsPerClient))
@@ -59,8 +62,8 @@ can make the server work. curl and scripts send no Origin and are served.`,
 }
 
 func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
-	if opts.Handles < 0 {
-		return usageError(c, "--handles must be 0 or more")
+	if opts.Workers < 0 {
+		return usageError(c, "--workers must be 0 or more")
 	}
 	if opts.MaxConns < 0 || opts.MaxConnsPerClient < 0 {
 		return usageError(c, "--max-conns and --max-conns-per-client must be 0 (the default) or more")
@@ -76,11 +79,7 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	n := opts.Handles
-	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	srv := &httpapi.Server{DB: d, Handles: n, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace,
+	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace,
 		MaxConns: opts.MaxConns, MaxConnsPerClient: opts.MaxConnsPerClient}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
