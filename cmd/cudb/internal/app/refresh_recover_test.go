@@ -110,8 +110,10 @@ func TestRefreshInitKilledIsRecoverable(t *testing.T) {
 	}
 }
 
-// A refresh killed while moving files, whose journal is then damaged: db check and every --db reader refuse to read
-// the mix (exit non-zero, naming the journal), and touch nothing.
+// A refresh killed while moving files, whose journal is then damaged:
+// its copy in the staging folder completes the commit; with the copy
+// damaged too, db check refuses the directory (exit non-zero, naming the
+// journal) and touches nothing.
 func TestDBCheckDamagedJournal(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "d")
 	base := serve(t, map[string]string{"fake-a": page(3), "fake-b": page(4)})
@@ -124,16 +126,30 @@ func TestDBCheckDamagedJournal(t *testing.T) {
 	if _, err := os.Stat(journal); err != nil {
 		t.Fatalf("no journal at the step: %v", err)
 	}
-	if err := os.WriteFile(journal, []byte(`{"files":["sour`), 0o644); err != nil {
+	journalCopy := filepath.Join(frozen, ".refresh-staging", ".journal.json")
+	if _, err := os.Stat(journalCopy); err != nil {
+		t.Fatalf("no copy of the journal in the staging folder: %v", err)
+	}
+	// Only the journal damaged: its copy completes the commit.
+	onlyJournal := filepath.Join(t.TempDir(), "only-journal")
+	copyTree(t, frozen, onlyJournal)
+	if err := os.WriteFile(filepath.Join(onlyJournal, ".refresh-commit.json"), []byte(`{"files":["sour`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	code, stdout, stderr := run("db", "check", "--db", filepath.Join(onlyJournal, "cudb.db"))
+	if code != 0 || !strings.Contains(stdout, "its copy in .refresh-staging was used") {
+		t.Fatalf("db check with the journal's copy intact: exit %d: %s%s", code, stdout, stderr)
+	}
+	// Both damaged: refused.
+	for _, p := range []string{journal, journalCopy} {
+		if err := os.WriteFile(p, []byte(`{"files":["sour`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	before := snapshotTree(t, frozen)
-	code, stdout, stderr := run("db", "check", "--db", filepath.Join(frozen, "cudb.db"))
+	code, stdout, stderr = run("db", "check", "--db", filepath.Join(frozen, "cudb.db"))
 	if code == 0 || !strings.Contains(stderr, "journal is damaged") || !strings.Contains(stderr, journal) {
 		t.Fatalf("db check: exit %d: %s%s", code, stdout, stderr)
-	}
-	if code, _, _ := run("resolve", "torch", "--db", filepath.Join(frozen, "cudb.db")); code == 0 {
-		t.Error("a --db reader read the mixed directory")
 	}
 	if after := snapshotTree(t, frozen); after != before {
 		t.Errorf("the damaged directory was changed:\n%s\nnow:\n%s", before, after)
