@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -91,12 +92,27 @@ func (l *connLimiter) Close() error {
 }
 
 func (l *connLimiter) loop() {
+	var delay time.Duration
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
-			l.failed <- err
-			return
+			if errors.Is(err, net.ErrClosed) {
+				l.failed <- err
+				return
+			}
+			// Out of descriptors (EMFILE) or another passing failure: the
+			// server lives on. Back off as net/http does, then try again.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			l.logf("accept: %v; retrying in %s", err, delay)
+			select {
+			case <-time.After(delay):
+				continue
+			case <-l.closed:
+				l.failed <- net.ErrClosed
+				return
+			}
 		}
+		delay = 0
 		client := clientOf(c)
 		l.mu.Lock()
 		why := l.admitLocked(c, client)
