@@ -155,7 +155,7 @@ func TestServeFlags(t *testing.T) {
 		}
 	}
 	for _, flag := range []string{"--max-conns", "--max-conns-per-client"} {
-		root = NewRootCmd(NewFactory(s))
+		root := NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", flag, "-1"})
 		if err := root.Execute(); !isQueryError(err, "usage") {
 			t.Errorf("%s -1: %v", flag, err)
