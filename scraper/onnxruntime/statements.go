@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,7 +178,7 @@ func last(p []string) string { return p[len(p)-1] }
 
 func statedPlatforms(parts, quotes []string, fields map[string]string) error {
 	if len(parts) != 2 {
-		return fmt.Errorf("want platforms: first..last | platform ...")
+		return errors.New(`want "platforms: first..last | platform ..."`)
 	}
 	m := spanRE().FindStringSubmatch(parts[0])
 	if m == nil {
