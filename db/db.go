@@ -28,6 +28,9 @@ type DB struct {
 
 	cols  *colImage
 	cache cache
+	// pending is the refresh commit journal beside a database file
+	// (PendingCommit).
+	pending string
 
 	sqlOnce sync.Once
 	conn    *sql.DB
@@ -141,44 +144,52 @@ func migrate(ctx context.Context, conn *sql.DB) error {
 	return nil
 }
 
-// OpenFile opens a database file read-only, checks its schema version
-// and reads it into a column image.
-func OpenFile(ctx context.Context, path string) (*DB, error) {
-	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=query_only(1)")
-	if err != nil {
-		return nil, err
-	}
-	conn.SetMaxOpenConns(1)
-	d := &DB{conn: conn, Origin: path}
-	if err := d.fromSQL(ctx); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
 // fromSQL checks the schema version of d's SQLite handle and builds the
 // column image the reads answer from.
 func (d *DB) fromSQL(ctx context.Context) error {
-	var v int
-	if err := d.conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		var se *sqlite.Error
-		if errors.As(err, &se) {
-			return fmt.Errorf("%s is not a cudb database: %w", d.Origin, err)
-		}
-		return fmt.Errorf("failed to read the schema version of %s: %w", d.Origin, err)
-	}
-	if v != SchemaVersion {
-		return schemaError(d.Origin, v)
-	}
-	b, err := encodeColumns(ctx, d.conn)
+	b, err := columnsOf(ctx, d.conn, d.Origin)
 	if err != nil {
-		return fmt.Errorf("failed to read %s: %w", d.Origin, err)
-	}
-	if d.cols, err = openColumns(b); err != nil {
 		return err
 	}
-	return d.cols.check()
+	d.cols, err = openChecked(b, d.Origin)
+	return err
+}
+
+// columnsOf checks the schema version of the database conn reads and
+// encodes its column image.
+func columnsOf(ctx context.Context, conn *sql.DB, origin string) ([]byte, error) {
+	var v int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		var se *sqlite.Error
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s is not a cudb database: %w", origin, err)
+		}
+		return nil, fmt.Errorf("failed to read the schema version of %s: %w", origin, err)
+	}
+	if v != SchemaVersion {
+		return nil, schemaError(origin, v)
+	}
+	b, err := encodeColumns(ctx, conn)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s: %w", origin, err)
+	}
+	return b, nil
+}
+
+// openChecked opens a column image and checks its schema version and
+// tables.
+func openChecked(b []byte, origin string) (*colImage, error) {
+	img, err := openColumns(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", origin, err)
+	}
+	if img.version != SchemaVersion {
+		return nil, schemaError(origin, img.version)
+	}
+	if err := img.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", origin, err)
+	}
+	return img, nil
 }
 
 func schemaError(origin string, v int) error {

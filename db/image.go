@@ -41,14 +41,8 @@ func OpenImage(ctx context.Context, image, cols []byte, origin string) (*DB, err
 		return d, nil
 	}
 	var err error
-	if d.cols, err = openColumns(cols); err != nil {
-		return nil, fmt.Errorf("%s: %w", origin, err)
-	}
-	if d.cols.version != SchemaVersion {
-		return nil, schemaError(origin, d.cols.version)
-	}
-	if err := d.cols.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", origin, err)
+	if d.cols, err = openChecked(cols, origin); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

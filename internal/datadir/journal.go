@@ -29,6 +29,14 @@ type journal struct {
 // directory may hold a mix of old and new files until Recover runs.
 func JournalPath(dataDir string) string { return filepath.Join(dataDir, journalName) }
 
+// Pending reports whether a commit journal is pending in dataDir: a
+// refresh is moving files into place there, or was killed doing so.
+// It only looks; RecoverPending settles it.
+func Pending(dataDir string) bool {
+	_, err := os.Lstat(JournalPath(dataDir))
+	return err == nil
+}
+
 // StageDir is where a refresh or a build stages the files it will commit
 // into dataDir.
 func StageDir(dataDir string) string { return filepath.Join(dataDir, stagingName) }

@@ -107,6 +107,25 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// TestOpeningDataNeedsNoScraper: opening a database (db.OpenFileCached
+// behind --db FILE, db.OpenImage for the embedded one) reaches nothing of
+// scraper, even through another package: it asks internal/datadir, a
+// leaf, whether a refresh commit is pending, and recovering one is the
+// business of the commands that write.
+func TestOpeningDataNeedsNoScraper(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./db")
+	cmd.Dir = root(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./db: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if rel := strings.TrimPrefix(dep, module+"/"); rel != dep && (under(rel, "scraper") || under(rel, "query") || under(rel, "cmd")) {
+			t.Errorf("db depends on %s: opening data needs no scraper, query or command", dep)
+		}
+	}
+}
+
 // frontDoors are the packages a person or a program talks to: the CLI,
 // the HTTP API, the MCP server and the site generator.
 var frontDoors = []string{"cmd/cudb/internal/cli", "cmd/cudb/internal/httpapi", "cmd/cudb/internal/mcptools", "cmd/cudb/internal/site"}

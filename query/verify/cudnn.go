@@ -94,7 +94,7 @@ func (v *verifier) cudnn(fw *framework) error {
 	}
 	want, err := version.ParseDotted(strings.TrimLeft(r.Spec, "=>~ "))
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "cuDNN requirement", r.Spec, "whether the cuDNN it loads fits")
 	}
 	first, pip := v.loadedCUDNN(fw.py, pinned)
 	if rt != nil {
@@ -140,7 +140,7 @@ func (v *verifier) cudnn(fw *framework) error {
 	}
 	have, err := version.ParseDotted(first.Version)
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "version of the cuDNN at "+first.Path, first.Version, "whether it fits")
 	}
 	ev := []string{fmt.Sprintf("%s: needs cuDNN %s (%s)", fw.label, r.Spec, r.Kind), fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source)}
 	fix := v.cudnnFix(fw, r, pinned)
@@ -173,7 +173,7 @@ func (v *verifier) cudnn(fw *framework) error {
 func (v *verifier) cudnnRuntime(fw *framework, r db.Requirement, pinned bool, want version.Dotted, rt *host.TorchRuntime, first *host.CUDNN) error {
 	have, err := version.ParseDotted(rt.CUDNN)
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "cuDNN version torch reported at run time", rt.CUDNN, "whether it fits")
 	}
 	how := "torch.backends.cudnn.version()"
 	if rt.CUDNNRaw != "" {
@@ -316,17 +316,29 @@ func (v *verifier) shadowing(fws []*framework) {
 		if first.Source == host.CUDNNLDPreload {
 			v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
 				Message: fmt.Sprintf("LD_PRELOAD loads cuDNN %s (%s) into every process, ahead of the cuDNN %s wheel %s expects (%s)",
-					first.Version, first.Path, pip.Version, fw.label, pip.Path),
-				Evidence: append([]string{"LD_PRELOAD: " + strings.Join(v.f.LDPreload, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
+					first.Version, first.Path, pip.Version, fw.label, where(pip)),
+				Evidence: append([]string{"LD_PRELOAD: " + strings.Join(v.f.LDPreload, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + where(pip)}, rtEv...),
 				Fix:      fmt.Sprintf("unset LD_PRELOAD (or remove %s from it) so %s loads its own cuDNN", first.Path, fw.name)})
 			continue
 		}
 		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
 			Message: fmt.Sprintf("LD_LIBRARY_PATH puts cuDNN %s (%s) ahead of the cuDNN %s wheel %s expects (%s)",
-				first.Version, first.Path, pip.Version, fw.label, pip.Path),
-			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
+				first.Version, first.Path, pip.Version, fw.label, where(pip)),
+			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + where(pip)}, rtEv...),
 			Fix:      fmt.Sprintf("unset LD_LIBRARY_PATH (or remove %s from it) so %s loads its own cuDNN", dirOf(first.Path), fw.name)})
 	}
+}
+
+// where names a cuDNN copy for a message: its path, or for a report that
+// names a pip wheel without its files, the wheel.
+func where(c *host.CUDNN) string {
+	if c.Path != "" {
+		return c.Path
+	}
+	if c.Source == host.CUDNNPip {
+		return "its pip wheel"
+	}
+	return c.Source
 }
 
 func dirOf(p string) string {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/usecase"
@@ -138,10 +140,16 @@ func newDBCheckCmd(f *Factory) *cobra.Command {
 		Long: `Runs SQLite's integrity and foreign-key checks and lists every recorded conflict:
 two sources (or two rows of one source, or a curated override) that state the
 same fact differently, with the value kept, the value refused, and both citations.
-Exits 1 when the database is damaged; conflicts alone are not a failure.`,
+Exits 1 when the database is damaged; conflicts alone are not a failure.
+With --db, it first recovers a refresh that was killed while moving files
+into the file's folder (the one command that reads and recovers; the others
+only say that one is pending), and reports what it did.`,
 		Example: "  cudb db check\n  cudb db check --json --db data/cudb.db",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := f.recoverBesideDB(); err != nil {
+				return err
+			}
 			d, err := f.DB(c.Context())
 			if err != nil {
 				return err
@@ -294,4 +302,25 @@ byte-identical output.`,
 	}
 	c.Flags().StringVar(&dataDir, "data", "data", "data directory holding sources/ and overrides.yaml")
 	return c
+}
+
+// recoverBesideDB settles a refresh commit pending in the folder of the
+// --db file, taking the refresh lock (datadir.RecoverPending), and keeps
+// what it found for the report. While a live refresh holds the lock the
+// commit is in progress, which is reported, not an error.
+func (f *Factory) recoverBesideDB() error {
+	if f.DBPath == "" {
+		return nil
+	}
+	dir := filepath.Dir(f.DBPath)
+	var err error
+	f.journal.Dir = dir
+	f.journal.Recovered, err = datadir.RecoverPending(dir)
+	if errors.Is(err, datadir.ErrLocked) {
+		f.journal.Pending, err = err, nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to recover the interrupted refresh in %s: %w", dir, err)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/cudb/cudb/usecase"
@@ -50,4 +51,17 @@ func DataAgeNotice(asOf string, now time.Time) string {
 	}
 	return fmt.Sprintf("note: cudb's data is %d days old (newest fact %s): releases since then are unknown to it; "+
 		"install a newer cudb, or run `cudb refresh` and pass --db (silence: --quiet or %s=1)", int(age.Hours()/24), asOf, NoDataAgeNoticeEnv)
+}
+
+// pendingNotice says on standard error, unless --quiet, that a refresh
+// commit is pending beside the --db file, and names the command that
+// recovers it: reading does not.
+func (f *Factory) pendingNotice(d *usecase.DB) {
+	j := d.PendingCommit()
+	if j == "" || f.Quiet || f.journal.Dir != "" {
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, "note: a refresh is moving files into %s, or was killed doing so (%s is there): this reads %s as it is now, "+
+		"which may be the old or the new database; `cudb db check --db %s` recovers an interrupted refresh\n",
+		filepath.Dir(j), filepath.Base(j), f.DBPath, shellArg(f.DBPath))
 }

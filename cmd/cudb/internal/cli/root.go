@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/scraper"
 	"github.com/cudb/cudb/scraper/all"
@@ -55,13 +53,13 @@ type Factory struct {
 
 	opened  *usecase.DB
 	noticed bool
-	// journal says what DB found about a refresh commit pending beside
-	// the --db file: what recovery did, or that one is in progress.
+	// journal says what `db check` found about a refresh commit pending
+	// beside the --db file: what recovery did, or that one is in progress.
 	journal journalState
 }
 
-// journalState is what opening a --db file found about the refresh
-// journal of its directory.
+// journalState is what `db check` found about the refresh journal of
+// the --db file's directory.
 type journalState struct {
 	Dir       string
 	Recovered string // "completed", "rolled back", …; "" when none pending
@@ -82,19 +80,10 @@ func (f *Factory) DB(ctx context.Context) (*usecase.DB, error) {
 		err error
 	)
 	if f.DBPath != "" {
-		// A refresh killed while moving files leaves a journal beside the
-		// database: recover it first, so the file read is the whole old or
-		// the whole new set.
-		dir := filepath.Dir(f.DBPath)
-		f.journal.Dir = dir
-		f.journal.Recovered, err = datadir.RecoverPending(dir)
-		if errors.Is(err, datadir.ErrLocked) {
-			f.journal.Pending, err = err, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("failed to recover the interrupted refresh in %s: %w", dir, err)
-		}
-		d, err = db.OpenFile(ctx, f.DBPath)
+		// Reading never writes into the folder but for the column image
+		// kept beside the file; a pending refresh commit is reported
+		// (pendingNotice), and recovered only by the commands that say so.
+		d, err = db.OpenFileCached(ctx, f.DBPath)
 	} else {
 		d, err = db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 	}
@@ -102,6 +91,7 @@ func (f *Factory) DB(ctx context.Context) (*usecase.DB, error) {
 		return nil, err
 	}
 	f.opened = d
+	f.pendingNotice(d)
 	f.dataAgeNotice(ctx, d)
 	return d, nil
 }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -19,7 +18,7 @@ import (
 // ServeOptions are `cudb serve`'s flags.
 type ServeOptions struct {
 	Addr         string
-	Handles      int
+	Workers      int
 	AllowOrigins []string
 	Grace        time.Duration
 }
@@ -48,15 +47,19 @@ can make the server work. curl and scripts send no Origin and are served.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runServe(c, f, opts) },
 	}
 	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on")
-	c.Flags().IntVar(&opts.Handles, "handles", 0, "requests that read the database at once (0 = one per CPU); they share one handle")
+	c.Flags().IntVar(&opts.Workers, "workers", 0, "requests answered at once (0 = one per CPU); the others wait their turn")
+	// --handles named the replicas of the database the server once kept
+	// (one SQLite connection each); one handle now serves every request.
+	c.Flags().IntVar(&opts.Workers, "handles", 0, "")
+	c.Flags().MarkDeprecated("handles", "use --workers")
 	c.Flags().DurationVar(&opts.Grace, "grace", httpapi.DefaultShutdownGrace, "at SIGINT/SIGTERM, how long requests in flight may finish before they are cut (the exit status is 0 either way)")
 	c.Flags().StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "let web pages from this `ORIGIN` (https://host[:port], or *) POST to /v1/verify and /v1/explain (repeatable; default none: scripts and curl send no Origin and are always served)")
 	return c
 }
 
 func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
-	if opts.Handles < 0 {
-		return usageError(c, "--handles must be 0 or more")
+	if opts.Workers < 0 {
+		return usageError(c, "--workers must be 0 or more")
 	}
 	for _, o := range opts.AllowOrigins {
 		if !validOrigin(o) {
@@ -69,11 +72,7 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	n := opts.Handles
-	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	srv := &httpapi.Server{DB: d, Handles: n, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace}
+	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("failed to listen on %s: %w", opts.Addr, err)

@@ -57,7 +57,7 @@ func TestServeCommand(t *testing.T) {
 	errOut := &lockedBuffer{lines: make(chan string, 16)}
 	s := &Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	root := NewRootCmd(NewFactory(s))
-	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--handles", "2"})
+	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--workers", "2"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
@@ -132,9 +132,12 @@ func TestServeCommand(t *testing.T) {
 func TestServeFlags(t *testing.T) {
 	s, _, _ := TestStreams("")
 	root := NewRootCmd(NewFactory(s))
-	root.SetArgs([]string{"serve", "--handles", "-1"})
-	if err := root.Execute(); !isQueryError(err, "usage") {
-		t.Errorf("--handles -1: %v", err)
+	for _, flag := range []string{"--workers", "--handles"} { // --handles: the old name
+		root = NewRootCmd(NewFactory(s))
+		root.SetArgs([]string{"serve", flag, "-1"})
+		if err := root.Execute(); !isQueryError(err, "usage") || !strings.Contains(err.Error(), "--workers must be 0 or more") {
+			t.Errorf("%s -1: %v", flag, err)
+		}
 	}
 	for _, o := range []string{"example.org", "https://example.org/", "https://example.org/app", "ftp://x", ""} {
 		root = NewRootCmd(NewFactory(s))

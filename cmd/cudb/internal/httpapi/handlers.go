@@ -325,17 +325,17 @@ func (s *Server) meta(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// health pings a free handle. When every handle is busy answering, the
-// database evidently works: the server is up, and /healthz must not
-// queue behind the work it is meant to report on.
+// health pings the database when a worker is free. When every worker is
+// busy answering, the database evidently works: the server is up, and
+// /healthz must not queue behind the work it is meant to report on.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	if cap(s.pool) == 0 {
+	if s.DB == nil {
 		return errors.New("the server has no database")
 	}
 	select {
-	case d := <-s.pool:
-		err := d.Ping(r.Context())
-		s.pool <- d
+	case s.workers <- struct{}{}:
+		err := s.DB.Ping(r.Context())
+		<-s.workers
 		if err != nil {
 			return err
 		}

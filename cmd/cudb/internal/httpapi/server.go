@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -37,14 +38,13 @@ const (
 // Server is cudb's HTTP API. Zero values of the optional fields are
 // usable.
 type Server struct {
-	// DB is the database every answer comes from (read-only). Its reads
-	// answer from the column image in place and its caches are locked,
-	// so every request shares it.
+	// DB is the database every answer comes from (read-only). One handle
+	// serves every request at once: its reads answer from the column
+	// image in place, and its caches take their own lock.
 	DB *usecase.DB
-	// Handles is how many requests may read the database at once (0:
-	// one); POST bodies (verify, explain) take at most all but one, so a
-	// cheap GET and /healthz always find a slot.
-	Handles int
+	// Workers bounds the requests answered at once (0: one per CPU);
+	// the others wait for a free worker until their budget ends.
+	Workers int
 	Version string
 	// Log receives one line per request; nil discards them.
 	Log io.Writer
@@ -74,8 +74,8 @@ type Server struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	once    sync.Once
-	pool    chan *usecase.DB
-	heavy   chan struct{} // POST work in progress: fewer than the handles
+	workers chan struct{} // requests being answered: at most Workers
+	heavy   chan struct{} // POST work in progress: fewer than the workers
 	cache   *lru
 	flight  flights
 	handler http.Handler
@@ -86,31 +86,20 @@ type Server struct {
 
 func (s *Server) init() {
 	s.once.Do(func() {
-		var handles []*usecase.DB
-		if s.DB != nil {
-			for range max(1, s.Handles) {
-				handles = append(handles, s.DB)
-			}
-		}
-		s.pool = make(chan *usecase.DB, len(handles))
-		for _, d := range handles {
-			s.pool <- d
-		}
-		// POST bodies (verify, explain) may hold a handle for their whole
-		// budget; with two handles or more one is always left to the
+		n := orDefaultInt(s.Workers, runtime.GOMAXPROCS(0))
+		s.workers = make(chan struct{}, n)
+		// POST bodies (verify, explain) may hold a worker for their whole
+		// budget; with two workers or more one is always left to the
 		// cheap GET answers and /healthz.
-		s.heavy = make(chan struct{}, max(1, len(handles)-1))
-		// Read once, before any request can hold a handle.
+		s.heavy = make(chan struct{}, max(1, n-1))
+		// Read once, before any request is answered.
 		s.dataTag = dataTagOf(s.DB, s.Version)
-		// Measured (docs/benchmarks.md, 2 shared cores, fixture data): an
-		// uncached resolve costs ~0.56 ms of CPU (the reads, grouping,
-		// JSON; 1,351 allocations), so even with one handle per CPU the
-		// query path tops out near 1.5k req/s over loopback; a cached
-		// answer costs ~13 µs in the handler and the server then sustains
-		// ~20k req/s with the load generator on the same 2 cores. More
-		// handles cannot buy the 10x; caching can, and is safe because
-		// answers never change under a read-only database. The bound is
-		// memory only: 4096 answers or 64 MiB, whichever comes first.
+		// An uncached answer is CPU work (reads, grouping, JSON), so
+		// workers beyond the CPUs cannot raise the rate; caching can
+		// (docs/benchmarks.md: a cached answer costs microseconds), and is
+		// safe because answers never change under a read-only database.
+		// The bound is memory only: 4096 answers or 64 MiB, whichever
+		// comes first.
 		switch {
 		case s.CacheEntries == 0:
 			s.cache = newLRU(4096, 64<<20)
@@ -242,7 +231,7 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// withHeavy runs f, which may hold a handle for a whole budget, with at
+// withHeavy runs f, which may hold a worker for a whole budget, with at
 // most cap(s.heavy) such requests at a time.
 func (s *Server) withHeavy(ctx context.Context, f func(d *usecase.DB) error) error {
 	select {
@@ -254,15 +243,15 @@ func (s *Server) withHeavy(ctx context.Context, f func(d *usecase.DB) error) err
 	return s.withDB(ctx, f)
 }
 
-// withDB borrows a database handle for f.
+// withDB runs f on the database once a worker is free.
 func (s *Server) withDB(ctx context.Context, f func(d *usecase.DB) error) error {
-	if cap(s.pool) == 0 {
+	if s.DB == nil {
 		return errors.New("the server has no database")
 	}
 	select {
-	case d := <-s.pool:
-		defer func() { s.pool <- d }()
-		return f(d)
+	case s.workers <- struct{}{}:
+		defer func() { <-s.workers }()
+		return f(s.DB)
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -388,12 +388,13 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// Requests share the one handle, so parallel requests over several
-// slots give the same answers as one slot without the cache.
-func TestHandlesAndCacheAgree(t *testing.T) {
+// One handle answers every request at once: parallel requests on a
+// server of one worker without a cache and on one of several workers
+// with its cache give the same answers.
+func TestWorkersAndCacheAgree(t *testing.T) {
 	path := testDBPath(t)
-	one := start(t, &httpapi.Server{DB: openDB(t, path), CacheEntries: -1})
-	many := start(t, &httpapi.Server{DB: openDB(t, path), Handles: 3})
+	one := start(t, &httpapi.Server{DB: openDB(t, path), Workers: 1, CacheEntries: -1})
+	many := start(t, &httpapi.Server{DB: openDB(t, path), Workers: 8})
 	urls := []string{"/v1/resolve?req=torch==2.1", "/v1/resolve?req=torch==2.1&explain=1", "/v1/resolve?req=torch==9", "/v1/matrix/torch", "/v1/meta"}
 	errc := make(chan error, 64)
 	for w := 0; w < 8; w++ {

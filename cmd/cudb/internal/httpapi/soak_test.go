@@ -47,14 +47,12 @@ func TestSoak(t *testing.T) {
 		t.Skip("make soak runs it (-soak 5m)")
 	}
 	ctx := context.Background()
-	handles := runtime.GOMAXPROCS(0)
-	srv := &httpapi.Server{}
 	d, err := db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	srv.DB, srv.Handles = d, handles
+	srv := &httpapi.Server{DB: d}
 	base := start(t, srv)
 	mix := soakMix(t, base)
 
@@ -178,7 +176,7 @@ func TestSoak(t *testing.T) {
 
 	var all []time.Duration
 	var total int64
-	fmt.Printf("soak: %s, %d connections, GOMAXPROCS %d, %d handles, real embedded database\n", elapsed.Round(time.Second), *soakConns, runtime.GOMAXPROCS(0), handles)
+	fmt.Printf("soak: %s, %d connections, GOMAXPROCS %d (one worker each), real embedded database\n", elapsed.Round(time.Second), *soakConns, runtime.GOMAXPROCS(0))
 	fmt.Printf("%-22s %9s %10s %10s %10s %6s\n", "class", "requests", "p50", "p99", "max", "wrong")
 	for i, m := range mix {
 		st := stats[i]

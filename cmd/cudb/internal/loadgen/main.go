@@ -33,7 +33,7 @@ type Config struct {
 	Concurrency int           // client connections (keep-alive)
 	Duration    time.Duration // stop after this long
 	MaxRequests int64         // or after this many (0 = no cap)
-	Handles     int           // database handles (0 = GOMAXPROCS)
+	Workers     int           // requests the server answers at once (0 = GOMAXPROCS)
 	NoCache     bool          // measure the query path, not the cache
 	Log         io.Writer     // request log; nil discards
 }
@@ -122,20 +122,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return res, err
 		}
 	}
-	handles := cfg.Handles
-	if handles == 0 {
-		handles = runtime.GOMAXPROCS(0)
-	}
-	srv := &httpapi.Server{Log: cfg.Log}
-	if cfg.NoCache {
-		srv.CacheEntries = -1
-	}
 	d, err := db.OpenFile(ctx, path)
 	if err != nil {
 		return res, err
 	}
 	defer d.Close()
-	srv.DB, srv.Handles = d, handles
+	srv := &httpapi.Server{DB: d, Workers: cfg.Workers, Log: cfg.Log}
+	if cfg.NoCache {
+		srv.CacheEntries = -1
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return res, err
@@ -254,7 +249,7 @@ func main() {
 	flag.IntVar(&cfg.Concurrency, "c", 16, "client connections")
 	flag.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long to run")
 	flag.Int64Var(&cfg.MaxRequests, "n", 0, "stop after this many requests (0 = no cap)")
-	flag.IntVar(&cfg.Handles, "handles", 0, "database handles (0 = GOMAXPROCS)")
+	flag.IntVar(&cfg.Workers, "workers", 0, "requests the server answers at once (0 = GOMAXPROCS)")
 	flag.BoolVar(&cfg.NoCache, "nocache", false, "disable the answer cache (measure the query path)")
 	flag.BoolVar(&logReqs, "log", false, "write the request log to stderr (as cudb serve does)")
 	flag.Parse()
