@@ -131,16 +131,15 @@ func TestServeCommand(t *testing.T) {
 
 func TestServeFlags(t *testing.T) {
 	s, _, _ := TestStreams("")
-	root := NewRootCmd(NewFactory(s))
 	for _, flag := range []string{"--workers", "--handles"} { // --handles: the old name
-		root = NewRootCmd(NewFactory(s))
+		root := NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", flag, "-1"})
 		if err := root.Execute(); !isQueryError(err, "usage") || !strings.Contains(err.Error(), "--workers must be 0 or more") {
 			t.Errorf("%s -1: %v", flag, err)
 		}
 	}
 	for _, o := range []string{"example.org", "https://example.org/", "https://example.org/app", "ftp://x", ""} {
-		root = NewRootCmd(NewFactory(s))
+		root := NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", "--allow-origin", o})
 		if err := root.Execute(); !isQueryError(err, "usage") {
 			t.Errorf("--allow-origin %q: %v", o, err)
@@ -151,7 +150,7 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("%s refused", o)
 		}
 	}
-	root = NewRootCmd(NewFactory(s))
+	root := NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", querytest.Path(t), "serve", "--addr", "256.0.0.1:1"})
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "failed to listen") {
 		t.Errorf("bad addr: %v", err)
