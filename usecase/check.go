@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/check"
+	"github.com/cudb/cudb/query/pin"
 )
 
 // CheckFormats are the output formats of a check.
@@ -76,7 +77,7 @@ func Check(ctx context.Context, d *DB, o CheckOptions) (*CheckReport, error) {
 		}
 		buildArgs[k] = v
 	}
-	return check.Check(ctx, d, o.Files, check.Options{Target: target, BuildArgs: buildArgs, Read: o.Read, Frameworks: o.Frameworks})
+	return check.Check(ctx, d, o.Files, check.Options{Target: target, BuildArgs: buildArgs, Read: o.Read, Frameworks: o.Frameworks, SystemCUDNN: pin.SystemCUDNN})
 }
 
 // CheckOutcome is the coded outcome of a printed check: exit 4 when a pin

@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/pin"
 	"github.com/cudb/cudb/query/verify"
 )
 
@@ -83,7 +84,7 @@ func (r *VerifyResult) Outcome() error {
 
 // Verify judges the host and each report against the database.
 func Verify(ctx context.Context, d *DB, o VerifyOptions) (*VerifyResult, error) {
-	vo := verify.Options{GPU: o.GPU, Frameworks: o.Frameworks}
+	vo := verify.Options{GPU: o.GPU, Frameworks: o.Frameworks, SystemCUDNN: pin.SystemCUDNN}
 	res := &VerifyResult{}
 	if o.Host != nil {
 		r, err := verify.VerifyWith(ctx, d, o.Host, vo)

@@ -178,6 +178,8 @@ func TestUseCaseLayers(t *testing.T) {
 				why = "the use cases never import a door, the probe or scraper"
 			case pkg == "query/nvidia" && under(imp, "query"):
 				why = "query/nvidia is below query and its siblings"
+			case pkg == "query/verify" && under(imp, "query/pin"):
+				why = "verify and pin are siblings: the use cases hand verify pin's system cuDNN line (verify.Options.SystemCUDNN)"
 			}
 			if why != "" {
 				t.Errorf("%s imports %s: %s", pkg, imp, why)

@@ -65,6 +65,9 @@ type Options struct {
 	// Frameworks is the framework table requirement lines are read with
 	// (nil: cudb's, frameworks.All).
 	Frameworks frameworks.Table
+	// SystemCUDNN is verify's (verify.Options.SystemCUDNN): the host
+	// pass names system cuDNN packages through it.
+	SystemCUDNN verify.SystemCUDNNFunc
 	// Read reads a file another refers to (a compose build's Dockerfile,
 	// a -r include) by its path relative to the referring file's
 	// directory. Nil: such files are not followed, and a note says so.

@@ -373,7 +373,7 @@ func atoi(s string) int {
 // verifyGroup runs verify on the facts the unit implies for one
 // framework and points each finding at the framework's line.
 func (c *checker) verifyGroup(ctx context.Context, u *Unit, g *fwGroup, py string) error {
-	rep, err := verify.VerifyWith(ctx, c.d, c.facts(u, g, py), verify.Options{Frameworks: c.frameworks()})
+	rep, err := verify.VerifyWith(ctx, c.d, c.facts(u, g, py), verify.Options{Frameworks: c.frameworks(), SystemCUDNN: c.opts.SystemCUDNN})
 	if err != nil {
 		return err
 	}

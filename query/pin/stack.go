@@ -51,3 +51,19 @@ func renderStack(ctx context.Context, d *db.DB, r query.ResolveRequest, format s
 	content, err := renderers[format](plan)
 	return content, plan.notes, err
 }
+
+// SystemCUDNN is the system cuDNN package line ("libcudnn8=8.9.7.29-1+cuda12.2")
+// the apt file of a framework release's Linux pin plan writes, "" when
+// the plan has none (the framework brings its cuDNN as a wheel).
+func SystemCUDNN(ctx context.Context, d *db.DB, framework, version string) string {
+	res, err := Pins(ctx, d, query.ResolveRequest{Requirements: []string{framework + "==" + version}, Platform: "linux"}, "apt", PinOptions{})
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(res.Content, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "libcudnn") {
+			return l
+		}
+	}
+	return ""
+}

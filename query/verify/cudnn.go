@@ -10,7 +10,6 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/pin"
 )
 
 // cudnnLib reports whether a copy is a loadable library (not a header).
@@ -261,14 +260,14 @@ func (v *verifier) pipCUDNN() bool {
 	return false
 }
 
+// aptFix names the system cuDNN package to install, as the pin plan's
+// apt file writes it (Options.SystemCUDNN, which the use cases supply so
+// verify never imports pin), else the command that lists it.
 func (v *verifier) aptFix(ctx context.Context, fw *framework) string {
 	more := "cudb pin " + fw.name + "==" + fw.version + " --format apt"
-	res, err := pin.Pins(ctx, v.d, query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux"}, "apt", pin.PinOptions{})
-	if err == nil {
-		for _, l := range strings.Split(res.Content, "\n") {
-			if l = strings.TrimSpace(l); strings.HasPrefix(l, "libcudnn") {
-				return fmt.Sprintf("sudo apt-get install -y '%s' (from NVIDIA's CUDA apt repository; %s lists every system package)", l, more)
-			}
+	if v.opts.SystemCUDNN != nil {
+		if l := v.opts.SystemCUDNN(ctx, v.d, fw.name, fw.version); l != "" {
+			return fmt.Sprintf("sudo apt-get install -y '%s' (from NVIDIA's CUDA apt repository; %s lists every system package)", l, more)
 		}
 	}
 	return more

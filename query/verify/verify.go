@@ -112,6 +112,11 @@ type Options struct {
 	// Frameworks is the framework table environments are judged with
 	// (nil: cudb's, frameworks.All).
 	Frameworks frameworks.Table
+	// SystemCUDNN names the system cuDNN package line the pin plan's apt
+	// file writes for a framework release ("" when none). Nil: a fix
+	// names the `cudb pin --format apt` command instead. The use cases
+	// supply pin.SystemCUDNN, so verify and pin stay siblings.
+	SystemCUDNN SystemCUDNNFunc
 }
 
 // VerifyWith is Verify with explicit expectations.
@@ -558,3 +563,7 @@ func kernelEvidence(k *host.Kernel) []string {
 	}
 	return []string{"NVIDIA kernel module: " + mod, "NVIDIA device nodes: " + nodes}
 }
+
+// SystemCUDNNFunc names the system cuDNN package line of a framework
+// release's pin plan (Options.SystemCUDNN).
+type SystemCUDNNFunc func(ctx context.Context, d *db.DB, framework, version string) string

@@ -19,6 +19,7 @@ import (
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
+	"github.com/cudb/cudb/usecase"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the verify golden files")
@@ -98,11 +99,13 @@ func verifyHost(t testing.TB, d *db.DB, name string) *verify.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := verify.Verify(context.Background(), d, facts)
+	// The use case every door calls (it hands verify pin's system cuDNN
+	// line).
+	res, err := usecase.Verify(context.Background(), d, usecase.VerifyOptions{Host: facts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return res.Reports[0].Report
 }
 
 // TestVerifyFakeHosts: probe → Verify on every fake host against the
