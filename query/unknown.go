@@ -76,3 +76,10 @@ func PythonRangeUnknownText(label, python, inferred string) string {
 	}
 	return s
 }
+
+// UnparsedText says that a value read for label does not parse as what it
+// should be, so what depends on it is not judged: silence would read as a
+// pass.
+func UnparsedText(label, what, value, skipped string) string {
+	return fmt.Sprintf("%s: the %s %q does not parse: %s is not judged", label, what, value, skipped)
+}

@@ -94,7 +94,7 @@ func (v *verifier) cudnn(fw *framework) error {
 	}
 	want, err := version.ParseDotted(strings.TrimLeft(r.Spec, "=>~ "))
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "cuDNN requirement", r.Spec, "whether the cuDNN it loads fits")
 	}
 	first, pip := v.loadedCUDNN(fw.py, pinned)
 	if rt != nil {
@@ -140,7 +140,7 @@ func (v *verifier) cudnn(fw *framework) error {
 	}
 	have, err := version.ParseDotted(first.Version)
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "version of the cuDNN at "+first.Path, first.Version, "whether it fits")
 	}
 	ev := []string{fmt.Sprintf("%s: needs cuDNN %s (%s)", fw.label, r.Spec, r.Kind), fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source)}
 	fix := v.cudnnFix(fw, r, pinned)
@@ -173,7 +173,7 @@ func (v *verifier) cudnn(fw *framework) error {
 func (v *verifier) cudnnRuntime(fw *framework, r db.Requirement, pinned bool, want version.Dotted, rt *host.TorchRuntime, first *host.CUDNN) error {
 	have, err := version.ParseDotted(rt.CUDNN)
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "cuDNN version torch reported at run time", rt.CUDNN, "whether it fits")
 	}
 	how := "torch.backends.cudnn.version()"
 	if rt.CUDNNRaw != "" {

@@ -18,7 +18,7 @@ func (v *verifier) python(fw *framework) error {
 	}
 	py, err := version.ParseDotted(pyMinor(fw.py))
 	if err != nil {
-		return nil
+		return v.notJudged(fw, "Python version", fw.py.Version, "whether it runs on that Python")
 	}
 	rng := query.Range{Min: fw.build.PythonMin, Max: fw.build.PythonMax}
 	if rng.Min == "" && rng.Max == "" {

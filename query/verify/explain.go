@@ -191,7 +191,7 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
 	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
-		return Finding{}, nil
+		return unparsedSM(m[1], "whether the installed build carries kernels for it")
 	}
 	f := Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("the installed PyTorch carries no kernels for compute capability %s (sm_%s)", cc, m[1]),
@@ -400,4 +400,12 @@ func (e *explainCtx) smiFailed(m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "nvidia-smi cannot talk to the NVIDIA kernel driver (module not loaded, or built for another kernel)",
 		Fix:     "sudo modprobe nvidia && nvidia-smi (if it fails, reinstall the driver for the running kernel, e.g. sudo apt-get install --reinstall nvidia-dkms-<branch>, then reboot)"}, nil
+}
+
+// unparsedSM is the answer when a message names an sm_/compute_ number
+// that is not a compute capability: said, not skipped in silence.
+func unparsedSM(sm, skipped string) (Finding, error) {
+	return Finding{Category: CatUnknownVersion, Severity: SevWarning,
+		Message:  query.UnparsedText("the message", "compute capability", "sm_"+sm, skipped),
+		Evidence: []string{"named in the message: sm_" + sm}}, nil
 }

@@ -146,6 +146,14 @@ func orUnknown(s string) string {
 	return s
 }
 
+// unknownVersion is the answer for an installed version that does not
+// parse: the framework is kept, unknown (a warning), never an error.
+func (v *verifier) unknownVersion(fw *framework, raw, component string) (*framework, error) {
+	fw.version = raw
+	v.unknown(fw, component)
+	return fw, nil
+}
+
 func (v *verifier) unknown(fw *framework, component string) {
 	table := component
 	if f, ok := frameworks.Get(component); ok && f.Matrix != "" {
@@ -194,9 +202,7 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	fw := &framework{name: frameworks.Torch, label: "torch " + t.Version, cuda: t.CUDA, py: py}
 	pv, err := version.Parse(t.Version)
 	if err != nil {
-		fw.version = t.Version
-		v.unknown(fw, frameworks.Torch)
-		return fw, nil
+		return v.unknownVersion(fw, t.Version, frameworks.Torch)
 	}
 	fw.version = pv.Public()
 	variant := t.Variant
@@ -252,9 +258,7 @@ func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, err
 	fw := &framework{name: frameworks.TensorFlow, label: "tensorflow " + t.Version, cuda: t.CUDA, py: py}
 	pv, err := version.Parse(t.Version)
 	if err != nil {
-		fw.version = t.Version
-		v.unknown(fw, frameworks.TensorFlow)
-		return fw, nil
+		return v.unknownVersion(fw, t.Version, frameworks.TensorFlow)
 	}
 	fw.version = pv.Public()
 	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.TensorFlow, fw.version)

@@ -291,7 +291,7 @@ func (e *explainCtx) torchGPUTooOld(m []string) (Finding, error) {
 func (e *explainCtx) nvccArch(m []string) (Finding, error) {
 	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
-		return Finding{}, nil
+		return unparsedSM(m[1], "whether the nvcc on PATH can compile for it")
 	}
 	f := Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message:  fmt.Sprintf("the nvcc on PATH cannot compile for compute capability %s (compute_%s)", cc, m[1]),

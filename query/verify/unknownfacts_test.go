@@ -71,3 +71,28 @@ func TestVerifySameAsResolve(t *testing.T) {
 		}
 	}
 }
+
+// A value a judgement needs that does not parse is said, as unknown (a
+// warning naming the value), never skipped in silence and never an error.
+func TestUnparsedValueIsSaid(t *testing.T) {
+	d := querytest.Embedded(t)
+	snap := &host.Snapshot{Origin: host.OriginReportPrefix + "collect_env", OS: "Ubuntu 22.04.4 LTS (x86_64)",
+		Driver:  &host.Driver{Version: "535.104.05", Source: "collect_env"},
+		Pythons: []host.Python{{Kind: "report", Version: "3.x", TensorFlow: &host.TensorFlow{Version: "2.15.0", Source: "collect_env"}}}}
+	r, err := Verify(context.Background(), d, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Findings {
+		if f.Category == CatUnknownVersion && f.Severity == SevWarning && strings.Contains(f.Message, `the Python version "3.x" does not parse: whether it runs on that Python is not judged`) {
+			found = true
+		}
+		if f.Severity == SevError {
+			t.Errorf("an unparsed value gave an error: %+v", f)
+		}
+	}
+	if !found {
+		t.Errorf("want a warning naming the Python version that does not parse, got %+v", r.Findings)
+	}
+}

@@ -193,6 +193,14 @@ type verifier struct {
 	fws []*framework
 }
 
+// notJudged says that a value a judgement needs does not parse, so that
+// judgement is skipped with a warning instead of in silence.
+func (v *verifier) notJudged(fw *framework, what, value, skipped string) error {
+	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+		Message: query.UnparsedText(fw.label, what, value, skipped), Sources: fw.sources()})
+	return nil
+}
+
 func (v *verifier) add(f Finding) {
 	key := f.Category + "\x00" + f.Message
 	if v.seen == nil {

@@ -129,8 +129,8 @@ func TestRefreshMarkdownTargets(t *testing.T) {
 }
 
 // gen site: / is refused, someone else's folder is refused unless
-// --force, its own folder (the marker) is replaced whole, and stale
-// files do not survive.
+// --force, its own folder (the marker, a manifest of its files) is
+// replaced whole, and a file its manifest does not list is never deleted.
 func TestGenSiteTargets(t *testing.T) {
 	dbPath := querytest.Path(t)
 	code, _, stderr := run("gen", "site", "--out", "/", "--db", dbPath)
@@ -157,13 +157,18 @@ func TestGenSiteTargets(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(theirs, ".cudb-site")); err != nil {
 		t.Error("no marker")
 	}
-	// Our own site: replaced without --force, a stale file does not stay.
-	os.WriteFile(filepath.Join(theirs, "stale.html"), []byte("old"), 0o644)
+	// Our own site is replaced without --force.
 	if code, _, stderr = run("gen", "site", "--out", theirs, "--db", dbPath); code != 0 {
 		t.Fatalf("regenerate: exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(theirs, "stale.html")); err == nil {
-		t.Error("a stale file survived")
+	// A file someone added to it is not ours to delete (its manifest does
+	// not list it): regenerating is refused, naming it, and it stays.
+	os.WriteFile(filepath.Join(theirs, "stale.html"), []byte("old"), 0o644)
+	if code, _, stderr = run("gen", "site", "--out", theirs, "--db", dbPath); code != 2 || !strings.Contains(stderr, "stale.html") || !strings.Contains(stderr, "--force") {
+		t.Errorf("a hand-added file: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(theirs, "stale.html")); string(b) != "old" {
+		t.Error("a file cudb did not write was deleted")
 	}
 	if _, err := os.Stat(filepath.Join(theirs, "index.html")); err != nil {
 		t.Error(err)

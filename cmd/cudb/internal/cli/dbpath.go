@@ -28,9 +28,10 @@ func (f *Factory) resolveDBPath() error {
 		}
 		from = DBEnv
 	}
-	st, err := os.Stat(f.DBPath)
-	if err != nil || !st.IsDir() {
-		return nil // a file, or an error DB reports with the path
+	// A file, or a path that cannot be read, is opened as it is: DB
+	// reports its error with the path.
+	if !isDir(f.DBPath) {
+		return nil
 	}
 	p := filepath.Join(f.DBPath, dbFileName)
 	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -58,4 +59,11 @@ func shellArg(s string) string {
 		}
 	}
 	return s
+}
+
+// isDir reports whether path names a folder (false when it cannot be
+// read: the caller opens it as a file and reports that error).
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
