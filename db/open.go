@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,7 +74,17 @@ func openFile(ctx context.Context, path string, keep bool) (*DB, error) {
 		}
 		return d, nil
 	}
-	cache := cachePath(path, sha256Of(b))
+	sum := sha256Of(b)
+	if cols := builtColumns(path, sum); cols != nil && d.pending == "" {
+		// A data directory that refresh or db build wrote holds the
+		// column image of this very file: read it, keep nothing more.
+		// (Not while a commit is pending: cudb.cols may be the other
+		// set's until it is recovered.)
+		if d.cols, err = openChecked(cols, path); err == nil {
+			return d, nil
+		}
+	}
+	cache := cachePath(path, sum)
 	if cols, err := os.ReadFile(cache); err == nil {
 		if d.cols, err = openChecked(cols, path); err == nil {
 			return d, nil
@@ -107,6 +118,28 @@ func openSQLFile(path string) (*sql.DB, func() error, error) {
 	}
 	conn.SetMaxOpenConns(1)
 	return conn, func() error { return nil }, nil
+}
+
+// builtColumns is the cudb.cols a build wrote beside the database file
+// at path, when the folder's manifest.json names this content (sum) as
+// its database; nil otherwise.
+func builtColumns(path string, sum []byte) []byte {
+	dir := filepath.Dir(path)
+	mb, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil
+	}
+	var m struct {
+		DBSHA256 string `json:"db_sha256"`
+	}
+	if json.Unmarshal(mb, &m) != nil || m.DBSHA256 != hex.EncodeToString(sum) || filepath.Base(path) != "cudb.db" {
+		return nil
+	}
+	cols, err := os.ReadFile(filepath.Join(dir, "cudb.cols"))
+	if err != nil {
+		return nil
+	}
+	return cols
 }
 
 // cachePath is where the column image of the database file at path,

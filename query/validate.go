@@ -23,13 +23,12 @@ var Platforms = []string{"linux", "linux-aarch64", "windows", "macos"}
 // interpreter a wheel is built for, and is refused rather than matched
 // against every 3.x.
 func ParsePython(s string) (string, *errs.Error) {
-	t := strings.TrimSpace(s)
-	v, err := version.ParseDotted(t)
-	f := v.Fields()
-	if err != nil || len(f) < 2 || len(f) > 3 || v.Major() < 2 || v.Major() > 3 || f[1] > 99 {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if !version.ValidPython(t) {
 		return "", errs.Usage("invalid --python %s: expected a Python version such as 3.11", errs.Quote(s)).WithHint("--python 3.11")
 	}
-	return strconv.Itoa(v.Major()) + "." + strconv.Itoa(f[1]) + tail(f), nil
+	f := version.MustParseDotted(t).Fields()
+	return strconv.Itoa(f[0]) + "." + strconv.Itoa(f[1]) + tail(f), nil
 }
 
 func tail(f []int) string {

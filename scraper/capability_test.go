@@ -3,6 +3,7 @@ package scraper
 import (
 	"testing"
 
+	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
 )
 
@@ -17,5 +18,16 @@ func TestCapabilityGrammarIsTheCLIs(t *testing.T) {
 	}
 	if !Capability.Valid("5.x") {
 		t.Error("a family (5.x) is a capability in the sources")
+	}
+}
+
+// TestPythonGrammarIsTheCLIs: refresh accepts a Python version exactly
+// when --python does.
+func TestPythonGrammarIsTheCLIs(t *testing.T) {
+	for _, v := range []string{"3.12", "3.12.3", "2.7", "3", "9", "abc", "1e309", "3.100", "4.0", "3.12.3.1", ""} {
+		_, cliErr := query.ParsePython(v)
+		if got, want := Python.Valid(v), cliErr == nil; got != want {
+			t.Errorf("%q: refresh accepts it: %v, --python accepts it: %v", v, got, want)
+		}
 	}
 }

@@ -73,6 +73,9 @@ var (
 	// Capability is a compute capability: 8.6, 9.0, or 5.x for a family.
 	// Its range is the CLI's --sm range (version.ValidCapability).
 	Capability = Grammar{Name: "a compute capability (1.0 to 19.9, or N.x)", valid: func(v string) bool { return version.ValidCapability(v, true) }}
+	// Python is a Python interpreter's version: 3.12, 3.12.3 (the CLI's
+	// --python grammar, version.ValidPython).
+	Python = Grammar{Name: "a Python version (3.12, 3.12.3)", valid: version.ValidPython}
 	// PEP440 is a Python package version: 2.1.0, 2.1.0+cu121, 2.15.0rc1.
 	PEP440 = Pattern("a PEP 440 version", `v?\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d*)?(?:\+[0-9A-Za-z]+(?:[._-][0-9A-Za-z]+)*)?`)
 	// Specifier is a PEP 440 version or specifier list: ==8.9.2.26,

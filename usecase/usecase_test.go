@@ -122,3 +122,24 @@ func TestMatrixRefusesFiltersElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// Prometheus writes a line for every framework the environment installs,
+// ONNX Runtime included, without a line of its own for it.
+func TestPrometheusFrameworks(t *testing.T) {
+	ctx := context.Background()
+	d := querytest.Embedded(t)
+	res, err := usecase.Verify(ctx, d, usecase.VerifyOptions{Reports: []usecase.ReportText{{Name: "freeze.txt",
+		Text: []byte("torch==2.4.0\nonnxruntime-gpu==1.20.0\nnumpy==1.26.4\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := present.Prometheus(res)
+	for _, want := range []string{`name="torch",version="2.4.0"`, `name="onnxruntime-gpu",version="1.20.0"`} {
+		if !strings.Contains(p, want) {
+			t.Errorf("no framework line with %s:\n%s", want, p)
+		}
+	}
+	if strings.Contains(p, `name="numpy"`) {
+		t.Errorf("numpy is not a framework:\n%s", p)
+	}
+}

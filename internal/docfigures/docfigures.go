@@ -29,6 +29,22 @@ type Drift struct {
 }
 
 func (d Drift) String() string {
+	if strings.Contains(d.Stated+d.Actual, "\n") {
+		// A block: name its first line that differs.
+		a, b := strings.Split(d.Stated, "\n"), strings.Split(d.Actual, "\n")
+		for i := 0; i < max(len(a), len(b)); i++ {
+			x, y := "", ""
+			if i < len(a) {
+				x = a[i]
+			}
+			if i < len(b) {
+				y = b[i]
+			}
+			if x != y {
+				return fmt.Sprintf("%s: %s differs at its line %d: %q, the code gives %q", d.File, d.Figure, i+1, x, y)
+			}
+		}
+	}
 	return fmt.Sprintf("%s: %s is %q, the code gives %q", d.File, d.Figure, d.Stated, d.Actual)
 }
 

@@ -146,12 +146,6 @@ var varRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))`)
 })
 
-// expand substitutes $VAR, ${VAR}, ${VAR:-default} and ${VAR:+alt} as
-// the Dockerfile frontend does; unknown variables are reported once.
-func expand(s string, vars map[string]string, unknown func(string)) string {
-	return (&expansion{}).expand(s, vars, unknown)
-}
-
 // expansion is one file's budget for $VAR expansion: ARGs that double
 // each other would otherwise grow exponentially. Past a bound err is set,
 // what is expanded is cut short, and ParseDockerfile answers err.
@@ -162,6 +156,8 @@ type expansion struct {
 	line  int
 }
 
+// expand substitutes $VAR, ${VAR}, ${VAR:-default} and ${VAR:+alt} as
+// the Dockerfile frontend does; unknown variables are reported once.
 func (e *expansion) expand(s string, vars map[string]string, unknown func(string)) string {
 	if !strings.Contains(s, "$") || e.err != nil {
 		return s

@@ -316,17 +316,29 @@ func (v *verifier) shadowing(fws []*framework) {
 		if first.Source == host.CUDNNLDPreload {
 			v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
 				Message: fmt.Sprintf("LD_PRELOAD loads cuDNN %s (%s) into every process, ahead of the cuDNN %s wheel %s expects (%s)",
-					first.Version, first.Path, pip.Version, fw.label, pip.Path),
-				Evidence: append([]string{"LD_PRELOAD: " + strings.Join(v.f.LDPreload, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
+					first.Version, first.Path, pip.Version, fw.label, where(pip)),
+				Evidence: append([]string{"LD_PRELOAD: " + strings.Join(v.f.LDPreload, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + where(pip)}, rtEv...),
 				Fix:      fmt.Sprintf("unset LD_PRELOAD (or remove %s from it) so %s loads its own cuDNN", first.Path, fw.name)})
 			continue
 		}
 		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
 			Message: fmt.Sprintf("LD_LIBRARY_PATH puts cuDNN %s (%s) ahead of the cuDNN %s wheel %s expects (%s)",
-				first.Version, first.Path, pip.Version, fw.label, pip.Path),
-			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + pip.Path}, rtEv...),
+				first.Version, first.Path, pip.Version, fw.label, where(pip)),
+			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + where(pip)}, rtEv...),
 			Fix:      fmt.Sprintf("unset LD_LIBRARY_PATH (or remove %s from it) so %s loads its own cuDNN", dirOf(first.Path), fw.name)})
 	}
+}
+
+// where names a cuDNN copy for a message: its path, or for a report that
+// names a pip wheel without its files, the wheel.
+func where(c *host.CUDNN) string {
+	if c.Path != "" {
+		return c.Path
+	}
+	if c.Source == host.CUDNNPip {
+		return "its pip wheel"
+	}
+	return c.Source
 }
 
 func dirOf(p string) string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/host"
 )
 
 // explainErrors explains a report's error lines in one pass (so a
@@ -68,6 +69,13 @@ func (v *verifier) tuneCUDNN(f *Finding) {
 		pin := cudnnWheel(fw.cuda) + pr.Spec
 		f.Evidence = append(f.Evidence, fmt.Sprintf("%s: pins %s", fw.label, pin))
 		f.Fix = fmt.Sprintf("for this host's %s: pip install %q and unset LD_LIBRARY_PATH (or drop the directory of the other cuDNN copy) so it loads that copy", fw.label, pin)
+		if first, _ := v.loadedCUDNN(fw.py, true); first != nil && first.Source == host.CUDNNLDPreload && f.Category == CatCUDNNMismatch {
+			// the loader maps the preloaded copy first, whatever the
+			// library path says
+			f.Message = strings.Replace(f.Message, "(LD_LIBRARY_PATH or the system)", "(LD_PRELOAD: "+first.Path+")", 1)
+			f.Evidence = append(f.Evidence, fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source))
+			f.Fix = fmt.Sprintf("for this host's %s: unset LD_PRELOAD (it loads %s ahead of the wheel), and keep %q installed", fw.label, first.Path, pin)
+		}
 		return
 	}
 }

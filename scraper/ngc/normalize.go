@@ -155,9 +155,9 @@ func (Source) Fields() map[string]map[string]scraper.Grammar {
 	rel := scraper.Pattern("an NGC release (YY.MM)", `\d{2}\.\d{2}`)
 	drivers := scraper.Pattern("data-center driver releases", `\d{3}\.\d+(?:\.\d+)?(?: \d{3}\.\d+(?:\.\d+)?)*`)
 	return map[string]map[string]scraper.Grammar{
-		tableNotes: {"release": rel, "cuda": scraper.Dotted, "cudnn": scraper.Dotted, "nccl": scraper.Dotted, "python": scraper.Dotted,
+		tableNotes: {"release": rel, "cuda": scraper.Dotted, "cudnn": scraper.Dotted, "nccl": scraper.Dotted, "python": scraper.Python,
 			"based_on_cuda": scraper.Dotted, "driver_release": scraper.Driver, "datacenter_drivers": drivers, "cc_min": scraper.Capability},
-		tableStatement: {"release": rel, "cuda": scraper.Dotted, "python": scraper.Dotted, "driver": scraper.Driver, "datacenter_drivers": drivers, "torch": scraper.PEP440},
+		tableStatement: {"release": rel, "cuda": scraper.Dotted, "python": scraper.Python, "driver": scraper.Driver, "datacenter_drivers": drivers, "torch": scraper.PEP440},
 	}
 }
 

@@ -68,6 +68,9 @@ func Prometheus(res *usecase.VerifyResult) string {
 		}
 	}
 	head("cudb_framework_info", "gauge", "Each framework build seen, by Python environment.")
+	// typed are the frameworks whose build readers say more than a
+	// version (their CUDA); they are written from those readers.
+	typed := map[string]bool{frameworks.Torch: true, frameworks.TensorFlow: true, frameworks.JAX: true}
 	for _, r := range reps {
 		if r.Facts == nil {
 			continue
@@ -85,6 +88,15 @@ func Prometheus(res *usecase.VerifyResult) string {
 			}
 			if j := py.JAX; j != nil && j.Version != "" {
 				add(frameworks.JAX, j.Version, "")
+			}
+			// Every other framework of the table the environment installs
+			// (host.Python.Frameworks), by its package's version: a new
+			// framework needs no line here.
+			for name, in := range py.Frameworks {
+				if typed[name] || in.Version == "" {
+					continue
+				}
+				add(name, in.Version, "")
 			}
 		}
 		sort.Strings(lines)

@@ -60,6 +60,7 @@ var (
 	xCUTag      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(cu\d{3})\b`) })
 	smiCUDA     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)CUDA (?:UMD )?Version\s*:`) })
 	xLDPath     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bLD_LIBRARY_PATH\s*[:=]\s*(/\S+)`) })
+	xLDPreload  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bLD_PRELOAD\s*[:=]\s*['"]?(/[^\s'"]+)`) })
 	xDockerFrom = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bFROM\s+nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-cudnn(\d+))?`)
 	})
@@ -128,6 +129,8 @@ func (p *parser) hasFormat(f string) bool {
 // extracted holds the first value of each fact found in free text.
 type extracted struct {
 	driver, cuda, cudnn, python, os, ldPath    string
+	ldPreload                                  string
+	ldPreloadLine                              int
 	driverLine, cudaLine, cudnnLine, pyLine    int
 	osLine, ldLine, torchLine, tfLine, ortLine int
 	nvcc, driverCUDA                           string
@@ -285,6 +288,11 @@ func (x *extracted) line(t string, n int) {
 			}
 		}
 	}
+	if x.ldPreload == "" && strings.Contains(t, "LD_PRELOAD") {
+		if m := xLDPreload().FindStringSubmatch(t); m != nil {
+			x.ldPreload, x.ldPreloadLine = strings.TrimRight(m[1], ";,"), n
+		}
+	}
 	if x.ldPath == "" && strings.Contains(t, "LD_LIBRARY_PATH") {
 		if m := xLDPath().FindStringSubmatch(t); m != nil {
 			x.ldPath, x.ldLine = strings.TrimRight(m[1], ";,"), n
@@ -434,6 +442,19 @@ func (p *parser) apply(x *extracted) {
 	if x.ldPath != "" && len(p.ldPath) == 0 {
 		p.ldPath = strings.Split(x.ldPath, ":")
 		read("ld_library_path", x.ldPath, x.ldLine)
+	}
+	if x.ldPreload != "" && len(p.ldPreload) == 0 {
+		// A cuDNN the loader maps first is the copy every process meets
+		// first, ahead of the ones the report lists.
+		p.ldPreload = strings.Split(x.ldPreload, ":")
+		read("ld_preload", x.ldPreload, x.ldPreloadLine)
+		var pre []host.CUDNN
+		for _, lib := range p.ldPreload {
+			if c, ok := CUDNNFromLib(baseName(lib), lib, host.CUDNNLDPreload); ok {
+				pre = append(pre, c)
+			}
+		}
+		p.cudnn = append(pre, p.cudnn...)
 	}
 	if got {
 		p.found(FormatText)

@@ -57,6 +57,13 @@ func Parse(text []byte) (*host.Snapshot, []string, error) { return ParseWith(tex
 // entry ("PyTorch version: 2.1.0") names its version where no package
 // list did.
 func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, error) {
+	// A byte-order mark (UTF-8, or UTF-16 as PowerShell's `>` writes) is
+	// decoded first: the report is read as the text it holds.
+	if len(text) <= MaxSize {
+		if s, enc, err := input.Decode("the report", text); err == nil && enc != input.UTF8 {
+			text = []byte(s)
+		}
+	}
 	f, formats, err := parse(text)
 	if err != nil {
 		return f, formats, err
@@ -69,11 +76,6 @@ func ParseWith(text []byte, table frameworks.Table) (*host.Snapshot, []string, e
 func parse(text []byte) (*host.Snapshot, []string, error) {
 	if len(text) > MaxSize {
 		return nil, nil, errs.Errorf(errs.CodeLimit, "the report is %d bytes, over the limit of %d (4 MiB)", len(text), MaxSize).WithHint("send the lines around the failure, not the whole log")
-	}
-	// A byte-order mark (UTF-8, or UTF-16 as PowerShell's `>` writes) is
-	// decoded first: the report is read as the text it holds.
-	if s, enc, err := input.Decode("the report", text); err == nil && enc != input.UTF8 {
-		text = []byte(s)
 	}
 	if why := textin.NotText(text); why != "" {
 		return nil, nil, errs.Usage("the report is not text (%s): refused rather than searched for facts", why).
@@ -141,6 +143,8 @@ type parser struct {
 	read   []host.Reading
 	os     string
 	ldPath []string
+	// ldPreload is LD_PRELOAD as a report states it.
+	ldPreload []string
 	// buildCUDA is the CUDA torch.__config__.show() says torch was built with.
 	buildCUDA string
 	// consumed marks lines an exact recogniser read; the extractor skips them.
@@ -453,7 +457,7 @@ func (p *parser) errorLines() {
 }
 
 func (p *parser) facts() *host.Snapshot {
-	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath}
+	f := &host.Snapshot{Origin: host.OriginReportPrefix + strings.Join(p.formats, "+"), Errors: p.errors, OS: p.os, LDLibraryPath: p.ldPath, LDPreload: p.ldPreload}
 	defer func() { f.Read = readings(f, p.read) }()
 	if p.driver != "" {
 		f.Driver = &host.Driver{Version: p.driver, Source: p.driverSrc, WSL: p.wslDriver != "" && p.wslDriver == p.driver}

@@ -216,3 +216,41 @@ func TestVerifyRefusesBinary(t *testing.T) {
 		t.Errorf("verify --from random bytes: %v, want a usage error saying it is not text\n%s", err, out)
 	}
 }
+
+// TestRealHostPreloadReport: the real host's pip freeze, nvidia-smi and
+// the error torch printed under LD_PRELOAD (faults/preload_cudnn), pasted
+// with the variable as the fixture README states it: LD_PRELOAD is read
+// like LD_LIBRARY_PATH, its cuDNN is the copy loaded first, and the fix
+// unsets it.
+func TestRealHostPreloadReport(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("$ echo $LD_PRELOAD\nLD_PRELOAD=/lib/x86_64-linux-gnu/libcudnn.so.9\n")
+	for _, name := range []string{"pip-freeze.txt", "nvidia-smi.txt", "faults/preload_cudnn.stderr.txt"} {
+		in, err := os.ReadFile(testenv.Fixture(t, realHost+"/"+name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(in)
+	}
+	p := filepath.Join(t.TempDir(), "report.txt")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runTree(t, "verify", "--from", p, "--json")
+	var r verify.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	named := false
+	for _, f := range r.Findings {
+		if f.Category == verify.CatMultipleCUDALibs && strings.HasPrefix(f.Message, "LD_PRELOAD loads cuDNN") && strings.Contains(f.Fix, "unset LD_PRELOAD") {
+			named = true
+		}
+		if strings.Contains(f.Fix, "unset LD_LIBRARY_PATH") {
+			t.Errorf("LD_LIBRARY_PATH blamed for a preloaded copy: %+v", f)
+		}
+	}
+	if !named || len(r.Facts.LDPreload) != 1 {
+		t.Errorf("LD_PRELOAD not named as the cause (facts %v):\n%s", r.Facts.LDPreload, out)
+	}
+}
