@@ -15,6 +15,10 @@ const (
 	// previousName, inside the staging directory, holds a hard link (or a
 	// copy) of every file a commit replaces, for rolling back.
 	previousName = ".previous"
+	// journalCopy, inside the staging directory, is a second copy of the
+	// journal, written before it: a journal damaged from outside is
+	// recovered from it.
+	journalCopy = ".journal.json"
 )
 
 // journal lists the staged files a commit moves into the data directory,
@@ -68,6 +72,9 @@ func Commit(dataDir, stage string, files []string, hook func(string)) error {
 	b, err := json.Marshal(j)
 	if err != nil {
 		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(stage, journalCopy), b); err != nil {
+		return fmt.Errorf("failed to write the commit journal (nothing was written): %w", err)
 	}
 	if err := WriteFileAtomic(JournalPath(dataDir), b); err != nil {
 		return fmt.Errorf("failed to write the commit journal (nothing was written): %w", err)
@@ -218,21 +225,21 @@ func recoverDir(dataDir string) (string, error) {
 	b, err := os.ReadFile(JournalPath(dataDir))
 	switch {
 	case err == nil:
-		var j journal
-		if err := json.Unmarshal(b, &j); err != nil || len(j.Files) == 0 {
+		j, note := readJournal(b, stage)
+		if j == nil {
 			// WriteFileAtomic never leaves a partial journal, so this is
-			// damage from outside. Which files were moved is unknown:
-			// dropping the journal could leave new files beside old ones,
-			// so it stays, every reader refuses the directory, and the
-			// error names the way back.
+			// damage from outside, and the copy is damaged too. Which
+			// files were moved is unknown: dropping the journal could
+			// leave new files beside old ones, so it stays, every reader
+			// refuses the directory, and the error names the way back.
 			return "", damagedJournal(dataDir)
-		} else if err := settle(dataDir, stage, j, func(string) {}); err != nil {
+		} else if err := settle(dataDir, stage, *j, func(string) {}); err != nil {
 			if _, jerr := os.Stat(JournalPath(dataDir)); jerr == nil {
 				return "", err // still mid-commit: keep the staged files
 			}
-			outcome = "rolled back"
+			outcome = "rolled back" + note
 		} else {
-			outcome = "completed"
+			outcome = "completed" + note
 		}
 	case !errors.Is(err, os.ErrNotExist):
 		return "", err
@@ -265,6 +272,35 @@ func RecoverPending(dataDir string) (string, error) {
 	}
 	defer lock.Release()
 	return recoverDir(dataDir)
+}
+
+// readJournal parses the journal b, or when it is damaged the copy the
+// commit wrote into the staging directory before it (same content: the
+// journal exists only after its copy). It returns nil when neither is
+// whole, and a note when the copy stood in.
+func readJournal(b []byte, stage string) (*journal, string) {
+	if j, ok := parseJournal(b); ok {
+		return j, ""
+	}
+	if c, err := os.ReadFile(filepath.Join(stage, journalCopy)); err == nil {
+		if j, ok := parseJournal(c); ok {
+			return j, " (the journal was damaged; its copy in " + stagingName + " was used)"
+		}
+	}
+	return nil, ""
+}
+
+func parseJournal(b []byte) (*journal, bool) {
+	var j journal
+	if err := json.Unmarshal(b, &j); err != nil || len(j.Files) == 0 {
+		return nil, false
+	}
+	for _, f := range append(append([]string(nil), j.Files...), j.New...) {
+		if !filepath.IsLocal(f) {
+			return nil, false
+		}
+	}
+	return &j, true
 }
 
 // ErrDamagedJournal is returned (wrapped) when a commit journal cannot be

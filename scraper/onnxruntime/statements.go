@@ -177,7 +177,7 @@ func last(p []string) string { return p[len(p)-1] }
 
 func statedPlatforms(parts, quotes []string, fields map[string]string) error {
 	if len(parts) != 2 {
-		return fmt.Errorf("want platforms: first..last | platform ...")
+		return fmt.Errorf("want platforms: first..last | platform …")
 	}
 	m := spanRE().FindStringSubmatch(parts[0])
 	if m == nil {

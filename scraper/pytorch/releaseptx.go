@@ -48,7 +48,7 @@ func parseReleasePTX(src []byte, ref string) ([]scraper.Record, error) {
 		case strings.HasPrefix(line, "no-ptx:"):
 			m := reNoPTX().FindStringSubmatch(line)
 			if m == nil {
-				return nil, fmt.Errorf("line %d: want no-ptx: <minor> | <cuNNN> ...", n)
+				return nil, fmt.Errorf("line %d: want no-ptx: <minor> | <cuNNN> [<cuNNN>…]", n)
 			}
 			said := false
 			for _, q := range quotes {

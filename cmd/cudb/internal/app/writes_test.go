@@ -176,6 +176,81 @@ func TestGenSiteTargets(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 		t.Errorf("left beside the site: %v", entries)
 	}
+
+	// A folder whose marker is not gen site's manifest (here empty) is
+	// not ours, whatever it holds.
+	marked := filepath.Join(parent, "marked")
+	os.Mkdir(marked, 0o755)
+	os.WriteFile(filepath.Join(marked, ".cudb-site"), nil, 0o644)
+	os.WriteFile(filepath.Join(marked, "notes.txt"), []byte("mine"), 0o644)
+	code, _, stderr = run("gen", "site", "--out", marked, "--db", dbPath)
+	if code != 2 || !strings.Contains(stderr, "not the manifest") {
+		t.Errorf("empty marker: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(marked, "notes.txt")); string(b) != "mine" {
+		t.Error("a folder with a foreign marker changed")
+	}
+	// A mistyped path: its parents are never created.
+	typo := filepath.Join(parent, "pubilc", "site")
+	code, _, stderr = run("gen", "site", "--out", typo, "--db", dbPath)
+	if code != 2 || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("missing parent: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(typo)); err == nil {
+		t.Error("gen site created the missing parent")
+	}
+}
+
+// pin -o keeps the target's mode and owner (a file of another user,
+// when run as root), refuses a file with other hard links, and with
+// --force writes it in place so the links stay one file.
+func TestPinOutputOwnerAndLinks(t *testing.T) {
+	dbPath := querytest.PinPath(t)
+	args := func(out string, extra ...string) []string {
+		return append([]string{"pin", "torch==2.1.0", "--cuda", "11.8", "--db", dbPath, "-o", out}, extra...)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "requirements.txt")
+	other := filepath.Join(dir, "shared.txt")
+	os.WriteFile(p, []byte("old\n"), 0o640)
+	if err := os.Link(p, other); err != nil {
+		t.Skip(err)
+	}
+	code, _, stderr := run(args(p)...)
+	if code != 2 || !strings.Contains(stderr, "hard links") || !strings.Contains(stderr, "--force") {
+		t.Errorf("hard link: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "old\n" {
+		t.Errorf("a refused write changed the file: %q", b)
+	}
+	if code, _, stderr = run(args(p, "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	a, _ := os.Stat(p)
+	b, _ := os.Stat(other)
+	if body, _ := os.ReadFile(other); !os.SameFile(a, b) || !strings.Contains(string(body), "torch==2.1.0+cu118") || a.Mode().Perm() != 0o640 {
+		t.Errorf("--force split the links or lost the mode (%v): %q", a.Mode(), body)
+	}
+
+	if os.Geteuid() != 0 {
+		t.Skip("owner kept: needs root to make a file of another user")
+	}
+	theirs := filepath.Join(dir, "theirs.txt")
+	os.WriteFile(theirs, []byte("old\n"), 0o604)
+	if err := os.Chown(theirs, 4321, 4322); err != nil {
+		t.Skip(err)
+	}
+	if code, _, stderr = run(args(theirs)...); code != 0 {
+		t.Fatalf("another user's file: exit %d: %s", code, stderr)
+	}
+	st, _ := os.Stat(theirs)
+	sys := st.Sys().(*syscall.Stat_t)
+	if sys.Uid != 4321 || sys.Gid != 4322 || st.Mode().Perm() != 0o604 {
+		t.Errorf("owner %d:%d mode %v, want 4321:4322 -rw----r--", sys.Uid, sys.Gid, st.Mode())
+	}
+	if body, _ := os.ReadFile(theirs); !strings.Contains(string(body), "torch==2.1.0+cu118") {
+		t.Errorf("not written: %q", body)
+	}
 }
 
 // refresh --json while another refresh holds the lock: the documented

@@ -21,6 +21,8 @@ type ServeOptions struct {
 	Workers      int
 	AllowOrigins []string
 	Grace        time.Duration
+	// MaxConns and MaxConnsPerClient cap open connections (0: defaults).
+	MaxConns, MaxConnsPerClient int
 }
 
 func newServeCmd(f *Factory) *cobra.Command {
@@ -53,6 +55,8 @@ can make the server work. curl and scripts send no Origin and are served.`,
 	c.Flags().IntVar(&opts.Workers, "handles", 0, "")
 	c.Flags().MarkDeprecated("handles", "use --workers")
 	c.Flags().DurationVar(&opts.Grace, "grace", httpapi.DefaultShutdownGrace, "at SIGINT/SIGTERM, how long requests in flight may finish before they are cut (the exit status is 0 either way)")
+	c.Flags().IntVar(&opts.MaxConns, "max-conns", 0, fmt.Sprintf("open connections at most, in total (0 = %d); at the cap the longest-idle keep-alive is closed first", httpapi.DefaultMaxConns))
+	c.Flags().IntVar(&opts.MaxConnsPerClient, "max-conns-per-client", 0, fmt.Sprintf("open connections at most from one client address (0 = %d); behind a reverse proxy every client is the proxy: raise it to the proxy's upstream pool", httpapi.DefaultMaxConnsPerClient))
 	c.Flags().StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "let web pages from this `ORIGIN` (https://host[:port], or *) POST to /v1/verify and /v1/explain (repeatable; default none: scripts and curl send no Origin and are always served)")
 	return c
 }
@@ -60,6 +64,9 @@ can make the server work. curl and scripts send no Origin and are served.`,
 func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if opts.Workers < 0 {
 		return usageError(c, "--workers must be 0 or more")
+	}
+	if opts.MaxConns < 0 || opts.MaxConnsPerClient < 0 {
+		return usageError(c, "--max-conns and --max-conns-per-client must be 0 (the default) or more")
 	}
 	for _, o := range opts.AllowOrigins {
 		if !validOrigin(o) {
@@ -72,7 +79,8 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace}
+	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace,
+		MaxConns: opts.MaxConns, MaxConnsPerClient: opts.MaxConnsPerClient}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("failed to listen on %s: %w", opts.Addr, err)

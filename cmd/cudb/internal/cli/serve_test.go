@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -57,7 +59,7 @@ func TestServeCommand(t *testing.T) {
 	errOut := &lockedBuffer{lines: make(chan string, 16)}
 	s := &Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	root := NewRootCmd(NewFactory(s))
-	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--workers", "2"})
+	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--workers", "2", "--max-conns-per-client", "1"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
@@ -115,6 +117,20 @@ func TestServeCommand(t *testing.T) {
 			t.Errorf("%s %s: %d %s", tc.method, tc.path, resp.StatusCode, body)
 		}
 	}
+	// --max-conns-per-client 1 reached the server: with this client's one
+	// connection busy (half a request sent), its next one is refused.
+	busy, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(busy, "GET /healthz HTTP/1.1\r\n")
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	if resp, err := fresh.Get(base + "/healthz"); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a second connection with --max-conns-per-client 1: %v %v, want 503", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	busy.Close()
 	cancel()
 	select {
 	case err := <-done:
@@ -131,16 +147,22 @@ func TestServeCommand(t *testing.T) {
 
 func TestServeFlags(t *testing.T) {
 	s, _, _ := TestStreams("")
-	root := NewRootCmd(NewFactory(s))
 	for _, flag := range []string{"--workers", "--handles"} { // --handles: the old name
-		root = NewRootCmd(NewFactory(s))
+		root := NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", flag, "-1"})
 		if err := root.Execute(); !isQueryError(err, "usage") || !strings.Contains(err.Error(), "--workers must be 0 or more") {
 			t.Errorf("%s -1: %v", flag, err)
 		}
 	}
+	for _, flag := range []string{"--max-conns", "--max-conns-per-client"} {
+		root := NewRootCmd(NewFactory(s))
+		root.SetArgs([]string{"serve", flag, "-1"})
+		if err := root.Execute(); !isQueryError(err, "usage") {
+			t.Errorf("%s -1: %v", flag, err)
+		}
+	}
 	for _, o := range []string{"example.org", "https://example.org/", "https://example.org/app", "ftp://x", ""} {
-		root = NewRootCmd(NewFactory(s))
+		root := NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", "--allow-origin", o})
 		if err := root.Execute(); !isQueryError(err, "usage") {
 			t.Errorf("--allow-origin %q: %v", o, err)
@@ -151,7 +173,7 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("%s refused", o)
 		}
 	}
-	root = NewRootCmd(NewFactory(s))
+	root := NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", querytest.Path(t), "serve", "--addr", "256.0.0.1:1"})
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "failed to listen") {
 		t.Errorf("bad addr: %v", err)
