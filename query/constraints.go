@@ -17,7 +17,6 @@ import (
 // is annotated with. Answers are cached per CUDA version: many stacks
 // share one.
 type constraints struct {
-	ctx     context.Context
 	d       *db.DB
 	driver  string
 	os      string // whose driver floors apply: windows when asked, else linux
@@ -28,7 +27,7 @@ type constraints struct {
 }
 
 func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constraints, error) {
-	c := &constraints{ctx: ctx, d: d, floors: map[string]*nvidia.Floors{}, verdict: map[string]nvidia.DriverVerdict{}}
+	c := &constraints{d: d, floors: map[string]*nvidia.Floors{}, verdict: map[string]nvidia.DriverVerdict{}}
 	if p.Driver != "" {
 		drv, err := nvidia.ParseDriver(p.Driver)
 		if err != nil {
@@ -64,7 +63,7 @@ func newConstraints(ctx context.Context, d *db.DB, p *parsedRequest) (*constrain
 
 // floorsFor returns the driver floors of a CUDA version, nil when the
 // database does not know them.
-func (c *constraints) floorsFor(cuda string) *nvidia.Floors {
+func (c *constraints) floorsFor(ctx context.Context, cuda string) *nvidia.Floors {
 	if cuda == "" {
 		return nil
 	}
@@ -72,17 +71,17 @@ func (c *constraints) floorsFor(cuda string) *nvidia.Floors {
 		return f
 	}
 	var out *nvidia.Floors
-	if f, err := nvidia.DriverFloors(c.ctx, c.d, cuda); err == nil {
+	if f, err := nvidia.DriverFloors(ctx, c.d, cuda); err == nil {
 		out = &f
 	}
 	c.floors[cuda] = out
 	return out
 }
 
-func (c *constraints) steps(fr *frameworkReq) []step {
+func (c *constraints) steps(ctx context.Context, fr *frameworkReq) []step {
 	var steps []step
 	steps = append(steps, step{"floors", func(s *Stack) bool {
-		s.Driver = c.floorsFor(s.CUDA)
+		s.Driver = c.floorsFor(ctx, s.CUDA)
 		return true
 	}, nil})
 	if c.driver != "" {
@@ -93,7 +92,7 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 			v, ok := c.verdict[s.CUDA]
 			if !ok {
 				var err error
-				v, err = nvidia.CheckDriverOS(c.ctx, c.d, c.driver, s.CUDA, c.os)
+				v, err = nvidia.CheckDriverOS(ctx, c.d, c.driver, s.CUDA, c.os)
 				if err != nil {
 					v = nvidia.DriverVerdict{Reason: err.Error()}
 				}
@@ -123,7 +122,7 @@ func (c *constraints) steps(fr *frameworkReq) []step {
 	}
 	if c.cc != "" {
 		steps = append(steps, step{"gpu", func(s *Stack) bool {
-			fit, keep, gap := StackGPUFit(c.ctx, c.d, s, c.cc)
+			fit, keep, gap := StackGPUFit(ctx, c.d, s, c.cc)
 			fit.Name = c.gpuName
 			s.GPU = &fit
 			if gap != "" {

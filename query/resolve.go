@@ -258,7 +258,7 @@ func frameworkStacks(ctx context.Context, d *db.DB, p *parsedRequest, fr *framew
 			return name + " versions paired with it: " + strings.Join(distinct(before, func(s Stack) string { return s.Packages[name] }), ", ")
 		}})
 	}
-	steps = append(steps, cs.steps(fr)...)
+	steps = append(steps, cs.steps(ctx, fr)...)
 	all := stacks
 	for _, st := range steps {
 		var kept []Stack

@@ -149,7 +149,7 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{ctx: ctx, d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}, warnings: warn}
+	c := &checker{d: d, opts: opts, seen: map[string]bool{}, followed: map[string]*Unit{}, warnings: warn}
 	rep := &Report{Target: opts.Target, Files: []FileSummary{}}
 	for _, in := range inputs {
 		text, err := decodeInput(displayName(in.Name), in.Data)
@@ -170,7 +170,7 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 		fs := FileSummary{File: displayName(in.Name), Kind: k, Units: []UnitSummary{}}
 		c.targetWarnings(fs.File)
 		for _, u := range units {
-			s, err := c.judgeUnit(u, k)
+			s, err := c.judgeUnit(ctx, u, k)
 			if err != nil {
 				return nil, err
 			}
@@ -256,7 +256,6 @@ func validateTarget(ctx context.Context, d *db.DB, t *Target) ([]Finding, error)
 }
 
 type checker struct {
-	ctx  context.Context
 	d    *db.DB
 	opts Options
 	out  []Finding
@@ -284,12 +283,12 @@ type resolved struct {
 }
 
 // resolve is query.Resolve, once per distinct request.
-func (c *checker) resolve(req query.ResolveRequest) (*query.Resolution, error) {
+func (c *checker) resolve(ctx context.Context, req query.ResolveRequest) (*query.Resolution, error) {
 	key := fmt.Sprintf("%#v", req)
 	if r, ok := c.resolved[key]; ok {
 		return r.res, r.err
 	}
-	res, err := query.Resolve(c.ctx, c.d, req)
+	res, err := query.Resolve(ctx, c.d, req)
 	if c.resolved == nil {
 		c.resolved = map[string]resolved{}
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -35,7 +36,7 @@ func toolkit(u *Unit) (cuda, from string, line int) {
 // torch.utils.cpp_extension (and apex's own check) refuse to compile
 // with an nvcc of another CUDA major than the one torch was built with,
 // so the build fails.
-func (c *checker) extensions(u *Unit, g *fwGroup) {
+func (c *checker) extensions(ctx context.Context, u *Unit, g *fwGroup) {
 	if g.component != frameworks.Torch || len(u.Extensions) == 0 || g.stack == nil || g.stack.CUDA == "" {
 		return
 	}
@@ -49,10 +50,10 @@ func (c *checker) extensions(u *Unit, g *fwGroup) {
 	}
 	fix := ""
 	req := query.ResolveRequest{Requirements: []string{g.main.Name + g.main.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u)), CUDA: version.MinorText(tk)}
-	b := c.best(req)
+	b := c.best(ctx, req)
 	if b == nil || version.MajorText(b.CUDA) != version.MajorText(tk) {
 		req.Requirements = []string{g.component}
-		b = c.best(req)
+		b = c.best(ctx, req)
 	}
 	if b != nil && version.MajorText(b.CUDA) == version.MajorText(tk) {
 		fix = c.render(u, g, b)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"regexp"
@@ -34,12 +35,12 @@ type fwGroup struct {
 // judgeUnit merges what a unit refers to, then judges it: once, or once
 // per scenario (an extra, a dependency group, a shell branch, a lock's
 // index) when the unit offers alternatives.
-func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
+func (c *checker) judgeUnit(ctx context.Context, u *Unit, k Kind) ([]UnitSummary, error) {
 	for _, n := range u.Notes {
 		c.notFollowed(u, n.Line, n.Message)
 	}
 	if u.Build != nil {
-		if err := c.followBuild(u); err != nil {
+		if err := c.followBuild(ctx, u); err != nil {
 			return nil, err
 		}
 	}
@@ -47,17 +48,17 @@ func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 	var image string
 	if u.Image != nil {
 		image = u.Image.Ref
-		c.judgeImage(u)
+		c.judgeImage(ctx, u)
 	}
 	scen := scenarios(u, c.frameworks())
 	if len(scen) == 0 {
-		s, err := c.judgeFrameworks(u)
+		s, err := c.judgeFrameworks(ctx, u)
 		s.Image = image
 		return []UnitSummary{s}, err
 	}
 	var out []UnitSummary
 	for _, sc := range scen {
-		s, err := c.judgeFrameworks(u.only(sc, len(scen) > 1, c.frameworks()))
+		s, err := c.judgeFrameworks(ctx, u.only(sc, len(scen) > 1, c.frameworks()))
 		if err != nil {
 			return out, err
 		}
@@ -68,7 +69,7 @@ func (c *checker) judgeUnit(u *Unit, k Kind) ([]UnitSummary, error) {
 }
 
 // judgeFrameworks judges what one scenario of a unit installs.
-func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
+func (c *checker) judgeFrameworks(ctx context.Context, u *Unit) (UnitSummary, error) {
 	sum := UnitSummary{Name: u.Name, Judged: []string{}}
 	py := c.python(u)
 	sum.Python = py
@@ -77,7 +78,7 @@ func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
 	// use the GPU are known from a first pass.
 	for _, g := range groups {
 		if !slices.Contains(g.main.Extras, "cpu") {
-			if err := c.resolveGroup(u, g, py); err != nil {
+			if err := c.resolveGroup(ctx, u, g, py); err != nil {
 				return sum, err
 			}
 		}
@@ -85,7 +86,7 @@ func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
 	gpuPeers(u, groups)
 	for _, g := range groups {
 		if slices.Contains(g.main.Extras, "cpu") {
-			if err := c.resolveGroup(u, g, py); err != nil {
+			if err := c.resolveGroup(ctx, u, g, py); err != nil {
 				return sum, err
 			}
 		}
@@ -94,7 +95,7 @@ func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
 			c.judged(u, g)
 		}
 	}
-	if err := c.together(u, groups, py); err != nil {
+	if err := c.together(ctx, u, groups, py); err != nil {
 		return sum, err
 	}
 	for _, g := range groups {
@@ -106,9 +107,9 @@ func (c *checker) judgeFrameworks(u *Unit) (UnitSummary, error) {
 			continue
 		}
 		c.pins(u, g)
-		c.systemLibs(u, g)
-		c.extensions(u, g)
-		if err := c.verifyGroup(u, g, py); err != nil {
+		c.systemLibs(ctx, u, g)
+		c.extensions(ctx, u, g)
+		if err := c.verifyGroup(ctx, u, g, py); err != nil {
 			return sum, err
 		}
 	}
@@ -142,7 +143,7 @@ func (c *checker) python(u *Unit) string {
 	return ""
 }
 
-func (c *checker) followBuild(u *Unit) error {
+func (c *checker) followBuild(ctx context.Context, u *Unit) error {
 	df := u.Build.Dockerfile
 	if df == "" {
 		df = "Dockerfile"
@@ -171,7 +172,7 @@ func (c *checker) followBuild(u *Unit) error {
 	c.followed[joinPath(u.Build.Context, df)] = d
 	// COPY sources are relative to the service's build context.
 	d.context = path.Join(path.Dir(strings.ReplaceAll(u.File, "\\", "/")), u.Build.Context)
-	s, err := c.judgeUnit(d, KindDockerfile)
+	s, err := c.judgeUnit(ctx, d, KindDockerfile)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -52,13 +53,13 @@ func ngcImage(im *Image) (name, release string) {
 // floor is an error on a GeForce card, fine on a data-center GPU in a
 // listed branch, and a warning when the GPU is not known (or is a
 // workstation or Jetson part, which the notes do not name).
-func (c *checker) judgeNGC(u *Unit) bool {
+func (c *checker) judgeNGC(ctx context.Context, u *Unit) bool {
 	im := u.Image
 	name, release := ngcImage(im)
 	if name == "" {
 		return false
 	}
-	b, err := c.ngcBuild(name, release)
+	b, err := c.ngcBuild(ctx, name, release)
 	if err != nil || b == nil {
 		return false
 	}
@@ -78,7 +79,7 @@ func (c *checker) judgeNGC(u *Unit) bool {
 		return true
 	}
 	if !ok {
-		c.ngcNoFloor(u, release)
+		c.ngcNoFloor(ctx, u, release)
 		return true
 	}
 	need := strings.TrimPrefix(floor.Spec, ">=")
@@ -88,7 +89,7 @@ func (c *checker) judgeNGC(u *Unit) bool {
 	what := fmt.Sprintf("%s (NGC release %s, CUDA %s)", im.Ref, release, im.CUDA)
 	ev := []string{"image: " + im.Ref, "driver: " + t.Driver + " (" + t.From + ")", "the release's floor: driver release " + need + " or later"}
 	src := []query.SourceRef{{Name: floor.Source, URL: floor.URL}}
-	dc, dcProv, _ := c.d.Attribute(c.ctx, ngcComponent, release, ngcDataCenter+name)
+	dc, dcProv, _ := c.d.Attribute(ctx, ngcComponent, release, ngcDataCenter+name)
 	allowed := ngcAllowed(dc, t.Driver)
 	if dc != "" {
 		ev = append(ev, "data-center drivers the notes allow: "+dc+" (each or later in its branch)")
@@ -97,7 +98,7 @@ func (c *checker) judgeNGC(u *Unit) bool {
 	fix := "upgrade the driver to release " + need + " or later"
 	segment, gpu := "", t.GPU
 	if t.GPU != "" {
-		if g, err := nvidia.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
+		if g, err := nvidia.LookupGPU(ctx, c.d, t.GPU); err == nil {
 			segment, gpu = g.Segment, g.Name
 		}
 	}
@@ -143,9 +144,9 @@ func (c *checker) judgeNGC(u *Unit) bool {
 // package). Below it, a GeForce card is an error; any other GPU, or an
 // unknown one, a warning (forward compatibility is not stated for it).
 // At or above it, nothing is said.
-func (c *checker) ngcNoFloor(u *Unit, release string) {
+func (c *checker) ngcNoFloor(ctx context.Context, u *Unit, release string) {
 	im, t := u.Image, c.opts.Target
-	fl, err := nvidia.DriverFloors(c.ctx, c.d, im.CUDA)
+	fl, err := nvidia.DriverFloors(ctx, c.d, im.CUDA)
 	if err != nil || fl.MinorCompatLinuxMin == "" {
 		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: the release notes of NGC release %s state no driver floor and no floor is known for its CUDA %s, so whether driver %s runs it is not judged", im.Ref, release, im.CUDA, t.Driver),
@@ -158,7 +159,7 @@ func (c *checker) ngcNoFloor(u *Unit, release string) {
 	}
 	segment, gpu := "", t.GPU
 	if t.GPU != "" {
-		if g, err := nvidia.LookupGPU(c.ctx, c.d, t.GPU); err == nil {
+		if g, err := nvidia.LookupGPU(ctx, c.d, t.GPU); err == nil {
 			segment, gpu = g.Segment, g.Name
 		}
 	}
@@ -176,8 +177,8 @@ func (c *checker) ngcNoFloor(u *Unit, release string) {
 }
 
 // ngcBuild is the ngc build of image name at release, or nil.
-func (c *checker) ngcBuild(name, release string) (*db.BuildRow, error) {
-	rows, err := c.d.Builds(c.ctx, ngcComponent, func(v string) bool { return v == release })
+func (c *checker) ngcBuild(ctx context.Context, name, release string) (*db.BuildRow, error) {
+	rows, err := c.d.Builds(ctx, ngcComponent, func(v string) bool { return v == release })
 	if err != nil {
 		return nil, err
 	}

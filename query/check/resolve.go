@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -59,7 +60,7 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 
 // resolveGroup finds the build the group's lines install; a line no
 // known build matches becomes a finding naming which part failed.
-func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
+func (c *checker) resolveGroup(ctx context.Context, u *Unit, g *fwGroup, py string) error {
 	m := g.main
 	for _, r := range g.reqs {
 		if why := wheelFits(r.Wheel, py, c.platform()); why != "" {
@@ -70,21 +71,21 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 	}
 	if hasLocal(m.Spec) && m.IndexURL == "" && m.Unseen == "" && (m.Installer == InstallerPip || m.Installer == InstallerUV) {
 		fix := ""
-		if s := c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
+		if s := c.best(ctx, query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
 			fix = c.render(u, g, s)
 		}
 		c.add(Finding{File: m.File, Line: m.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
 			Message:  fmt.Sprintf("%s%s names a local build label, and PyPI publishes none: pip finds no such wheel without the PyTorch index", m.Name, m.Spec),
 			Evidence: []string{"index: PyPI (no --index-url)"}, Fix: fix})
 		// The label names one build: the host checks still judge it.
-		c.fallbackStack(u, g, c.request(u, g, py))
+		c.fallbackStack(ctx, u, g, c.request(u, g, py))
 		return nil
 	}
 	if slices.Contains(m.Extras, "cpu") {
 		// jax[cpu]: a CPU build whatever the database records of it.
 		if c.gpuIntended(u) && !u.alt && !u.gpuPeer {
 			fix := ""
-			if s := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(py)})); s != nil && s.CUDA != "" {
+			if s := c.best(ctx, c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(py)})); s != nil && s.CUDA != "" {
 				g2 := *g
 				g2.main.Extras = []string{"cuda" + version.MajorText(s.CUDA)}
 				fix = c.render(u, &g2, s)
@@ -96,9 +97,9 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 		return nil
 	}
 	req := c.request(u, g, py)
-	res, err := c.resolve(req)
+	res, err := c.resolve(ctx, req)
 	if err != nil {
-		return c.noMatch(u, g, req, err)
+		return c.noMatch(ctx, u, g, req, err)
 	}
 	if len(res.Stacks) == 0 {
 		return nil
@@ -123,7 +124,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 			Message: query.PythonRangeUnknownText(g.component+" "+pick.Packages[g.component], req.Python, ""),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 	}
-	c.unknowns(u, g, req, pick)
+	c.unknowns(ctx, u, g, req, pick)
 	if !m.Pinned() && !g.fromImage {
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s is not pinned (%s): the installer takes the newest release when the image is built; judged as %s, the newest cudb knows",
@@ -136,7 +137,7 @@ func (c *checker) resolveGroup(u *Unit, g *fwGroup, py string) error {
 // unknowns asks resolve about the chosen build on the target host and
 // reports each fact its answer says is missing (a GPU architecture list
 // the data does not hold): unknown is a warning, never a pass.
-func (c *checker) unknowns(u *Unit, g *fwGroup, req query.ResolveRequest, pick *query.Stack) {
+func (c *checker) unknowns(ctx context.Context, u *Unit, g *fwGroup, req query.ResolveRequest, pick *query.Stack) {
 	t := c.opts.Target
 	if t.Driver == "" && t.SM == "" {
 		return
@@ -147,7 +148,7 @@ func (c *checker) unknowns(u *Unit, g *fwGroup, req query.ResolveRequest, pick *
 	// The Python is judged on its own line (resolveGroup): here only the
 	// host's facts.
 	exact.Python = ""
-	res, err := c.resolve(c.withTarget(exact))
+	res, err := c.resolve(ctx, c.withTarget(exact))
 	if err != nil || res.Status != "unknown" {
 		return
 	}
@@ -166,7 +167,7 @@ func orAny(s string) string {
 
 // noMatch explains a resolve that found nothing by relaxing one part at
 // a time: the Python, then the companions.
-func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err error) error {
+func (c *checker) noMatch(ctx context.Context, u *Unit, g *fwGroup, req query.ResolveRequest, err error) error {
 	switch errs.CodeOf(err) {
 	case errs.CodeNotFound:
 	case errs.CodeUsage:
@@ -177,7 +178,7 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 		return err
 	}
 	m := g.main
-	c.fallbackStack(u, g, req)
+	c.fallbackStack(ctx, u, g, req)
 	if m.Unseen != "" {
 		// The build may be served where cudb cannot look.
 		c.add(Finding{File: m.File, Line: m.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
@@ -192,14 +193,14 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 		return nil
 	}
-	if m.Pinned() && c.best(query.ResolveRequest{Requirements: []string{m.Name + stripLocal(m.Spec)}, Platform: c.platform()}) == nil {
+	if m.Pinned() && c.best(ctx, query.ResolveRequest{Requirements: []string{m.Name + stripLocal(m.Spec)}, Platform: c.platform()}) == nil {
 		// The database has no release of that version at all: a fact it
 		// lacks, not a build that does not exist.
 		// The one wording of an unknown release (query.ReleaseUnknownText),
 		// as verify says it of an installed one.
 		msg := fmt.Sprintf("the database records no release %s%s (%v): it is not judged", m.Name, stripLocal(m.Spec), err)
 		if ver, ok := strings.CutPrefix(stripLocal(m.Spec), "=="); ok && !strings.ContainsAny(ver, "*,") {
-			msg = query.ReleaseUnknownText(c.ctx, c.d, g.component, ver, m.Name+" "+ver, "it is not judged")
+			msg = query.ReleaseUnknownText(ctx, c.d, g.component, ver, m.Name+" "+ver, "it is not judged")
 		}
 		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: msg,
@@ -211,12 +212,12 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	if req.Python != "" {
 		r2 := req
 		r2.Python = ""
-		s := c.best(r2)
-		if s == nil && len(g.reqs) > 1 && c.best(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Python: req.Python, Platform: req.Platform, Variant: req.Variant}) == nil {
+		s := c.best(ctx, r2)
+		if s == nil && len(g.reqs) > 1 && c.best(ctx, query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Python: req.Python, Platform: req.Platform, Variant: req.Variant}) == nil {
 			// The framework's own line does not fit the Python either:
 			// that, not its companions, is what fails first.
 			r2.Requirements = []string{m.Name + m.Spec}
-			s = c.best(r2)
+			s = c.best(ctx, r2)
 		}
 		if s != nil {
 			cat = verify.CatPythonUnsupported
@@ -226,9 +227,9 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	if cat == CatNoMatchingBuild && len(g.reqs) > 1 {
 		r3 := req
 		r3.Requirements = []string{m.Name + m.Spec}
-		if s := c.best(r3); s != nil {
+		if s := c.best(ctx, r3); s != nil {
 			var at *Requirement
-			cat, sev, msg, at = c.companions(g, s, req, err)
+			cat, sev, msg, at = c.companions(ctx, g, s, req, err)
 			if at != nil {
 				// Point at the companion's line (the framework may come
 				// from the base image).
@@ -240,7 +241,7 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 	// target, dropping what did not match.
 	var fix string
 	for _, fr := range c.relaxations(u, g, req) {
-		if s := c.best(fr); s != nil {
+		if s := c.best(ctx, fr); s != nil {
 			fix = c.render(u, g, s)
 			break
 		}
@@ -254,7 +255,7 @@ func (c *checker) noMatch(u *Unit, g *fwGroup, req query.ResolveRequest, err err
 // the group as a whole matched none (a companion, the Python or the
 // index did not fit): the GPU-architecture and driver checks still run
 // on it, each finding on its own.
-func (c *checker) fallbackStack(u *Unit, g *fwGroup, req query.ResolveRequest) {
+func (c *checker) fallbackStack(ctx context.Context, u *Unit, g *fwGroup, req query.ResolveRequest) {
 	r := req
 	r.Requirements = []string{g.main.Name + stripLocal(g.main.Spec)}
 	if hasLocal(g.main.Spec) {
@@ -262,7 +263,7 @@ func (c *checker) fallbackStack(u *Unit, g *fwGroup, req query.ResolveRequest) {
 		r.Variant = ""
 	}
 	r.Python = ""
-	res, err := c.resolve(r)
+	res, err := c.resolve(ctx, r)
 	if err != nil || len(res.Stacks) == 0 {
 		return
 	}
@@ -282,7 +283,7 @@ func (c *checker) fallbackStack(u *Unit, g *fwGroup, req query.ResolveRequest) {
 // (a mismatch) from one the database records no pairing for (unknown):
 // the release pages list one companion per framework release, and a
 // companion they do not list may still require this framework.
-func (c *checker) companions(g *fwGroup, s *query.Stack, req query.ResolveRequest, err error) (cat, sev, msg string, at *Requirement) {
+func (c *checker) companions(ctx context.Context, g *fwGroup, s *query.Stack, req query.ResolveRequest, err error) (cat, sev, msg string, at *Requirement) {
 	cat, sev, msg = verify.CatUnknownVersion, verify.SevWarning, ""
 	for i := range g.reqs {
 		r := &g.reqs[i]
@@ -296,7 +297,7 @@ func (c *checker) companions(g *fwGroup, s *query.Stack, req query.ResolveReques
 		alone := req
 		alone.Requirements = []string{g.component, r.Name + stripLocal(r.Spec)}
 		alone.Variant, alone.CUDA = "", ""
-		other := c.best(alone)
+		other := c.best(ctx, alone)
 		if other == nil {
 			msg = fmt.Sprintf("the database records no framework release for %s%s (it records %s==%s with %s): the pair is not judged", r.Name, stripLocal(r.Spec), r.Name, s.Packages[r.Name], stackLabel(s))
 			continue
@@ -345,11 +346,11 @@ func (c *checker) relaxations(u *Unit, g *fwGroup, req query.ResolveRequest) []q
 // best is the first stack of a resolve, or nil. A framework whose
 // builds record no architecture list cannot answer a GPU question, so
 // the GPU is dropped rather than every build refused.
-func (c *checker) best(req query.ResolveRequest) *query.Stack {
-	res, err := c.resolve(req)
+func (c *checker) best(ctx context.Context, req query.ResolveRequest) *query.Stack {
+	res, err := c.resolve(ctx, req)
 	if (err != nil || len(res.Stacks) == 0) && req.SM != "" {
 		req.SM = ""
-		res, err = c.resolve(req)
+		res, err = c.resolve(ctx, req)
 	}
 	if err != nil || len(res.Stacks) == 0 {
 		return nil
@@ -359,7 +360,7 @@ func (c *checker) best(req query.ResolveRequest) *query.Stack {
 
 // together asks whether the unit's frameworks share one environment:
 // the same question `cudb resolve torch==X tensorflow==Y` answers.
-func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
+func (c *checker) together(ctx context.Context, u *Unit, groups []*fwGroup, py string) error {
 	var reqs []string
 	var last *fwGroup
 	for _, g := range groups {
@@ -376,7 +377,7 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 	if len(reqs) < 2 {
 		return nil
 	}
-	res, err := c.resolve(query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
+	res, err := c.resolve(ctx, query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound {
 			return nil
@@ -404,7 +405,7 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 			sev, guess = verify.SevWarning, " (judged as the newest releases of the unpinned lines: pin them to be sure)"
 		}
 	}
-	fix := c.togetherFix(u, last, groups, py)
+	fix := c.togetherFix(ctx, u, last, groups, py)
 	if fix == "" && len(res.Suggestions) > 0 {
 		fix = c.renderReqs(u, last, res.Suggestions[0].Requirements)
 	}
@@ -432,7 +433,7 @@ func (c *checker) together(u *Unit, groups []*fwGroup, py string) error {
 
 // togetherFix is the install of the same releases in builds that agree
 // (torch's cu126 build beside a CUDA 12 TensorFlow), when one exists.
-func (c *checker) togetherFix(u *Unit, last *fwGroup, groups []*fwGroup, py string) string {
+func (c *checker) togetherFix(ctx context.Context, u *Unit, last *fwGroup, groups []*fwGroup, py string) string {
 	var reqs []string
 	for _, g := range groups {
 		if g.stack == nil {
@@ -444,7 +445,7 @@ func (c *checker) togetherFix(u *Unit, last *fwGroup, groups []*fwGroup, py stri
 		}
 		reqs = append(reqs, g.component+"=="+v.Public())
 	}
-	res, err := c.resolve(query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
+	res, err := c.resolve(ctx, query.ResolveRequest{Requirements: reqs, Python: pyMinor(py), Platform: c.platform()})
 	if err != nil || len(res.Stacks) == 0 || res.Stacks[0].Install.Command == "" {
 		return ""
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -18,9 +19,9 @@ import (
 // judgeImage checks the base image against the target driver: an
 // nvidia/cuda image declares NVIDIA_REQUIRE_CUDA=cuda>=X.Y, and the
 // container toolkit refuses to start it on a driver whose CUDA is older.
-func (c *checker) judgeImage(u *Unit) {
+func (c *checker) judgeImage(ctx context.Context, u *Unit) {
 	im := u.Image
-	c.judgeNGC(u) // an NGC release the data holds is known, and its driver judged
+	c.judgeNGC(ctx, u) // an NGC release the data holds is known, and its driver judged
 	if im.Unknown != "" {
 		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: cudb cannot tell %s; checks that need it are skipped", im.Ref, im.Unknown),
@@ -42,7 +43,7 @@ func (c *checker) judgeImage(u *Unit) {
 		req = ""
 	}
 	if req != "" && c.opts.Target.Driver != "" {
-		c.imageDriver(u, req, line)
+		c.imageDriver(ctx, u, req, line)
 	}
 	if ld, ok := u.Env["LD_LIBRARY_PATH"]; ok && im.CUDA != "" {
 		for _, dir := range strings.Split(ld.Value, ":") {
@@ -78,13 +79,13 @@ func pinTagFix(im *Image) string {
 	return "pin a versioned tag (FROM " + strings.SplitN(im.Ref, ":", 2)[0] + ":<version>)"
 }
 
-func (c *checker) imageDriver(u *Unit, cuda string, line int) {
+func (c *checker) imageDriver(ctx context.Context, u *Unit, cuda string, line int) {
 	t := c.opts.Target
 	os := "linux"
 	if t.DriverOS == "windows" {
 		os = "windows"
 	}
-	mx, err := nvidia.MaxCUDAForDriverOS(c.ctx, c.d, t.Driver, os)
+	mx, err := nvidia.MaxCUDAForDriverOS(ctx, c.d, t.Driver, os)
 	if err != nil {
 		c.add(Finding{File: u.File, Line: line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("no CUDA version is known for driver %s: whether it starts CUDA %s images is unknown", t.Driver, cuda),
@@ -95,10 +96,10 @@ func (c *checker) imageDriver(u *Unit, cuda string, line int) {
 		return
 	}
 	fix := ""
-	if tag := c.cudaTag(u.Image, mx); tag != "" {
+	if tag := c.cudaTag(ctx, u.Image, mx); tag != "" {
 		fix = "FROM nvidia/cuda:" + tag
 	}
-	if fl, err := nvidia.DriverFloors(c.ctx, c.d, cuda); err == nil && fl.LinuxMin != "" {
+	if fl, err := nvidia.DriverFloors(ctx, c.d, cuda); err == nil && fl.LinuxMin != "" {
 		alt := fmt.Sprintf("or upgrade the driver to >= %s", fl.LinuxMin)
 		if fix == "" {
 			fix = alt
@@ -114,11 +115,11 @@ func (c *checker) imageDriver(u *Unit, cuda string, line int) {
 
 // cudaTag writes an nvidia/cuda tag of the same flavour and OS for the
 // newest toolkit release of CUDA minor mx.
-func (c *checker) cudaTag(im *Image, mx string) string {
+func (c *checker) cudaTag(ctx context.Context, im *Image, mx string) string {
 	if im == nil || im.Family != FamilyCUDA || im.Flavour == "" || im.OS == "" {
 		return ""
 	}
-	rows, err := nvidia.MatrixCUDA(c.ctx, c.d)
+	rows, err := nvidia.MatrixCUDA(ctx, c.d)
 	if err != nil {
 		return ""
 	}
@@ -148,14 +149,14 @@ func (c *checker) gpuIntended(u *Unit) bool {
 // systemLibs checks what a framework loads from the image rather than
 // from its own wheels: a CPU-only build where a GPU is meant, and a
 // TensorFlow that needs the system's cuDNN on an image that has none.
-func (c *checker) systemLibs(u *Unit, g *fwGroup) {
+func (c *checker) systemLibs(ctx context.Context, u *Unit, g *fwGroup) {
 	s, m := g.stack, g.main
 	if !c.gpuIntended(u) {
 		return
 	}
 	if s.CUDA == "" || s.Variant == "cpu" {
 		fix := ""
-		if b := c.best(c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u))})); b != nil && b.CUDA != "" {
+		if b := c.best(ctx, c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u))})); b != nil && b.CUDA != "" {
 			fix = c.render(u, g, b)
 		}
 		sev, msg := verify.SevError, fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u))
@@ -341,11 +342,11 @@ func (c *checker) facts(u *Unit, g *fwGroup, py string) *host.Snapshot {
 // newestFix is the newer of the best stack for the environment's Python
 // and the best for any Python: an old Python should not turn a fix into
 // a years-old release without saying so.
-func (c *checker) newestFix(req query.ResolveRequest) *query.Stack {
-	a := c.best(req)
+func (c *checker) newestFix(ctx context.Context, req query.ResolveRequest) *query.Stack {
+	a := c.best(ctx, req)
 	r2 := req
 	r2.Python = ""
-	b := c.best(r2)
+	b := c.best(ctx, r2)
 	if a == nil || b != nil && b.Version().Compare(a.Version()) > 0 && majorMinorGap(a, b) {
 		return b
 	}
@@ -371,8 +372,8 @@ func atoi(s string) int {
 
 // verifyGroup runs verify on the facts the unit implies for one
 // framework and points each finding at the framework's line.
-func (c *checker) verifyGroup(u *Unit, g *fwGroup, py string) error {
-	rep, err := verify.VerifyWith(c.ctx, c.d, c.facts(u, g, py), verify.Options{Frameworks: c.frameworks()})
+func (c *checker) verifyGroup(ctx context.Context, u *Unit, g *fwGroup, py string) error {
+	rep, err := verify.VerifyWith(ctx, c.d, c.facts(u, g, py), verify.Options{Frameworks: c.frameworks()})
 	if err != nil {
 		return err
 	}
@@ -395,7 +396,7 @@ func (c *checker) verifyGroup(u *Unit, g *fwGroup, py string) error {
 			if g.main.Installer == InstallerConda {
 				req.Channel = "conda"
 			}
-			if b := c.newestFix(req); b != nil {
+			if b := c.newestFix(ctx, req); b != nil {
 				fix = c.render(u, g, b)
 				if pyMinor(py) != "" && !hasPython(b.Python, pyMinor(py)) {
 					fix = fmt.Sprintf("# needs Python %s-%s (the environment has %s)\n", b.Python.Min, b.Python.Max, py) + fix

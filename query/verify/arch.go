@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/cudb/cudb/query/nvidia"
 )
 
-func (v *verifier) gpuCC(g host.GPU) string {
+func (v *verifier) gpuCC(ctx context.Context, g host.GPU) string {
 	if g.ComputeCapability != "" {
 		if cc, err := nvidia.ParseSM(g.ComputeCapability); err == nil {
 			return cc
@@ -19,7 +20,7 @@ func (v *verifier) gpuCC(g host.GPU) string {
 	if g.Name == "" {
 		return ""
 	}
-	if row, err := nvidia.LookupGPU(v.ctx, v.d, g.Name); err == nil {
+	if row, err := nvidia.LookupGPU(ctx, v.d, g.Name); err == nil {
 		return row.ComputeCapability
 	}
 	return ""
@@ -33,14 +34,14 @@ const GPUTableSource = "gpu_table"
 // state its compute capability carries the one its name maps to in the
 // GPU table (the one the judgement used), marked GPUTableSource. The
 // caller's facts are not changed.
-func (v *verifier) factsWithCC() *host.Snapshot {
+func (v *verifier) factsWithCC(ctx context.Context) *host.Snapshot {
 	f := v.f
 	var gpus []host.GPU
 	for i, g := range f.GPUs {
 		if g.ComputeCapability != "" {
 			continue
 		}
-		cc := v.gpuCC(g)
+		cc := v.gpuCC(ctx, g)
 		if cc == "" {
 			continue
 		}
@@ -57,7 +58,7 @@ func (v *verifier) factsWithCC() *host.Snapshot {
 	return &cp
 }
 
-func (v *verifier) arch(fw *framework) error {
+func (v *verifier) arch(ctx context.Context, fw *framework) error {
 	// The list torch itself reports is the truth; the database's is what
 	// the release's wheels were built with.
 	archList, archEv, missing := "", "", ""
@@ -93,7 +94,7 @@ func (v *verifier) arch(fw *framework) error {
 	}
 	seen := map[string]bool{}
 	for _, g := range v.f.GPUs {
-		cc := v.gpuCC(g)
+		cc := v.gpuCC(ctx, g)
 		if rt := fw.torchRuntime(); cc == "" && rt != nil {
 			for _, d := range rt.Devices {
 				if d.Index == g.Index && d.ComputeCapability != "" {
@@ -123,11 +124,11 @@ func (v *verifier) arch(fw *framework) error {
 		case "ptx_jit":
 			v.add(Finding{Category: CatArchUnsupported, Severity: SevWarning,
 				Message:  fmt.Sprintf("%s has no native kernels for %s: %s (slower first start, kernels cached afterwards)", fw.label, g.Name, detail),
-				Evidence: ev, Fix: v.archFix(fw, cc), Sources: fw.sources()})
+				Evidence: ev, Fix: v.archFix(ctx, fw, cc), Sources: fw.sources()})
 		case "none":
 			msg := fmt.Sprintf("%s carries no kernels for %s (sm_%s): CUDA calls fail with \"no kernel image is available\"", fw.label, g.Name, strings.ReplaceAll(cc, ".", ""))
 			if fw.name == frameworks.Torch {
-				first, variant, err := firstTorchWith(v.ctx, v.d, cc)
+				first, variant, err := firstTorchWith(ctx, v.d, cc)
 				if err != nil {
 					return err
 				}
@@ -137,7 +138,7 @@ func (v *verifier) arch(fw *framework) error {
 			}
 			v.add(Finding{Category: CatArchUnsupported, Severity: SevError,
 				Message:  msg,
-				Evidence: ev, Fix: v.archFix(fw, cc), Sources: fw.sources()})
+				Evidence: ev, Fix: v.archFix(ctx, fw, cc), Sources: fw.sources()})
 		}
 	}
 	return nil
@@ -154,7 +155,7 @@ func (v *verifier) hostPlatform() string {
 	return ""
 }
 
-func (v *verifier) archFix(fw *framework, cc string) string {
+func (v *verifier) archFix(ctx context.Context, fw *framework, cc string) string {
 	plat := v.hostPlatform()
 	if plat == "" {
 		plat = "linux"
@@ -165,11 +166,11 @@ func (v *verifier) archFix(fw *framework, cc string) string {
 			req.Driver = v.f.Driver.Version
 		}
 	}
-	if cmd := v.resolveCmd(req); cmd != "" {
+	if cmd := v.resolveCmd(ctx, req); cmd != "" {
 		return cmd
 	}
 	req.Driver = ""
-	if cmd := v.resolveCmd(req); cmd != "" {
+	if cmd := v.resolveCmd(ctx, req); cmd != "" {
 		return cmd + " (after upgrading the driver: cudb resolve " + fw.name + " --sm " + cc + ")"
 	}
 	return "cudb resolve " + fw.name + " --sm " + cc

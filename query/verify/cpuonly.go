@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 // cpuOnlyPackage: a framework's CPU package (onnxruntime) installed
 // without its GPU package. Its providers are the CPU's: every model runs
 // on the CPU although a GPU is there.
-func (v *verifier) cpuOnlyPackage(py *host.Python) {
+func (v *verifier) cpuOnlyPackage(ctx context.Context, py *host.Python) {
 	if len(v.f.GPUs) == 0 || !v.fromListing() {
 		return
 	}
@@ -33,12 +34,12 @@ func (v *verifier) cpuOnlyPackage(py *host.Python) {
 			continue // both installed: moduleConflicts
 		}
 		req := query.ResolveRequest{Requirements: []string{fw.Packages[0] + "==" + cpuVer}, Platform: "linux", Python: pyMinor(py)}
-		v.hostConstraints(&req)
+		v.hostConstraints(ctx, &req)
 		req.SM = "" // only torch records architecture lists
-		install := v.knownGoodInstall(req)
+		install := v.knownGoodInstall(ctx, req)
 		if install == "" {
 			req.Requirements = []string{fw.Packages[0]}
-			install = v.knownGoodInstall(req)
+			install = v.knownGoodInstall(ctx, req)
 		}
 		fix := fmt.Sprintf("pip uninstall -y %s && pip install %s (one module: remove the CPU package first)", fw.CPUPackage, fw.Packages[0])
 		if install != "" {
@@ -57,7 +58,7 @@ func (v *verifier) cpuOnlyPackage(py *host.Python) {
 // environment) and with no system cuDNN of the major it loads: it finds
 // no GPU libraries and runs on the CPU. The probe's own check of the
 // system copies (cudnn_missing) speaks for a probed host.
-func (v *verifier) tfWithoutCUDAWheels(fw *framework) {
+func (v *verifier) tfWithoutCUDAWheels(ctx context.Context, fw *framework) {
 	if len(v.f.GPUs) == 0 || fw.build == nil || fw.cuda == "" || !v.fromListing() || v.f.Origin == host.OriginHost || v.hostPlatform() == "windows" {
 		return
 	}
@@ -66,7 +67,7 @@ func (v *verifier) tfWithoutCUDAWheels(fw *framework) {
 			return
 		}
 	}
-	if !v.tfHasAndCUDA(fw.version) {
+	if !v.tfHasAndCUDA(ctx, fw.version) {
 		return
 	}
 	if r, ok := fw.build.Req("cudnn", "tested"); ok {
@@ -84,9 +85,9 @@ func (v *verifier) tfWithoutCUDAWheels(fw *framework) {
 
 // knownGoodInstall is the install command of the best stack resolve
 // vouches for (status ok), or "" when it vouches for none.
-func (v *verifier) knownGoodInstall(req query.ResolveRequest) string {
+func (v *verifier) knownGoodInstall(ctx context.Context, req query.ResolveRequest) string {
 	for _, r := range []query.ResolveRequest{req, withoutPython(req)} {
-		res, err := query.Resolve(v.ctx, v.d, r)
+		res, err := query.Resolve(ctx, v.d, r)
 		if err != nil {
 			continue
 		}

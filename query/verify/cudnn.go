@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -65,7 +66,7 @@ func shadows(c *host.CUDNN) bool {
 	return c.Source == host.CUDNNLDLibraryPath || c.Source == host.CUDNNLDPreload
 }
 
-func (v *verifier) cudnn(fw *framework) error {
+func (v *verifier) cudnn(ctx context.Context, fw *framework) error {
 	if fw.build == nil || fw.cuda == "" {
 		return nil
 	}
@@ -98,13 +99,13 @@ func (v *verifier) cudnn(fw *framework) error {
 	}
 	first, pip := v.loadedCUDNN(fw.py, pinned)
 	if rt != nil {
-		return v.cudnnRuntime(fw, r, pinned, want, rt, first)
+		return v.cudnnRuntime(ctx, fw, r, pinned, want, rt, first)
 	}
 	if first == nil {
 		// Only a probe can say a copy is absent: a report that lists no
 		// cuDNN simply did not mention it.
 		if !pinned && fw.name == frameworks.TensorFlow && v.f.Origin == host.OriginHost {
-			v.cudnnMissing(fw, want)
+			v.cudnnMissing(ctx, fw, want)
 		}
 		return nil
 	}
@@ -125,7 +126,7 @@ func (v *verifier) cudnn(fw *framework) error {
 			Message: fmt.Sprintf("%s pins cuDNN %s (libcudnn.so.%d from the %s wheel), and that wheel is not installed in %s; the cuDNN %s at %s is another library",
 				fw.label, r.Spec, want.Major(), cudnnWheel(fw.cuda), envName(fw.py), first.Version, first.Path),
 			Evidence: []string{fmt.Sprintf("%s: pins cuDNN %s", fw.label, r.Spec), fmt.Sprintf("cuDNN found: %s %s (%s)", first.Version, first.Path, first.Source)},
-			Fix:      v.cudnnFix(fw, r, pinned), Sources: []query.SourceRef{{Name: r.Source, URL: r.URL}}})
+			Fix:      v.cudnnFix(ctx, fw, r, pinned), Sources: []query.SourceRef{{Name: r.Source, URL: r.URL}}})
 		return nil
 	}
 	if (pinned || r.Kind == db.KindBundled) && first != pip && (!shadows(first) || first.Major != want.Major()) {
@@ -143,13 +144,13 @@ func (v *verifier) cudnn(fw *framework) error {
 		return v.notJudged(fw, "version of the cuDNN at "+first.Path, first.Version, "whether it fits")
 	}
 	ev := []string{fmt.Sprintf("%s: needs cuDNN %s (%s)", fw.label, r.Spec, r.Kind), fmt.Sprintf("cuDNN loaded first: %s %s (%s)", first.Version, first.Path, first.Source)}
-	fix := v.cudnnFix(fw, r, pinned)
+	fix := v.cudnnFix(ctx, fw, r, pinned)
 	sources := []query.SourceRef{{Name: r.Source, URL: r.URL}}
 	wf, hf := want.Fields(), have.Fields()
 	switch {
 	case have.Major() != want.Major():
 		if !pinned && fw.name == frameworks.TensorFlow && v.f.Origin == host.OriginHost && !v.hasCUDNNMajor(want.Major()) {
-			v.cudnnMissing(fw, want)
+			v.cudnnMissing(ctx, fw, want)
 			return nil
 		}
 		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
@@ -170,7 +171,7 @@ func (v *verifier) cudnn(fw *framework) error {
 
 // cudnnRuntime judges the cuDNN torch really loaded; the copy the files
 // predicted becomes evidence of the same finding, never a second one.
-func (v *verifier) cudnnRuntime(fw *framework, r db.Requirement, pinned bool, want version.Dotted, rt *host.TorchRuntime, first *host.CUDNN) error {
+func (v *verifier) cudnnRuntime(ctx context.Context, fw *framework, r db.Requirement, pinned bool, want version.Dotted, rt *host.TorchRuntime, first *host.CUDNN) error {
 	have, err := version.ParseDotted(rt.CUDNN)
 	if err != nil {
 		return v.notJudged(fw, "cuDNN version torch reported at run time", rt.CUDNN, "whether it fits")
@@ -187,7 +188,7 @@ func (v *verifier) cudnnRuntime(fw *framework, r db.Requirement, pinned bool, wa
 	if rt.CUDNNError != "" {
 		ev = append(ev, "torch: "+rt.CUDNNError)
 	}
-	fix := v.cudnnFix(fw, r, pinned)
+	fix := v.cudnnFix(ctx, fw, r, pinned)
 	sources := []query.SourceRef{{Name: r.Source, URL: r.URL}}
 	wf, hf := want.Fields(), have.Fields()
 	switch {
@@ -232,7 +233,7 @@ func (v *verifier) hasCUDNNMajor(major int) bool {
 	return false
 }
 
-func (v *verifier) cudnnFix(fw *framework, r db.Requirement, pinned bool) string {
+func (v *verifier) cudnnFix(ctx context.Context, fw *framework, r db.Requirement, pinned bool) string {
 	if pinned {
 		if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
 			pin := cudnnWheel(fw.cuda) + pr.Spec
@@ -247,7 +248,7 @@ func (v *verifier) cudnnFix(fw *framework, r db.Requirement, pinned bool) string
 		// not a system package
 		return fmt.Sprintf("pip install %q (the cuDNN wheel %s requires; this environment's cuDNN comes from pip)", cudnnWheel(fw.cuda)+pr.Spec, fw.label)
 	}
-	return v.aptFix(fw)
+	return v.aptFix(ctx, fw)
 }
 
 // pipCUDNN reports whether the facts' cuDNN copies include a pip wheel.
@@ -260,9 +261,9 @@ func (v *verifier) pipCUDNN() bool {
 	return false
 }
 
-func (v *verifier) aptFix(fw *framework) string {
+func (v *verifier) aptFix(ctx context.Context, fw *framework) string {
 	more := "cudb pin " + fw.name + "==" + fw.version + " --format apt"
-	res, err := pin.Pins(v.ctx, v.d, query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux"}, "apt", pin.PinOptions{})
+	res, err := pin.Pins(ctx, v.d, query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux"}, "apt", pin.PinOptions{})
 	if err == nil {
 		for _, l := range strings.Split(res.Content, "\n") {
 			if l = strings.TrimSpace(l); strings.HasPrefix(l, "libcudnn") {
@@ -273,8 +274,8 @@ func (v *verifier) aptFix(fw *framework) string {
 	return more
 }
 
-func (v *verifier) cudnnMissing(fw *framework, want version.Dotted) {
-	fix := v.aptFix(fw)
+func (v *verifier) cudnnMissing(ctx context.Context, fw *framework, want version.Dotted) {
+	fix := v.aptFix(ctx, fw)
 	if _, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
 		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/cudb/cudb/query/nvidia"
 )
 
-func (v *verifier) python(fw *framework) error {
+func (v *verifier) python(ctx context.Context, fw *framework) error {
 	if fw.build == nil || fw.py == nil || fw.py.Version == "" {
 		return nil
 	}
@@ -24,7 +25,7 @@ func (v *verifier) python(fw *framework) error {
 	if rng.Min == "" && rng.Max == "" {
 		// Unknown is an answer, the one resolve gives too.
 		v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
-			Message:  query.PythonRangeUnknownText(fw.label, fw.py.Version, v.inferredPython(fw, py)),
+			Message:  query.PythonRangeUnknownText(fw.label, fw.py.Version, v.inferredPython(ctx, fw, py)),
 			Evidence: []string{"python: " + fw.py.Version + " (" + envName(fw.py) + ")"}, Fix: "cudb matrix " + frameworks.Must(fw.name).Matrix, Sources: fw.sources()})
 		return nil
 	}
@@ -32,15 +33,15 @@ func (v *verifier) python(fw *framework) error {
 		return nil
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name}, Python: pyMinor(fw.py), Platform: "linux"}
-	v.hostConstraints(&req)
+	v.hostConstraints(ctx, &req)
 	v.add(Finding{Category: CatPythonUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("%s supports Python %s-%s, but the environment runs Python %s", fw.label, rng.Min, rng.Max, fw.py.Version),
 		Evidence: []string{"python: " + fw.py.Version + " (" + envName(fw.py) + ")", fmt.Sprintf("%s: python %s-%s", fw.label, rng.Min, rng.Max)},
-		Fix:      v.installFix(req, fw.name), Sources: fw.sources()})
+		Fix:      v.installFix(ctx, req, fw.name), Sources: fw.sources()})
 	return nil
 }
 
-func (v *verifier) driver(fw *framework) error {
+func (v *verifier) driver(ctx context.Context, fw *framework) error {
 	if fw.cuda == "" {
 		return nil
 	}
@@ -58,7 +59,7 @@ func (v *verifier) driver(fw *framework) error {
 		}
 	}
 	if drv != "" {
-		done, err := v.checkDriver(fw, drv, ev)
+		done, err := v.checkDriver(ctx, fw, drv, ev)
 		if err != nil || done {
 			return err
 		}
@@ -69,7 +70,7 @@ func (v *verifier) driver(fw *framework) error {
 		have, want := version.MajorText(dc.Version), version.MajorText(fw.cuda)
 		if a, e1 := strconv.Atoi(have); e1 == nil {
 			if b, e2 := strconv.Atoi(want); e2 == nil && a < b {
-				fix := v.driverFix(fw, drv)
+				fix := v.driverFix(ctx, fw, drv)
 				v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 					Message:  fmt.Sprintf("the driver supports CUDA up to %s, but %s needs CUDA %s", dc.Version, fw.label, fw.cuda),
 					Evidence: append(ev, "driver CUDA: "+dc.Version+" ("+dc.Source+")"), Fix: fix, Sources: fw.sources()})
@@ -97,7 +98,7 @@ func (v *verifier) upgradeDriver() string {
 }
 
 // checkDriver applies CheckDriver; done is true when it gave a verdict.
-func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, error) {
+func (v *verifier) checkDriver(ctx context.Context, fw *framework, drv string, ev []string) (bool, error) {
 	cuda := fw.cuda
 	floor := ""
 	if !strings.Contains(cuda, ".") {
@@ -106,7 +107,7 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		// without one (TensorFlow 1.x's "9") is judged over its minors
 		// by CheckDriverOS, as resolve does.
 		var err error
-		if floor, err = nvidia.MinDriver(v.ctx, v.d, cuda, v.driverOS(), "minor_compat"); err != nil {
+		if floor, err = nvidia.MinDriver(ctx, v.d, cuda, v.driverOS(), "minor_compat"); err != nil {
 			return false, err
 		}
 	}
@@ -114,12 +115,12 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 		if version.CompareDottedText(drv, floor) < 0 {
 			v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 				Message:  fmt.Sprintf("driver %s is below %s, the minimum for CUDA %s, which %s needs", drv, floor, cuda, fw.label),
-				Evidence: ev, Fix: fmt.Sprintf("install an NVIDIA driver >= %s (e.g. sudo apt-get install nvidia-driver-%s)", floor, branchFor(v, cuda)),
-				Sources: v.driverSources(cuda)})
+				Evidence: ev, Fix: fmt.Sprintf("install an NVIDIA driver >= %s (e.g. sudo apt-get install nvidia-driver-%s)", floor, branchFor(ctx, v, cuda)),
+				Sources: v.driverSources(ctx, cuda)})
 		}
 		return true, nil
 	}
-	vd, err := nvidia.CheckDriverOS(v.ctx, v.d, drv, cuda, v.driverOS())
+	vd, err := nvidia.CheckDriverOS(ctx, v.d, drv, cuda, v.driverOS())
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage {
 			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
@@ -137,24 +138,24 @@ func (v *verifier) checkDriver(fw *framework, drv string, ev []string) (bool, er
 	case !vd.OK:
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
 			Message:  fmt.Sprintf("%s cannot run on this driver: %s", fw.label, vd.Reason),
-			Evidence: ev, Fix: v.driverFix(fw, drv), Sources: append(fw.sources(), v.driverSources(cuda)...)})
+			Evidence: ev, Fix: v.driverFix(ctx, fw, drv), Sources: append(fw.sources(), v.driverSources(ctx, cuda)...)})
 	case vd.Via == "minor_compat":
 		v.add(Finding{Category: CatDriverTooOld, Severity: SevInfo,
 			Message:  fmt.Sprintf("%s runs via minor-version compatibility on driver %s (below CUDA %s's own floor); features that need a newer driver, such as PTX JIT of newer code, are unavailable", fw.label, drv, vd.CUDA),
 			Evidence: ev, Fix: "optional: " + strings.TrimPrefix(vd.Note, "runs via minor-version compatibility; ") + " (" + v.upgradeDriver() + ")",
-			Sources: v.driverSources(vd.CUDA)})
+			Sources: v.driverSources(ctx, vd.CUDA)})
 	}
 	return true, nil
 }
 
 // driverSources cites the floor rows a driver judgement on cuda used.
-func (v *verifier) driverSources(cuda string) []query.SourceRef {
-	return nvidia.FloorSources(v.ctx, v.d, cuda, v.driverOS())
+func (v *verifier) driverSources(ctx context.Context, cuda string) []query.SourceRef {
+	return nvidia.FloorSources(ctx, v.d, cuda, v.driverOS())
 }
 
 // branchFor names a driver branch that meets CUDA cuda's floor.
-func branchFor(v *verifier, cuda string) string {
-	floor, _ := nvidia.MinDriver(v.ctx, v.d, version.MajorText(cuda), "linux", "minor_compat")
+func branchFor(ctx context.Context, v *verifier, cuda string) string {
+	floor, _ := nvidia.MinDriver(ctx, v.d, version.MajorText(cuda), "linux", "minor_compat")
 	if floor == "" {
 		return "<branch>"
 	}
@@ -163,9 +164,9 @@ func branchFor(v *verifier, cuda string) string {
 
 // driverFix names the driver floor, and a build of the same framework
 // that runs on the installed driver.
-func (v *verifier) driverFix(fw *framework, drv string) string {
+func (v *verifier) driverFix(ctx context.Context, fw *framework, drv string) string {
 	var parts []string
-	if fl, err := nvidia.DriverFloors(v.ctx, v.d, fw.cuda); err == nil {
+	if fl, err := nvidia.DriverFloors(ctx, v.d, fw.cuda); err == nil {
 		toolkit, compat, where := fl.LinuxMin, fl.MinorCompatLinuxMin, ""
 		if v.driverOS() == "windows" {
 			toolkit, compat, where = fl.WindowsMin, fl.MinorCompatWindowsMin, " on the Windows host (WSL2 uses its driver)"
@@ -182,11 +183,11 @@ func (v *verifier) driverFix(fw *framework, drv string) string {
 	}
 	if drv != "" && fw.name != frameworks.JAX {
 		req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Driver: drv, DriverOS: v.driverOS(), Platform: "linux", Python: pyMinor(fw.py)}
-		if cmd := v.resolveCmd(req); cmd != "" {
+		if cmd := v.resolveCmd(ctx, req); cmd != "" {
 			parts = append(parts, "or keep the driver: "+cmd)
 		} else {
 			req.Requirements = []string{fw.name}
-			if cmd := v.resolveCmd(req); cmd != "" {
+			if cmd := v.resolveCmd(ctx, req); cmd != "" {
 				parts = append(parts, "or keep the driver with the newest "+fw.name+" that runs on it: "+cmd)
 			}
 		}
@@ -194,9 +195,9 @@ func (v *verifier) driverFix(fw *framework, drv string) string {
 	return strings.Join(parts, "; ")
 }
 
-func (v *verifier) resolveCmd(req query.ResolveRequest) string {
+func (v *verifier) resolveCmd(ctx context.Context, req query.ResolveRequest) string {
 	for _, r := range []query.ResolveRequest{req, withoutPython(req)} {
-		res, err := query.Resolve(v.ctx, v.d, r)
+		res, err := query.Resolve(ctx, v.d, r)
 		if err == nil && len(res.Stacks) > 0 {
 			return res.Stacks[0].Install.Command
 		}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -12,11 +13,11 @@ import (
 // explainErrors explains a report's error lines in one pass (so a
 // message spread over lines is read whole) and folds the findings in:
 // one that restates a finding already made becomes its evidence.
-func (v *verifier) explainErrors() error {
+func (v *verifier) explainErrors(ctx context.Context) error {
 	if len(v.f.Errors) == 0 {
 		return nil
 	}
-	x, err := ExplainAll(v.ctx, v.d, strings.Join(v.f.Errors, "\n"))
+	x, err := ExplainAll(ctx, v.d, strings.Join(v.f.Errors, "\n"))
 	if err != nil {
 		if c := errs.CodeOf(err); c == errs.CodeNotFound || c == errs.CodeUsage {
 			return nil

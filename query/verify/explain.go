@@ -15,8 +15,7 @@ import (
 )
 
 type explainCtx struct {
-	ctx context.Context
-	d   *db.DB
+	d *db.DB
 	// lines and at are the text being explained and the line of the
 	// match: a signature may read the lines around it (JAX's CPU
 	// fallback after CUDA found no device is not a missing plugin).
@@ -25,7 +24,7 @@ type explainCtx struct {
 }
 
 // linesBefore returns up to n lines before the match.
-func (e *explainCtx) linesBefore(n int) []string {
+func (e *explainCtx) linesBefore(ctx context.Context, n int) []string {
 	if e.at > len(e.lines) {
 		return nil
 	}
@@ -54,8 +53,8 @@ func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
 }
 
 // driverSources cites the Linux floor rows of cuda that an answer used.
-func (e *explainCtx) driverSources(cuda string) []query.SourceRef {
-	return nvidia.FloorSources(e.ctx, e.d, cuda, "linux")
+func (e *explainCtx) driverSources(ctx context.Context, cuda string) []query.SourceRef {
+	return nvidia.FloorSources(ctx, e.d, cuda, "linux")
 }
 
 // cudaFromInt turns cudaDriverGetVersion's 11040 into "11.4".
@@ -63,14 +62,14 @@ func cudaFromInt(n int) string { return fmt.Sprintf("%d.%d", n/1000, (n%1000)/10
 
 // newestTorch resolves torch under extra constraints and returns the best
 // stack's install command and version.
-func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
+func (e *explainCtx) newestTorch(ctx context.Context, r query.ResolveRequest) (string, string) {
 	if len(r.Requirements) == 0 {
 		r.Requirements = []string{frameworks.Torch}
 	}
 	if r.Platform == "" {
 		r.Platform = "linux"
 	}
-	res, err := query.Resolve(e.ctx, e.d, r)
+	res, err := query.Resolve(ctx, e.d, r)
 	if err != nil || len(res.Stacks) == 0 {
 		return "", ""
 	}
@@ -80,8 +79,8 @@ func (e *explainCtx) newestTorch(r query.ResolveRequest) (string, string) {
 
 // toolkitDriver is the Linux toolkit floor of CUDA cuda ("11.4" → the
 // 11.4 GA driver), the oldest driver that states that CUDA.
-func (e *explainCtx) toolkitDriver(cuda string) string {
-	fl, err := nvidia.DriverFloors(e.ctx, e.d, cuda)
+func (e *explainCtx) toolkitDriver(ctx context.Context, cuda string) string {
+	fl, err := nvidia.DriverFloors(ctx, e.d, cuda)
 	if err != nil {
 		return ""
 	}
@@ -90,8 +89,8 @@ func (e *explainCtx) toolkitDriver(cuda string) string {
 
 // newestMajorFloor is the minor-compatibility floor of the newest CUDA
 // major the database knows.
-func (e *explainCtx) newestMajorFloor() (major, floor string) {
-	table, err := e.d.CUDADrivers(e.ctx)
+func (e *explainCtx) newestMajorFloor(ctx context.Context) (major, floor string) {
+	table, err := e.d.CUDADrivers(ctx)
 	if err != nil {
 		return "", ""
 	}
@@ -103,21 +102,21 @@ func (e *explainCtx) newestMajorFloor() (major, floor string) {
 	return "", ""
 }
 
-func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
+func (e *explainCtx) driverFoundVersion(ctx context.Context, m []string) (Finding, error) {
 	n, _ := strconv.Atoi(m[1])
 	cuda := cudaFromInt(n)
 	f := Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message:  fmt.Sprintf("the driver supports CUDA up to %s, older than the CUDA this PyTorch build was compiled with", cuda),
-		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources(cuda)}
+		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources(ctx, cuda)}
 	var fixes []string
 	if maj, _ := strconv.Atoi(version.MajorText(cuda)); maj > 0 {
 		next := strconv.Itoa(maj + 1)
-		if floor, _ := nvidia.MinDriver(e.ctx, e.d, next, "linux", "minor_compat"); floor != "" {
+		if floor, _ := nvidia.MinDriver(ctx, e.d, next, "linux", "minor_compat"); floor != "" {
 			fixes = append(fixes, fmt.Sprintf("for a cu%s build (CUDA %s.x) upgrade the driver to >= %s", next, next, floor))
 		}
 	}
-	if drv := e.toolkitDriver(cuda); drv != "" {
-		if cmd, ver := e.newestTorch(query.ResolveRequest{Driver: drv}); cmd != "" {
+	if drv := e.toolkitDriver(ctx, cuda); drv != "" {
+		if cmd, ver := e.newestTorch(ctx, query.ResolveRequest{Driver: drv}); cmd != "" {
 			fixes = append(fixes, fmt.Sprintf("or keep the driver (CUDA %s) with torch %s: %s", cuda, ver, cmd))
 		}
 	}
@@ -128,12 +127,12 @@ func (e *explainCtx) driverFoundVersion(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) containerCLI(m []string) (Finding, error) {
+func (e *explainCtx) containerCLI(ctx context.Context, m []string) (Finding, error) {
 	cuda := m[1]
 	f := Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message:  fmt.Sprintf("the container image requires CUDA >= %s and the host driver is older than that CUDA's floor", cuda),
-		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources(cuda)}
-	fl, err := nvidia.DriverFloors(e.ctx, e.d, cuda)
+		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources(ctx, cuda)}
+	fl, err := nvidia.DriverFloors(ctx, e.d, cuda)
 	if err != nil {
 		if errs.CodeOf(err) != errs.CodeNotFound {
 			return f, err
@@ -149,15 +148,15 @@ func (e *explainCtx) containerCLI(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) driverInsufficient(m []string) (Finding, error) {
-	major, floor := e.newestMajorFloor()
+func (e *explainCtx) driverInsufficient(ctx context.Context, m []string) (Finding, error) {
+	major, floor := e.newestMajorFloor(ctx)
 	fix := "cudb verify (compares the driver with the installed framework's CUDA), or cudb resolve torch --driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) for a build that runs on it"
 	if floor != "" {
 		fix += fmt.Sprintf("; any CUDA %s.x build runs on a driver >= %s", major, floor)
 	}
 	return Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message: "the installed driver is older than the CUDA runtime the framework was built with",
-		Fix:     fix, Sources: e.driverSources(major)}, nil
+		Fix:     fix, Sources: e.driverSources(ctx, major)}, nil
 }
 
 // firstTorchWith is the oldest torch release with a wheel carrying SASS
@@ -188,7 +187,7 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 	return ver, variant, nil
 }
 
-func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
+func (e *explainCtx) smNotCompatible(ctx context.Context, m []string) (Finding, error) {
 	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
 		return unparsedSM(m[1], "whether the installed build carries kernels for it")
@@ -199,15 +198,15 @@ func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
 	if len(m) > 2 && strings.TrimSpace(m[2]) != "" {
 		f.Evidence = append(f.Evidence, "build supports: "+strings.Join(strings.Fields(m[2]), " "))
 	}
-	first, variant, err := firstTorchWith(e.ctx, e.d, cc)
+	first, variant, err := firstTorchWith(ctx, e.d, cc)
 	if err != nil {
 		return f, err
 	}
 	if first != "" {
 		f.Message += fmt.Sprintf("; the first torch with sm_%s is %s (%s)", m[1], first, variant)
 	}
-	if _, err := nvidia.ParseSMKnown(e.ctx, e.d, cc); err == nil {
-		if cmd, _ := e.newestTorch(query.ResolveRequest{SM: cc}); cmd != "" {
+	if _, err := nvidia.ParseSMKnown(ctx, e.d, cc); err == nil {
+		if cmd, _ := e.newestTorch(ctx, query.ResolveRequest{SM: cc}); cmd != "" {
 			f.Fix = cmd
 		}
 	}
@@ -217,7 +216,7 @@ func (e *explainCtx) smNotCompatible(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) noKernelImage(m []string) (Finding, error) {
+func (e *explainCtx) noKernelImage(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message: "the GPU has no kernel in the framework build: the build's architecture list lacks the GPU's compute capability (or a same-major lower one) and PTX to JIT",
 		Fix:     "cudb resolve torch --gpu \"$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)\" (names a build that carries the GPU's sm), or cudb verify"}, nil
@@ -225,10 +224,10 @@ func (e *explainCtx) noKernelImage(m []string) (Finding, error) {
 
 // cudnnWheelPin is the newest nvidia-cudnn-cu* pin in the database whose
 // version starts with prefix ("8.9.2").
-func (e *explainCtx) cudnnWheelPin(prefix string) string {
+func (e *explainCtx) cudnnWheelPin(ctx context.Context, prefix string) string {
 	best, bestCUDA := "", ""
 	for _, fw := range frameworks.All { // only framework wheels pin nvidia-* packages
-		builds, err := e.d.Builds(e.ctx, fw.Name, nil)
+		builds, err := e.d.Builds(ctx, fw.Name, nil)
 		if err != nil {
 			return ""
 		}
@@ -250,7 +249,7 @@ func (e *explainCtx) cudnnWheelPin(prefix string) string {
 	return best
 }
 
-func (e *explainCtx) torchCUDNN(m []string) (Finding, error) {
+func (e *explainCtx) torchCUDNN(ctx context.Context, m []string) (Finding, error) {
 	want := m[1] + "." + m[2] + "." + m[3]
 	have := m[4] + "." + m[5] + "." + m[6]
 	sev := SevError
@@ -258,19 +257,19 @@ func (e *explainCtx) torchCUDNN(m []string) (Finding, error) {
 		Message:  fmt.Sprintf("PyTorch was built with cuDNN %s but loaded cuDNN %s, another copy found first (LD_LIBRARY_PATH or the system)", want, have),
 		Evidence: []string{"compiled against cuDNN " + want, "runtime cuDNN " + have}}
 	fix := "unset LD_LIBRARY_PATH (or remove the directory holding the cuDNN " + have + " copy) so torch loads its own cuDNN"
-	if pin := e.cudnnWheelPin(want); pin != "" {
+	if pin := e.cudnnWheelPin(ctx, want); pin != "" {
 		fix += fmt.Sprintf("; reinstall the expected copy: pip install %q", pin)
 	}
 	f.Fix = fix
 	return f, nil
 }
 
-func (e *explainCtx) tfCUDNN(m []string) (Finding, error) {
+func (e *explainCtx) tfCUDNN(ctx context.Context, m []string) (Finding, error) {
 	have, want := m[1], m[2]
 	f := Finding{Category: CatCUDNNMismatch, Severity: SevError,
 		Message:  fmt.Sprintf("XLA (TensorFlow's or JAX's GPU compiler; the framework line names which) was built with cuDNN %s but loaded cuDNN %s", want, have),
 		Evidence: []string{"compiled with cuDNN " + want, "runtime cuDNN " + have}}
-	if pin := e.cudnnWheelPin(want); pin != "" {
+	if pin := e.cudnnWheelPin(ctx, want); pin != "" {
 		f.Fix = fmt.Sprintf("pip install %q (and unset LD_LIBRARY_PATH if an older copy is on it)", pin)
 	} else {
 		f.Fix = fmt.Sprintf("load cuDNN >= %s of the same major first: unset LD_LIBRARY_PATH if an older copy is on it, and install the cuDNN the framework release pins (cudb pin tensorflow==<version> or cudb pin jax==<version> names it)", want)
@@ -290,7 +289,7 @@ func cudnnFromInt(s string) string {
 	return fmt.Sprintf("%d.%d.%d", n/1000, (n%1000)/100, n%100)
 }
 
-func (e *explainCtx) jaxCUDNN(m []string) (Finding, error) {
+func (e *explainCtx) jaxCUDNN(ctx context.Context, m []string) (Finding, error) {
 	built, min, have := cudnnFromInt(m[1]), cudnnFromInt(m[2]), cudnnFromInt(m[3])
 	maj := version.MajorText(min)
 	minMinor := strings.Join(strings.Split(min, ".")[:2], ".")
@@ -300,7 +299,7 @@ func (e *explainCtx) jaxCUDNN(m []string) (Finding, error) {
 		Fix:      fmt.Sprintf("pip install \"nvidia-cudnn-cu12>=%s\" (cuDNN %s.x; or pip install -U \"jax[cuda12]\"), and unset LD_LIBRARY_PATH if an older copy is on it", minMinor, maj)}, nil
 }
 
-func (e *explainCtx) missingLib(m []string) (Finding, error) {
+func (e *explainCtx) missingLib(ctx context.Context, m []string) (Finding, error) {
 	lib, ver := m[1], m[2]
 	soname := lib + ".so"
 	if ver != "" {
@@ -333,7 +332,7 @@ func (e *explainCtx) missingLib(m []string) (Finding, error) {
 		f := Finding{Category: CatCUDNNMissing, Severity: SevError,
 			Message:  fmt.Sprintf("%s is not on the loader path: the framework needs cuDNN %s and finds none", soname, major),
 			Evidence: []string{"missing: " + soname}}
-		pin := e.cudnnWheelPin(major)
+		pin := e.cudnnWheelPin(ctx, major)
 		switch {
 		case pin != "":
 			f.Fix = fmt.Sprintf("pip install %q (pip wheel), or sudo apt-get install libcudnn%s (system copy, for frameworks that load it from the system)", pin, major)
@@ -351,7 +350,7 @@ func (e *explainCtx) missingLib(m []string) (Finding, error) {
 		Fix:      fmt.Sprintf("install the CUDA %s libraries (the framework's pip extras, e.g. pip install \"tensorflow[and-cuda]\", or the toolkit) and add their lib64 directory to LD_LIBRARY_PATH", version.MajorText(ver))}, nil
 }
 
-func (e *explainCtx) nvJitLink(m []string) (Finding, error) {
+func (e *explainCtx) nvJitLink(ctx context.Context, m []string) (Finding, error) {
 	need := m[2] + "." + m[3]
 	return Finding{Category: CatMultipleCUDALibs, Severity: SevError,
 		Message:  fmt.Sprintf("an older libnvJitLink.so.%s (before CUDA %s) is loaded ahead of the one the framework needs (it calls %s_%s_%s)", m[4], need, m[1], m[2], m[3]),
@@ -359,14 +358,14 @@ func (e *explainCtx) nvJitLink(m []string) (Finding, error) {
 		Fix:      fmt.Sprintf("pip install \"nvidia-nvjitlink-cu%s>=%s\" and unset LD_LIBRARY_PATH (an older toolkit's lib64 on it shadows the wheel's copy)", m[4], need)}, nil
 }
 
-func (e *explainCtx) toolkitMismatch(m []string) (Finding, error) {
+func (e *explainCtx) toolkitMismatch(ctx context.Context, m []string) (Finding, error) {
 	detected, built := m[1], m[2]
 	sev := SevWarning
 	if version.MajorText(detected) != version.MajorText(built) {
 		sev = SevError
 	}
 	fix := fmt.Sprintf("export CUDA_HOME=/usr/local/cuda-%s (install CUDA %s if absent: conda install -c nvidia cuda-toolkit=%s)", built, built, built)
-	if cmd, ver := e.newestTorch(query.ResolveRequest{CUDA: detected}); cmd != "" {
+	if cmd, ver := e.newestTorch(ctx, query.ResolveRequest{CUDA: detected}); cmd != "" {
 		fix += fmt.Sprintf("; or use torch %s built for CUDA %s: %s", ver, detected, cmd)
 	}
 	return Finding{Category: CatToolkitMismatch, Severity: sev,
@@ -374,9 +373,9 @@ func (e *explainCtx) toolkitMismatch(m []string) (Finding, error) {
 		Evidence: []string{"CUDA_HOME/nvcc: " + detected, "torch CUDA: " + built}, Fix: fix}, nil
 }
 
-func (e *explainCtx) torchCPU(m []string) (Finding, error) {
+func (e *explainCtx) torchCPU(ctx context.Context, m []string) (Finding, error) {
 	fix := "cudb pin torch --format pip (names the CUDA build for your driver with --driver)"
-	if cmd, _ := e.newestTorch(query.ResolveRequest{}); cmd != "" {
+	if cmd, _ := e.newestTorch(ctx, query.ResolveRequest{}); cmd != "" {
 		fix = "pip uninstall -y torch && " + cmd + " (or cudb resolve torch --driver <your driver> for a build matched to it)"
 	}
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
@@ -384,19 +383,19 @@ func (e *explainCtx) torchCPU(m []string) (Finding, error) {
 		Fix:     fix}, nil
 }
 
-func (e *explainCtx) cudaUnknown(m []string) (Finding, error) {
+func (e *explainCtx) cudaUnknown(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "CUDA cannot initialise: usually the kernel driver and its user-space libraries differ (a driver upgrade without a reboot), the nvidia_uvm module is not loaded, or CUDA_VISIBLE_DEVICES names no device",
 		Fix:     "sudo modprobe nvidia_uvm && nvidia-smi (if nvidia-smi reports a driver/library version mismatch, reboot); check echo $CUDA_VISIBLE_DEVICES"}, nil
 }
 
-func (e *explainCtx) noDevices(m []string) (Finding, error) {
+func (e *explainCtx) noDevices(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "the driver is loaded but sees no GPU",
 		Fix:     "nvidia-smi -L (in a container: docker run --gpus all ...; on a VM: check the GPU is attached; on bare metal: lspci | grep -i nvidia)"}, nil
 }
 
-func (e *explainCtx) smiFailed(m []string) (Finding, error) {
+func (e *explainCtx) smiFailed(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "nvidia-smi cannot talk to the NVIDIA kernel driver (module not loaded, or built for another kernel)",
 		Fix:     "sudo modprobe nvidia && nvidia-smi (if it fails, reinstall the driver for the running kernel, e.g. sudo apt-get install --reinstall nvidia-dkms-<branch>, then reboot)"}, nil

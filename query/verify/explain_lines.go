@@ -48,7 +48,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 		lines[i] = l
 		lower[i] = strings.ToLower(l)
 	}
-	e := &explainCtx{ctx: ctx, d: d, lines: lines}
+	e := &explainCtx{d: d, lines: lines}
 	x := &Explanation{Findings: []Finding{}}
 	memo := map[string]bool{}    // signature + values already explained
 	seenMsg := map[string]bool{} // category + message already given
@@ -99,7 +99,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 			}
 			memo[key] = true
 			e.at = i
-			f, err := s.fn(e, m)
+			f, err := s.fn(e, ctx, m)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cudb/cudb/db"
@@ -16,15 +17,15 @@ import (
 
 // inferredPython says what the Python range of the nearest earlier
 // release's build of the same variant gives for py, or "".
-func (v *verifier) inferredPython(fw *framework, py version.Dotted) string {
+func (v *verifier) inferredPython(ctx context.Context, fw *framework, py version.Dotted) string {
 	if fw.build == nil {
 		return ""
 	}
-	from := query.InferredFrom(v.ctx, v.d, fw.name, fw.version)
+	from := query.InferredFrom(ctx, v.d, fw.name, fw.version)
 	if from == "" {
 		return ""
 	}
-	bs, err := v.d.Builds(v.ctx, fw.name, func(s string) bool { return s == from })
+	bs, err := v.d.Builds(ctx, fw.name, func(s string) bool { return s == from })
 	if err != nil {
 		return ""
 	}
@@ -75,12 +76,12 @@ func matrixOf(name string) string {
 
 // inferBuilds returns the builds of the nearest earlier release of fw's
 // minor line and records it in fw.inferred, or nil when there is none.
-func (v *verifier) inferBuilds(fw *framework) ([]*db.BuildRow, error) {
-	from := query.InferredFrom(v.ctx, v.d, fw.name, fw.version)
+func (v *verifier) inferBuilds(ctx context.Context, fw *framework) ([]*db.BuildRow, error) {
+	from := query.InferredFrom(ctx, v.d, fw.name, fw.version)
 	if from == "" {
 		return nil, nil
 	}
-	bs, err := v.d.Builds(v.ctx, fw.name, func(s string) bool { return s == from })
+	bs, err := v.d.Builds(ctx, fw.name, func(s string) bool { return s == from })
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}

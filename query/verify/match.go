@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 // frameworks lists installed framework builds, matched to the database.
-func (v *verifier) frameworks() ([]*framework, error) {
+func (v *verifier) frameworks(ctx context.Context) ([]*framework, error) {
 	var out []*framework
 	table := v.opts.Frameworks.Or()
 	for i := range v.f.Pythons {
@@ -30,7 +31,7 @@ func (v *verifier) frameworks() ([]*framework, error) {
 			if m, ok := buildReaders[f.Name]; ok {
 				match = m
 			}
-			fw, err := match(v, py, f)
+			fw, err := match(v, ctx, py, f)
 			if err != nil {
 				return nil, err
 			}
@@ -44,16 +45,16 @@ func (v *verifier) frameworks() ([]*framework, error) {
 
 // buildReaders match the frameworks whose environment states more than a
 // version: the build's CUDA and variant, read by their own readers.
-var buildReaders = map[string]func(v *verifier, py *host.Python, f frameworks.Framework) (*framework, error){
-	frameworks.Torch: func(v *verifier, py *host.Python, _ frameworks.Framework) (*framework, error) {
+var buildReaders = map[string]func(v *verifier, ctx context.Context, py *host.Python, f frameworks.Framework) (*framework, error){
+	frameworks.Torch: func(v *verifier, ctx context.Context, py *host.Python, _ frameworks.Framework) (*framework, error) {
 		if t := py.Torch; t != nil && t.Version != "" {
-			return v.matchTorch(py, t)
+			return v.matchTorch(ctx, py, t)
 		}
 		return nil, nil
 	},
-	frameworks.TensorFlow: func(v *verifier, py *host.Python, _ frameworks.Framework) (*framework, error) {
+	frameworks.TensorFlow: func(v *verifier, ctx context.Context, py *host.Python, _ frameworks.Framework) (*framework, error) {
 		if t := py.TensorFlow; t != nil && t.Version != "" {
-			return v.matchTF(py, t)
+			return v.matchTF(ctx, py, t)
 		}
 		return nil, nil
 	},
@@ -63,7 +64,7 @@ var buildReaders = map[string]func(v *verifier, py *host.Python, f frameworks.Fr
 // matchJAX matches JAX by its CUDA plugin, which names the build; pjrt
 // comes with it. The names are walked in a fixed order (plugin first): a
 // map's order would change the finding's words from run to run.
-func (v *verifier) matchJAX(py *host.Python, _ frameworks.Framework) (*framework, error) {
+func (v *verifier) matchJAX(ctx context.Context, py *host.Python, _ frameworks.Framework) (*framework, error) {
 	j := py.JAX
 	if j == nil {
 		return nil, nil
@@ -85,15 +86,15 @@ func (v *verifier) matchJAX(py *host.Python, _ frameworks.Framework) (*framework
 			fw := &framework{name: frameworks.JAX, label: "jax " + orUnknown(j.Version) + " (" + name + " " + ver + ")",
 				version: j.Version, cuda: m[1], py: py}
 			// The plugin's CUDA major names the build (cuda12).
-			bs, err := v.d.Builds(v.ctx, frameworks.JAX, func(s string) bool { return s == j.Version })
+			bs, err := v.d.Builds(ctx, frameworks.JAX, func(s string) bool { return s == j.Version })
 			if err != nil {
 				return nil, err
 			}
 			if len(bs) == 0 && j.Version != "" {
-				if bs, err = v.inferBuilds(fw); err != nil {
+				if bs, err = v.inferBuilds(ctx, fw); err != nil {
 					return nil, err
 				}
-				v.unknown(fw, frameworks.JAX)
+				v.unknown(ctx, fw, frameworks.JAX)
 			}
 			fw.build = pickBuild(bs, "cuda"+m[1], false)
 			return fw, nil
@@ -107,19 +108,19 @@ func (v *verifier) matchJAX(py *host.Python, _ frameworks.Framework) (*framework
 // Linux one of the newest CUDA (what pip installs by default where a
 // framework publishes one package per CUDA major, as ONNX Runtime does).
 // A release the data does not hold is unknown, said so.
-func (v *verifier) matchInstalled(py *host.Python, f frameworks.Framework) (*framework, error) {
+func (v *verifier) matchInstalled(ctx context.Context, py *host.Python, f frameworks.Framework) (*framework, error) {
 	in := py.Frameworks[f.Name]
 	if in == nil || in.Version == "" {
 		return nil, nil
 	}
 	ver := in.Version
 	fw := &framework{name: f.Name, label: f.Name + " " + ver, version: ver, py: py}
-	bs, err := v.d.Builds(v.ctx, f.Name, func(s string) bool { return s == ver })
+	bs, err := v.d.Builds(ctx, f.Name, func(s string) bool { return s == ver })
 	if err != nil {
 		return nil, err
 	}
 	if len(bs) == 0 {
-		if bs, err = v.inferBuilds(fw); err != nil {
+		if bs, err = v.inferBuilds(ctx, fw); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +135,7 @@ func (v *verifier) matchInstalled(py *host.Python, f frameworks.Framework) (*fra
 		fw.cuda = version.MajorText(fw.build.CUDA)
 	}
 	if fw.build == nil || fw.inferred != "" {
-		v.unknown(fw, f.Name)
+		v.unknown(ctx, fw, f.Name)
 	}
 	return fw, nil
 }
@@ -148,13 +149,13 @@ func orUnknown(s string) string {
 
 // unknownVersion is the answer for an installed version that does not
 // parse: the framework is kept, unknown (a warning), never an error.
-func (v *verifier) unknownVersion(fw *framework, raw, component string) (*framework, error) {
+func (v *verifier) unknownVersion(ctx context.Context, fw *framework, raw, component string) (*framework, error) {
 	fw.version = raw
-	v.unknown(fw, component)
+	v.unknown(ctx, fw, component)
 	return fw, nil
 }
 
-func (v *verifier) unknown(fw *framework, component string) {
+func (v *verifier) unknown(ctx context.Context, fw *framework, component string) {
 	table := component
 	if f, ok := frameworks.Get(component); ok && f.Matrix != "" {
 		table = f.Matrix
@@ -166,7 +167,7 @@ func (v *verifier) unknown(fw *framework, component string) {
 	// A release a lead names is known, its facts pending: said so, as
 	// resolve says it, rather than "not in the database".
 	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
-		Message:  query.ReleaseUnknownText(v.ctx, v.d, component, fw.version, fw.label, skipped),
+		Message:  query.ReleaseUnknownText(ctx, v.d, component, fw.version, fw.label, skipped),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", component, fw.version, envName(fw.py))},
 		Fix:      fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", table)})
 }
@@ -198,18 +199,18 @@ func pickBuild(bs []*db.BuildRow, variant string, wantDefault bool) *db.BuildRow
 	return best
 }
 
-func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error) {
+func (v *verifier) matchTorch(ctx context.Context, py *host.Python, t *host.Torch) (*framework, error) {
 	fw := &framework{name: frameworks.Torch, label: "torch " + t.Version, cuda: t.CUDA, py: py}
 	pv, err := version.Parse(t.Version)
 	if err != nil {
-		return v.unknownVersion(fw, t.Version, frameworks.Torch)
+		return v.unknownVersion(ctx, fw, t.Version, frameworks.Torch)
 	}
 	fw.version = pv.Public()
 	variant := t.Variant
 	if variant == "" && pv.Local() != "" {
 		variant = pv.Local()
 	}
-	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.Torch, fw.version)
+	judged, bs, read, err := v.releaseBuilds(ctx, frameworks.Torch, fw.version)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +220,10 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 		v.shorthandNote(read)
 	}
 	if len(bs) == 0 {
-		if bs, err = v.inferBuilds(fw); err != nil {
+		if bs, err = v.inferBuilds(ctx, fw); err != nil {
 			return nil, err
 		}
-		v.unknown(fw, frameworks.Torch)
+		v.unknown(ctx, fw, frameworks.Torch)
 		if len(bs) == 0 {
 			return fw, nil
 		}
@@ -254,14 +255,14 @@ func (v *verifier) matchTorch(py *host.Python, t *host.Torch) (*framework, error
 	return fw, nil
 }
 
-func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, error) {
+func (v *verifier) matchTF(ctx context.Context, py *host.Python, t *host.TensorFlow) (*framework, error) {
 	fw := &framework{name: frameworks.TensorFlow, label: "tensorflow " + t.Version, cuda: t.CUDA, py: py}
 	pv, err := version.Parse(t.Version)
 	if err != nil {
-		return v.unknownVersion(fw, t.Version, frameworks.TensorFlow)
+		return v.unknownVersion(ctx, fw, t.Version, frameworks.TensorFlow)
 	}
 	fw.version = pv.Public()
-	judged, bs, read, err := v.releaseBuilds(v.ctx, frameworks.TensorFlow, fw.version)
+	judged, bs, read, err := v.releaseBuilds(ctx, frameworks.TensorFlow, fw.version)
 	if err != nil {
 		return nil, err
 	}
@@ -271,10 +272,10 @@ func (v *verifier) matchTF(py *host.Python, t *host.TensorFlow) (*framework, err
 		v.shorthandNote(read)
 	}
 	if len(bs) == 0 {
-		if bs, err = v.inferBuilds(fw); err != nil {
+		if bs, err = v.inferBuilds(ctx, fw); err != nil {
 			return nil, err
 		}
-		v.unknown(fw, frameworks.TensorFlow)
+		v.unknown(ctx, fw, frameworks.TensorFlow)
 		if len(bs) == 0 {
 			return fw, nil
 		}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -15,18 +16,18 @@ import (
 // no CUDA plugin, and TensorFlow >= 2.11 on native Windows (no GPU build).
 
 // packages runs the package-listing judgements of every environment.
-func (v *verifier) packages(fws []*framework) {
+func (v *verifier) packages(ctx context.Context, fws []*framework) {
 	for i := range v.f.Pythons {
 		py := &v.f.Pythons[i]
 		v.moduleConflicts(py)
-		v.cpuOnlyPackage(py)
+		v.cpuOnlyPackage(ctx, py)
 		v.jaxWithoutPlugin(py)
-		v.condaCPUSolve(py)
+		v.condaCPUSolve(ctx, py)
 	}
 	for _, fw := range fws {
 		if fw.name == frameworks.TensorFlow {
-			v.tfNativeWindows(fw)
-			v.tfWithoutCUDAWheels(fw)
+			v.tfNativeWindows(ctx, fw)
+			v.tfWithoutCUDAWheels(ctx, fw)
 		}
 	}
 }
@@ -106,12 +107,12 @@ func (v *verifier) jaxWithoutPlugin(py *host.Python) {
 
 // tfNativeWindows: TensorFlow 2.11 and later has no GPU build on native
 // Windows; the last one is the release the database names.
-func (v *verifier) tfNativeWindows(fw *framework) {
+func (v *verifier) tfNativeWindows(ctx context.Context, fw *framework) {
 	// a GPU, a driver or a CUDA toolkit in the report: GPU use was meant
 	if v.hostPlatform() != "windows" || (len(v.f.GPUs) == 0 && v.f.Driver == nil && len(v.f.Toolkits) == 0) {
 		return
 	}
-	last, prov, err := v.d.Attribute(v.ctx, frameworks.TensorFlow, "", "windows_native_gpu_last")
+	last, prov, err := v.d.Attribute(ctx, frameworks.TensorFlow, "", "windows_native_gpu_last")
 	if err != nil || last == "" || fw.version == "" {
 		return
 	}
@@ -146,7 +147,7 @@ func (v *verifier) fromListing() bool {
 // channel has no build of that release for that CUDA and Python. The
 // runtime package beside it says CUDA was wanted, so no GPU line is
 // needed; a host with a GPU is already judged by cpuOnly.
-func (v *verifier) condaCPUSolve(py *host.Python) {
+func (v *verifier) condaCPUSolve(ctx context.Context, py *host.Python) {
 	t := py.Torch
 	if t == nil || t.Variant != "cpu" || t.Source != "conda_list" || len(v.f.GPUs) > 0 {
 		return
@@ -162,7 +163,7 @@ func (v *verifier) condaCPUSolve(py *host.Python) {
 		return
 	}
 	var cudas []string
-	if bs, err := v.d.Builds(v.ctx, frameworks.Torch, func(s string) bool { return s == t.Version }); err == nil {
+	if bs, err := v.d.Builds(ctx, frameworks.Torch, func(s string) bool { return s == t.Version }); err == nil {
 		for _, b := range bs {
 			if b.Channel == "conda" && b.CUDA != "" && !containsStr(cudas, b.CUDA) {
 				cudas = append(cudas, b.CUDA)

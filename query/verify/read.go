@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,7 +42,7 @@ type Read struct {
 	FromText []string `json:"from_text"`
 }
 
-func (v *verifier) readSummary() *Read {
+func (v *verifier) readSummary(ctx context.Context) *Read {
 	f := v.f
 	r := &Read{Input: "report", Formats: []string{}, GPUs: []string{}, CUDA: []string{}, CUDNN: []string{},
 		Environments: []string{}, Frameworks: []string{}, Env: []string{}, FromText: []string{}, OS: f.OS,
@@ -62,7 +63,7 @@ func (v *verifier) readSummary() *Read {
 	}
 	for _, g := range f.GPUs {
 		s := fmt.Sprintf("%d: %s", g.Index, g.Name)
-		if cc := v.gpuCC(g); cc != "" {
+		if cc := v.gpuCC(ctx, g); cc != "" {
 			s += " (compute capability " + cc + ")"
 		}
 		r.GPUs = append(r.GPUs, s+" ["+g.Source+"]")

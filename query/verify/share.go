@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -12,13 +13,13 @@ import (
 // query.Share, the judgement resolve uses: pins that pip cannot satisfy
 // together, one libcudnn.so.N that cannot serve both, or a fact the data
 // lacks (reported as unknown, never as agreement).
-func (v *verifier) shared(fws []*framework) {
+func (v *verifier) shared(ctx context.Context, fws []*framework) {
 	for i, a := range fws {
 		for _, b := range fws[i+1:] {
 			if a.build == nil || b.build == nil || a.py == nil || b.py == nil || a.py.Prefix != b.py.Prefix || a.name == b.name {
 				continue
 			}
-			j := query.Share(v.side(a), v.side(b))
+			j := query.Share(v.side(ctx, a), v.side(ctx, b))
 			ev := []string{fmt.Sprintf("%s and %s in %s", a.label, b.label, envName(a.py))}
 			fix := fmt.Sprintf("cudb resolve %s==%s %s==%s (the versions that share one environment), or give each its own environment", a.name, a.version, b.name, b.version)
 			switch j.Status {
@@ -40,13 +41,13 @@ func (v *verifier) shared(fws []*framework) {
 	}
 }
 
-func (v *verifier) side(fw *framework) query.Side {
+func (v *verifier) side(ctx context.Context, fw *framework) query.Side {
 	var companions []string
 	if f, ok := frameworks.Get(fw.name); ok {
 		companions = f.Companions
 	}
 	label := fw.label
 	name := fw.name + " " + fw.version + " " + fw.build.Variant
-	release, _ := v.d.Builds(v.ctx, fw.name, func(s string) bool { return s == fw.build.Version })
+	release, _ := v.d.Builds(ctx, fw.name, func(s string) bool { return s == fw.build.Version })
 	return query.SideOf(label, name, fw.build, companions, release)
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"regexp"
 	"sync"
 )
@@ -16,7 +17,7 @@ type signature struct {
 	Key      string
 	Span     int
 	re       *regexp.Regexp
-	fn       func(e *explainCtx, m []string) (Finding, error)
+	fn       func(e *explainCtx, ctx context.Context, m []string) (Finding, error)
 	// Harmless marks a normal log line of a working host: it is
 	// explained, but it does not count against MaxExplainedLines, so a
 	// long log of such lines never crowds out the one real error.
@@ -39,7 +40,7 @@ func Signatures() []Signature {
 	return out
 }
 
-func sig(id, cat, lookup, key string, span int, re string, fn func(e *explainCtx, m []string) (Finding, error)) signature {
+func sig(id, cat, lookup, key string, span int, re string, fn func(e *explainCtx, ctx context.Context, m []string) (Finding, error)) signature {
 	return signature{ID: id, Category: cat, Lookup: lookup, Key: key, Span: span, re: regexp.MustCompile(re), fn: fn}
 }
 

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -14,60 +15,60 @@ import (
 
 const smiCmd = "nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1"
 
-func (e *explainCtx) ptxToolchain(m []string) (Finding, error) {
-	major, floor := e.newestMajorFloor()
+func (e *explainCtx) ptxToolchain(ctx context.Context, m []string) (Finding, error) {
+	major, floor := e.newestMajorFloor(ctx)
 	fix := "upgrade the NVIDIA driver to one whose CUDA (nvidia-smi's CUDA Version) is at least the CUDA that compiled the code (the framework's, or the nvcc/ptxas on PATH for JIT-compiled kernels), or install a framework build for an older CUDA: cudb resolve torch --driver $(" + smiCmd + ")"
 	if floor != "" {
 		fix += fmt.Sprintf("; CUDA %s.x needs a driver >= %s", major, floor)
 	}
 	return Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message: "the driver cannot load PTX built by a newer CUDA toolkit than it supports (the driver is older than the CUDA that compiled the kernels)",
-		Fix:     fix, Sources: e.driverSources(major)}, nil
+		Fix:     fix, Sources: e.driverSources(ctx, major)}, nil
 }
 
-func (e *explainCtx) forwardCompat(m []string) (Finding, error) {
+func (e *explainCtx) forwardCompat(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatDriverTooOld, Severity: SevError,
 		Message: "a CUDA forward-compatibility package (cuda-compat) is in use on a GPU that does not support it (forward compatibility is for data-centre GPUs only)",
 		Fix:     "remove the cuda-compat libraries from the loader path (unset LD_LIBRARY_PATH entries under /usr/local/cuda/compat, or use an image without them) and upgrade the host driver to the CUDA the build needs"}, nil
 }
 
-func (e *explainCtx) fabricManager(m []string) (Finding, error) {
+func (e *explainCtx) fabricManager(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "CUDA is not ready on an NVSwitch system: nvidia-fabricmanager is not running or its version differs from the driver's",
 		Fix:     "sudo apt-get install nvidia-fabricmanager-<driver branch> (the same version as the driver) && sudo systemctl enable --now nvidia-fabricmanager"}, nil
 }
 
-func (e *explainCtx) noDriver(m []string) (Finding, error) {
+func (e *explainCtx) noDriver(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "no NVIDIA kernel driver is loaded (none installed, or a container started without GPU access)",
 		Fix:     "install the NVIDIA driver (sudo ubuntu-drivers install, or the CUDA repository's cuda-drivers) and reboot; in Docker run with --gpus all; on WSL2 install the Windows driver, not a Linux one"}, nil
 }
 
-func (e *explainCtx) nvmlMismatch(m []string) (Finding, error) {
+func (e *explainCtx) nvmlMismatch(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "the loaded kernel module and the user-space driver libraries are different versions (a driver upgrade without a reboot, or two driver packages)",
 		Fix:     "reboot (or sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia); if it persists, remove the second driver package (dpkg -l | grep nvidia-driver)"}, nil
 }
 
-func (e *explainCtx) nvmlUnknown(m []string) (Finding, error) {
+func (e *explainCtx) nvmlUnknown(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "the container lost access to the GPU devices (cgroup device rules reset, e.g. by systemctl daemon-reload with the systemd cgroup driver)",
 		Fix:     "restart the container; for good, set no-cgroups or the cgroupfs driver as nvidia-container-toolkit documents, or pass the /dev/nvidia* devices explicitly"}, nil
 }
 
-func (e *explainCtx) dockerNoToolkit(m []string) (Finding, error) {
+func (e *explainCtx) dockerNoToolkit(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured",
 		Fix:     "sudo apt-get install nvidia-container-toolkit && sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"}, nil
 }
 
-func (e *explainCtx) noCUDADevice(m []string) (Finding, error) {
+func (e *explainCtx) noCUDADevice(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "CUDA sees no GPU: CUDA_VISIBLE_DEVICES hides them, the container has none, or the driver does not see the card",
 		Fix:     "echo $CUDA_VISIBLE_DEVICES (unset it or name a valid index); nvidia-smi -L; in Docker run with --gpus all"}, nil
 }
 
-func (e *explainCtx) cuInitUnknown(m []string) (Finding, error) {
+func (e *explainCtx) cuInitUnknown(ctx context.Context, m []string) (Finding, error) {
 	f := Finding{Category: CatNoGPUVisible, Severity: SevError,
 		Message: "cuInit failed with an unknown error: the driver cannot start CUDA (nvidia_uvm not loaded, a driver upgrade without reboot, or under WSL2 a Linux driver installed over the Windows one)",
 		Fix:     "sudo modprobe nvidia_uvm && nvidia-smi; on WSL2 remove any Linux nvidia driver package and keep only /usr/lib/wsl/lib; reboot after a driver upgrade"}
@@ -77,7 +78,7 @@ func (e *explainCtx) cuInitUnknown(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) windowsDLL(m []string) (Finding, error) {
+func (e *explainCtx) windowsDLL(ctx context.Context, m []string) (Finding, error) {
 	name, num := strings.ToLower(m[1]), m[2]
 	ver := num
 	if len(num) >= 3 && strings.HasPrefix(num, "1") {
@@ -94,7 +95,7 @@ func (e *explainCtx) windowsDLL(m []string) (Finding, error) {
 		major := version.MajorText(ver)
 		dll := fmt.Sprintf("%s64_%s.dll", name, major)
 		get := fmt.Sprintf("NVIDIA's cuDNN %s for Windows", major)
-		if pin := e.cudnnWheelPin(major); pin != "" {
+		if pin := e.cudnnWheelPin(ctx, major); pin != "" {
 			get = fmt.Sprintf("pip install %q (its DLLs are in site-packages\\nvidia\\cudnn\\bin)", pin)
 		}
 		return Finding{Category: CatCUDNNMissing, Severity: SevError,
@@ -105,43 +106,43 @@ func (e *explainCtx) windowsDLL(m []string) (Finding, error) {
 		return Finding{Category: CatNoGPUVisible, Severity: SevError,
 			Message: "nvcuda.dll, the driver's CUDA library, is missing: no NVIDIA driver is installed", Fix: "install the NVIDIA Windows driver"}, nil
 	}
-	f, err := e.missingLib([]string{m[0], "lib" + name, ver})
+	f, err := e.missingLib(ctx, []string{m[0], "lib" + name, ver})
 	f.Fix = fmt.Sprintf("install the CUDA %s runtime (the toolkit, or the framework's own CUDA wheels) and add its bin directory to PATH; TensorFlow >= 2.11 has no native Windows GPU build: use WSL2", ver)
 	return f, err
 }
 
-func (e *explainCtx) cudnnUnableAny(m []string) (Finding, error) {
-	f, err := e.missingLib(m)
+func (e *explainCtx) cudnnUnableAny(ctx context.Context, m []string) (Finding, error) {
+	f, err := e.missingLib(ctx, m)
 	f.Message += "; often an older cuDNN on LD_LIBRARY_PATH shadows the copy the framework ships"
 	f.Fix = "unset LD_LIBRARY_PATH (or drop the system cuDNN directory from it) so the framework loads its own nvidia-cudnn wheel; " + f.Fix
 	return f, err
 }
 
-func (e *explainCtx) tfDlopen(m []string) (Finding, error) {
+func (e *explainCtx) tfDlopen(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message: "TensorFlow found no usable CUDA/cuDNN libraries of the versions it was built with, so it runs on the CPU",
 		Fix:     "pip install \"tensorflow[and-cuda]\" (Linux, TensorFlow >= 2.14; cudb pin tensorflow==<version> lists the exact CUDA and cuDNN), and unset LD_LIBRARY_PATH if it points at another toolkit"}, nil
 }
 
-func (e *explainCtx) tfNoDNN(m []string) (Finding, error) {
+func (e *explainCtx) tfNoDNN(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMissing, Severity: SevError,
 		Message: "TensorFlow could not load cuDNN (missing, or a version other than the one it was built with)",
 		Fix:     "pip install \"tensorflow[and-cuda]\" (brings the matching nvidia-cudnn wheel); cudb pin tensorflow==<version> names the cuDNN it needs"}, nil
 }
 
-func (e *explainCtx) ortProvider(m []string) (Finding, error) {
+func (e *explainCtx) ortProvider(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message: "ONNX Runtime's CUDA provider could not load: the CUDA or cuDNN major it was built for is missing (onnxruntime-gpu 1.19+ on PyPI is CUDA 12 with cuDNN 9; earlier ones CUDA 11 with cuDNN 8)",
 		Fix:     "pip install \"onnxruntime-gpu[cuda,cudnn]\" (1.19+), or install the CUDA and cuDNN majors of your onnxruntime-gpu (cudb resolve onnxruntime-gpu==<version>); import torch first to reuse its CUDA libraries"}, nil
 }
 
-func (e *explainCtx) ortNoCUDA(m []string) (Finding, error) {
+func (e *explainCtx) ortNoCUDA(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
 		Message: "this onnxruntime has no CUDA provider: the CPU package (onnxruntime) is installed, or installed alongside onnxruntime-gpu and shadows it",
 		Fix:     "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu"}, nil
 }
 
-func (e *explainCtx) winError126(m []string) (Finding, error) {
+func (e *explainCtx) winError126(ctx context.Context, m []string) (Finding, error) {
 	dll := ""
 	if len(m) > 1 {
 		dll = m[1]
@@ -155,7 +156,7 @@ func (e *explainCtx) winError126(m []string) (Finding, error) {
 		Fix:     "install the latest Microsoft Visual C++ Redistributable (x64), then reinstall the framework in a fresh environment (pip install --force-reinstall)"}, nil
 }
 
-func (e *explainCtx) jaxFoundCUDNN(m []string) (Finding, error) {
+func (e *explainCtx) jaxFoundCUDNN(ctx context.Context, m []string) (Finding, error) {
 	have, built := cudnnFromInt(m[1]), cudnnFromInt(m[2])
 	mm := strings.Join(strings.Split(built, ".")[:2], ".")
 	return Finding{Category: CatCUDNNMismatch, Severity: SevError,
@@ -164,7 +165,7 @@ func (e *explainCtx) jaxFoundCUDNN(m []string) (Finding, error) {
 		Fix:      fmt.Sprintf("pip install \"nvidia-cudnn-cu12>=%s\" (or pip install -U \"jax[cuda12]\"), and unset LD_LIBRARY_PATH if an older copy is on it", mm)}, nil
 }
 
-func (e *explainCtx) jaxFoundCUDA(m []string) (Finding, error) {
+func (e *explainCtx) jaxFoundCUDA(ctx context.Context, m []string) (Finding, error) {
 	lib, have, built := m[1], cudaFromInt(atoi(m[2])), cudaFromInt(atoi(m[3]))
 	return Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message:  fmt.Sprintf("JAX was built against %s %s but found %s", lib, built, have),
@@ -174,80 +175,80 @@ func (e *explainCtx) jaxFoundCUDA(m []string) (Finding, error) {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-func (e *explainCtx) jaxNoCUDNN(m []string) (Finding, error) {
+func (e *explainCtx) jaxNoCUDNN(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMissing, Severity: SevError,
 		Message: "JAX's CUDA plugin could not load cuDNN",
 		Fix:     "pip install -U \"jax[cuda12]\" (brings nvidia-cudnn-cu12), and unset LD_LIBRARY_PATH if another cuDNN is on it"}, nil
 }
 
-func (e *explainCtx) cudnnNotInitialized(m []string) (Finding, error) {
+func (e *explainCtx) cudnnNotInitialized(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
 		Message: "cuDNN could not create its handle: most often the GPU is out of memory when cuDNN starts, otherwise the cuDNN loaded does not match the CUDA/driver the framework uses (a second cuDNN on LD_LIBRARY_PATH, or a cuDNN for another CUDA major)",
 		Fix:     "check free GPU memory (nvidia-smi) and retry with a smaller batch; then cudb verify (compares the cuDNN copies with the framework's), and unset LD_LIBRARY_PATH so the framework loads its own cuDNN"}, nil
 }
 
-func (e *explainCtx) cudnnInternal(m []string) (Finding, error) {
+func (e *explainCtx) cudnnInternal(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
 		Message: "cuDNN failed internally: usually GPU memory exhaustion; otherwise a cuDNN too old for the GPU or mismatched with the framework",
 		Fix:     "retry with a smaller batch (TensorFlow: tf.config.experimental.set_memory_growth); if it persists, cudb verify to compare the cuDNN with the framework's build"}, nil
 }
 
-func (e *explainCtx) cudnnExecFailed(m []string) (Finding, error) {
+func (e *explainCtx) cudnnExecFailed(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
 		Message: "a cuDNN kernel failed to run: the cuDNN (or the framework) may lack kernels for this GPU, or the driver is older than the cuDNN's CUDA",
 		Fix:     "cudb verify (checks the GPU's architecture and the driver against the build); install the framework's own cuDNN wheel and unset LD_LIBRARY_PATH"}, nil
 }
 
-func (e *explainCtx) cudnnArch(m []string) (Finding, error) {
+func (e *explainCtx) cudnnArch(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message: "this cuDNN does not support the GPU's compute capability (cuDNN 9 dropped Kepler and Maxwell-era cards; newer GPUs need recent cuDNN)",
 		Fix:     "cudb matrix cudnn (the compute capabilities each cuDNN supports), then install a cuDNN and framework build that list your GPU's"}, nil
 }
 
-func (e *explainCtx) cudnnVersionMismatch(m []string) (Finding, error) {
+func (e *explainCtx) cudnnVersionMismatch(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMismatch, Severity: SevError,
 		Message: "cuDNN sub-libraries of different versions are loaded together (two cuDNN copies on the loader path)",
 		Fix:     "unset LD_LIBRARY_PATH (or remove one copy) so a single cuDNN is found; pip list | grep cudnn and ldconfig -p | grep cudnn show the copies"}, nil
 }
 
-func (e *explainCtx) tfConvAlgorithm(m []string) (Finding, error) {
+func (e *explainCtx) tfConvAlgorithm(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
 		Message: "TensorFlow's cuDNN failed to start: usually the GPU memory is already taken (another process, or TensorFlow's full pre-allocation), otherwise a cuDNN older than TensorFlow's build",
 		Fix:     "enable memory growth (tf.config.experimental.set_memory_growth(gpu, True) or TF_FORCE_GPU_ALLOW_GROWTH=true); if it persists, cudb pin tensorflow==<version> for the cuDNN it was built with"}, nil
 }
 
-func (e *explainCtx) cudnnSymbol(m []string) (Finding, error) {
+func (e *explainCtx) cudnnSymbol(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatMultipleCUDALibs, Severity: SevError,
 		Message:  fmt.Sprintf("%s.so.%s comes from a different cuDNN than the other cuDNN libraries loaded (two copies mixed on the loader path)", m[1], m[2]),
 		Evidence: []string{"library: " + m[1] + ".so." + m[2]},
 		Fix:      "unset LD_LIBRARY_PATH (or remove the system cuDNN directory from it) so all cuDNN libraries come from one copy: the framework's nvidia-cudnn wheel"}, nil
 }
 
-func (e *explainCtx) cublasNotInitialized(m []string) (Finding, error) {
+func (e *explainCtx) cublasNotInitialized(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "cuBLAS could not create its handle: almost always the GPU is out of memory at that point (or an earlier CUDA error was swallowed); rarely a cuBLAS from another CUDA on the loader path",
 		Fix:     "check nvidia-smi for memory in use, reduce the batch size, run with CUDA_LAUNCH_BLOCKING=1 for the real first error; if none, cudb verify for library copies"}, nil
 }
 
-func (e *explainCtx) cublasExecFailed(m []string) (Finding, error) {
+func (e *explainCtx) cublasExecFailed(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatArchUnsupported, Severity: SevWarning,
 		Message: "a cuBLAS kernel failed: the cuBLAS loaded may lack kernels for this GPU (a build without its architecture), or an earlier error (out of memory, bad index) surfaced here",
 		Fix:     "cudb verify (checks the build's architectures against the GPU); rerun with CUDA_LAUNCH_BLOCKING=1 to see the first failing call"}, nil
 }
 
-func (e *explainCtx) cublasArch(m []string) (Finding, error) {
+func (e *explainCtx) cublasArch(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message: "cuBLAS was called for a feature the GPU's compute capability lacks (e.g. half or bfloat16 math on an old GPU)",
 		Fix:     "use float32 on this GPU, or a GPU of a newer architecture; cudb matrix gpu lists compute capabilities"}, nil
 }
 
-func (e *explainCtx) cublasInvalid(m []string) (Finding, error) {
+func (e *explainCtx) cublasInvalid(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatMultipleCUDALibs, Severity: SevWarning,
 		Message: "cuBLAS rejected a call: often a cuBLAS from another CUDA version is loaded ahead of the framework's own (LD_LIBRARY_PATH), sometimes a shape or dtype the library does not support",
 		Fix:     "unset LD_LIBRARY_PATH and pip install --force-reinstall the framework's nvidia-cublas wheel; cudb verify lists the copies"}, nil
 }
 
-func (e *explainCtx) cudaLibSymbol(m []string) (Finding, error) {
+func (e *explainCtx) cudaLibSymbol(ctx context.Context, m []string) (Finding, error) {
 	lib, major, sym := m[1], m[2], m[3]
 	if strings.HasPrefix(sym, "__nvJitLink") {
 		return Finding{}, nil // nvjitlink_undefined_symbol says it better
@@ -258,26 +259,26 @@ func (e *explainCtx) cudaLibSymbol(m []string) (Finding, error) {
 		Fix:      "unset LD_LIBRARY_PATH (an older toolkit's lib64 on it shadows the framework's nvidia-* wheels), or pip install --force-reinstall the framework to restore matching wheels"}, nil
 }
 
-func (e *explainCtx) ncclSymbol(m []string) (Finding, error) {
+func (e *explainCtx) ncclSymbol(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatMultipleCUDALibs, Severity: SevError,
 		Message:  fmt.Sprintf("the NCCL loaded lacks %s: an older libnccl (system or LD_LIBRARY_PATH) shadows the nvidia-nccl wheel the framework needs", m[1]),
 		Evidence: []string{"symbol: " + m[1]},
 		Fix:      "unset LD_LIBRARY_PATH (or remove the old libnccl2 package's directory from it) and pip install --force-reinstall nvidia-nccl-cu12 at the version the framework pins (cudb pin torch==<version>)"}, nil
 }
 
-func (e *explainCtx) ncclError(m []string) (Finding, error) {
+func (e *explainCtx) ncclError(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatMultipleCUDALibs, Severity: SevWarning,
 		Message: "NCCL failed: ranks may load different NCCL or CUDA versions, or the NCCL is older than the framework expects",
 		Fix:     "run with NCCL_DEBUG=INFO to see each rank's NCCL version; make every rank use the framework's own nvidia-nccl wheel (unset LD_LIBRARY_PATH)"}, nil
 }
 
-func (e *explainCtx) torchGPUTooOld(m []string) (Finding, error) {
+func (e *explainCtx) torchGPUTooOld(ctx context.Context, m []string) (Finding, error) {
 	cc := m[2] + "." + m[3]
 	f := Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("%s (compute capability %s) is older than this PyTorch supports", strings.TrimSpace(m[1]), cc),
 		Evidence: []string{"GPU compute capability: " + cc}}
-	if _, err := nvidia.ParseSMKnown(e.ctx, e.d, cc); err == nil {
-		if cmd, ver := e.newestTorch(query.ResolveRequest{SM: cc}); cmd != "" {
+	if _, err := nvidia.ParseSMKnown(ctx, e.d, cc); err == nil {
+		if cmd, ver := e.newestTorch(ctx, query.ResolveRequest{SM: cc}); cmd != "" {
 			f.Message += fmt.Sprintf("; the newest torch with kernels for it is %s", ver)
 			f.Fix = cmd
 		}
@@ -288,7 +289,7 @@ func (e *explainCtx) torchGPUTooOld(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) nvccArch(m []string) (Finding, error) {
+func (e *explainCtx) nvccArch(ctx context.Context, m []string) (Finding, error) {
 	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
 		return unparsedSM(m[1], "whether the nvcc on PATH can compile for it")
@@ -297,7 +298,7 @@ func (e *explainCtx) nvccArch(m []string) (Finding, error) {
 		Message:  fmt.Sprintf("the nvcc on PATH cannot compile for compute capability %s (compute_%s)", cc, m[1]),
 		Evidence: []string{"target compute capability: " + cc},
 		Fix:      fmt.Sprintf("install a CUDA toolkit that supports sm_%s (cudb matrix arch) and export CUDA_HOME to it, or set TORCH_CUDA_ARCHITECTURES / TORCH_CUDA_ARCH_LIST to architectures your nvcc knows", m[1])}
-	first, last := e.toolkitsFor(atoi(m[1]))
+	first, last := e.toolkitsFor(ctx, atoi(m[1]))
 	switch {
 	case first != "" && last != "":
 		f.Message += fmt.Sprintf("; only CUDA %s to %s compile for it (newer toolkits dropped it)", first, last)
@@ -312,8 +313,8 @@ func (e *explainCtx) nvccArch(m []string) (Finding, error) {
 // toolkitsFor reads the toolkit table (cudb matrix arch): the oldest CUDA
 // minor that compiles for sm, and the newest one when newer minors
 // dropped it.
-func (e *explainCtx) toolkitsFor(sm int) (first, last string) {
-	rows, err := nvidia.MatrixArch(e.ctx, e.d)
+func (e *explainCtx) toolkitsFor(ctx context.Context, sm int) (first, last string) {
+	rows, err := nvidia.MatrixArch(ctx, e.d)
 	if err != nil {
 		return "", ""
 	}
@@ -347,14 +348,14 @@ var deviceError = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)CUDA_ERROR_NO_DEVICE|No CUDA GPUs are available|no CUDA-capable device is detected|cudaErrorNoDevice`)
 })
 
-func (e *explainCtx) jaxCPU(m []string) (Finding, error) {
+func (e *explainCtx) jaxCPU(ctx context.Context, m []string) (Finding, error) {
 	// JAX prints this line whenever its CUDA backend fails, also when the
 	// plugin is installed and CUDA found no device: the line above then
 	// names the device error, and the cause is the hidden GPU, never a
 	// missing plugin (installing one would add a second, wrong plugin).
-	for _, l := range e.linesBefore(12) {
+	for _, l := range e.linesBefore(ctx, 12) {
 		if deviceError().MatchString(l) {
-			return e.noCUDADevice(m)
+			return e.noCUDADevice(ctx, m)
 		}
 	}
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
@@ -362,34 +363,34 @@ func (e *explainCtx) jaxCPU(m []string) (Finding, error) {
 		Fix:     "pip install -U \"jax[cuda12]\" (needs a driver >= 525 for CUDA 12; cudb resolve jax --driver <your driver>)"}, nil
 }
 
-func (e *explainCtx) noDistribution(m []string) (Finding, error) {
+func (e *explainCtx) noDistribution(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatPythonUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("pip found no %s wheel for this Python and platform: the Python is newer (or older) than any %s release supports, or the platform (32-bit, Windows for TensorFlow GPU) has none", m[1], m[1]),
 		Evidence: []string{"package: " + m[1]},
 		Fix:      fmt.Sprintf("cudb resolve %s --python $(python -c 'import sys;print(\"%%d.%%d\"%%sys.version_info[:2])') (names the release for this Python), or create an environment with a Python %s supports", m[1], m[1])}, nil
 }
 
-func (e *explainCtx) outOfMemory(m []string) (Finding, error) {
+func (e *explainCtx) outOfMemory(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "the GPU ran out of memory: not a version problem",
 		Fix:     "reduce the batch size or model size, free other processes' memory (nvidia-smi), or use mixed precision"}, nil
 }
 
-func (e *explainCtx) illegalAccess(m []string) (Finding, error) {
+func (e *explainCtx) illegalAccess(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "a kernel read or wrote outside its memory: a bug in the code or a kernel, not a version problem",
 		Fix:     "rerun with CUDA_LAUNCH_BLOCKING=1 (and compute-sanitizer) to find the failing operation"}, nil
 }
 
-func (e *explainCtx) deviceAssert(m []string) (Finding, error) {
+func (e *explainCtx) deviceAssert(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "a device-side assertion failed (usually an index out of range, e.g. a label >= the number of classes): not a version problem",
 		Fix:     "rerun on the CPU or with CUDA_LAUNCH_BLOCKING=1 to see the failing index"}, nil
 }
 
-func (e *explainCtx) torchCUDNNInt(m []string) (Finding, error) {
+func (e *explainCtx) torchCUDNNInt(ctx context.Context, m []string) (Finding, error) {
 	want, have := cudnnFromInt(m[1]), cudnnFromInt(m[2])
-	return e.torchCUDNN([]string{m[0], part(want, 0), part(want, 1), part(want, 2), part(have, 0), part(have, 1), part(have, 2)})
+	return e.torchCUDNN(ctx, []string{m[0], part(want, 0), part(want, 1), part(want, 2), part(have, 0), part(have, 1), part(have, 2)})
 }
 
 func part(v string, i int) string {
@@ -400,13 +401,13 @@ func part(v string, i int) string {
 	return "0"
 }
 
-func (e *explainCtx) ortWindows126(m []string) (Finding, error) {
+func (e *explainCtx) ortWindows126(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatCUDNNMissing, Severity: SevError,
 		Message: "Windows could not load ONNX Runtime's CUDA provider because a DLL it depends on is missing from PATH: most often cuDNN's (cudnn64_8.dll for CUDA 11 builds, cudnn64_9.dll for onnxruntime-gpu 1.19+), else the CUDA runtime's",
 		Fix:     "install the cuDNN and CUDA majors your onnxruntime-gpu was built for (cudb resolve onnxruntime-gpu==<version>) and add their bin directories to PATH (cuDNN 8.3-8.9 also needs zlibwapi.dll), or import torch first so its bundled CUDA and cuDNN DLLs are loaded"}, nil
 }
 
-func (e *explainCtx) jaxBackendFailed(m []string) (Finding, error) {
+func (e *explainCtx) jaxBackendFailed(ctx context.Context, m []string) (Finding, error) {
 	detail := m[1]
 	for _, specific := range []string{"cuDNN", "Found ", "Unable to load", "Outdated"} {
 		if strings.Contains(detail, specific) {

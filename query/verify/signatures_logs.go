@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 // on healthy hosts (which explain names as harmless, so a pasted log of a
 // working host is read, not refused).
 
-func (e *explainCtx) ortIRVersion(m []string) (Finding, error) {
+func (e *explainCtx) ortIRVersion(ctx context.Context, m []string) (Finding, error) {
 	model, maxIR := atoi(m[1]), atoi(m[2])
 	f := Finding{Category: CatModelUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("the model was saved with ONNX IR version %d and this ONNX Runtime reads IR versions up to %d: the model was exported with a newer onnx than the runtime implements", model, maxIR),
@@ -38,7 +39,7 @@ func (e *explainCtx) ortIRVersion(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) ortOpset(m []string) (Finding, error) {
+func (e *explainCtx) ortOpset(ctx context.Context, m []string) (Finding, error) {
 	opset := atoi(m[1])
 	f := Finding{Category: CatModelUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("the model uses ONNX opset %d, newer than the opsets this ONNX Runtime implements", opset),
@@ -56,25 +57,25 @@ func ortONNXSources() []query.SourceRef {
 	return []query.SourceRef{{Name: "onnxruntime-compatibility", URL: ortONNXURL}}
 }
 
-func (e *explainCtx) ncclSystemError(m []string) (Finding, error) {
+func (e *explainCtx) ncclSystemError(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "a system call inside NCCL failed (shared memory too small in a container, a socket or network-interface problem, a peer that cannot be reached): not a version mismatch",
 		Fix:     "rerun with NCCL_DEBUG=INFO and read the NCCL WARN line before the error; in Docker start the container with --ipc=host (or --shm-size=16g); across nodes set NCCL_SOCKET_IFNAME to the interface that reaches the others"}, nil
 }
 
-func (e *explainCtx) ncclCUDAError(m []string) (Finding, error) {
+func (e *explainCtx) ncclCUDAError(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "a CUDA call inside NCCL failed: most often peer-to-peer copies between consumer GPUs (IOMMU or PCIe ACS blocks them), otherwise an earlier CUDA error on that rank",
 		Fix:     "rerun with NCCL_DEBUG=INFO; try NCCL_P2P_DISABLE=1 (if that works, disable the IOMMU or ACS in the BIOS/kernel for peer-to-peer); check the first CUDA error of each rank"}, nil
 }
 
-func (e *explainCtx) ncclRemoteExited(m []string) (Finding, error) {
+func (e *explainCtx) ncclRemoteExited(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatNotVersion, Severity: SevInfo,
 		Message: "another rank exited or lost its connection first; this rank only reports it: the cause is in the first rank that failed (out of memory, a crash, a kill, a network drop)",
 		Fix:     "read the log of the rank that failed first (torchrun prints its exit code); rerun with NCCL_DEBUG=INFO and TORCH_DISTRIBUTED_DEBUG=DETAIL"}, nil
 }
 
-func (e *explainCtx) tfNoKernelBinaries(m []string) (Finding, error) {
+func (e *explainCtx) tfNoKernelBinaries(ctx context.Context, m []string) (Finding, error) {
 	cc := m[1] + "." + m[2]
 	if atoi(m[1]) >= 10 {
 		return Finding{Category: CatArchUnsupported, Severity: SevError,
@@ -88,17 +89,17 @@ func (e *explainCtx) tfNoKernelBinaries(m []string) (Finding, error) {
 		Fix:      "keep the JIT cache between runs (export CUDA_CACHE_MAXSIZE=4294967296), or install a TensorFlow release built for this compute capability (cudb matrix tensorflow)"}, nil
 }
 
-func (e *explainCtx) invalidPTX(m []string) (Finding, error) {
+func (e *explainCtx) invalidPTX(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message: "the driver could not JIT-compile the PTX the build carries: the build has no kernels for this GPU (a Blackwell sm_100/sm_120 GPU with a build older than CUDA 12.8) or its PTX is newer than the driver",
 		Fix:     "install a build with kernels for the GPU (torch: cudb resolve torch --gpu \"<GPU name>\"; Blackwell needs a cu128 or newer build), or upgrade the driver to the CUDA the build was compiled with"}, nil
 }
 
-func (e *explainCtx) xlaDriverOlderThanPTXAS(m []string) (Finding, error) {
+func (e *explainCtx) xlaDriverOlderThanPTXAS(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatDriverTooOld, Severity: SevWarning,
 		Message:  fmt.Sprintf("the driver supports CUDA %s, older than the ptxas (CUDA %s) XLA uses: it works, but XLA compiles in one thread", m[1], m[2]),
 		Evidence: []string{"driver CUDA: " + m[1], "ptxas: " + m[2]},
-		Fix:      fmt.Sprintf("upgrade the NVIDIA driver to one that supports CUDA %s (cudb resolve jax --driver ...), or pin the nvidia-cuda-nvcc-cu12 wheel to the driver's CUDA %s", version2(m[2]), m[1]), Sources: e.driverSources(version2(m[2]))}, nil
+		Fix:      fmt.Sprintf("upgrade the NVIDIA driver to one that supports CUDA %s (cudb resolve jax --driver ...), or pin the nvidia-cuda-nvcc-cu12 wheel to the driver's CUDA %s", version2(m[2]), m[1]), Sources: e.driverSources(ctx, version2(m[2]))}, nil
 }
 
 // version2 is "12.3" of "12.3.107".
@@ -115,7 +116,7 @@ func version2(v string) string {
 	return v
 }
 
-func (e *explainCtx) stalePTXAS(m []string) (Finding, error) {
+func (e *explainCtx) stalePTXAS(ctx context.Context, m []string) (Finding, error) {
 	f := Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message: "an older ptxas (a system CUDA toolkit on PATH) is used instead of the one the framework's wheels bring, and it cannot read the PTX the framework writes",
 		Fix:     "take the old toolkit's bin directory off PATH (e.g. export PATH without /usr/local/cuda/bin) so JAX finds the ptxas of its nvidia-cuda-nvcc-cu12 wheel, or pip install -U \"jax[cuda12]\" to refresh that wheel"}
@@ -125,7 +126,7 @@ func (e *explainCtx) stalePTXAS(m []string) (Finding, error) {
 	return f, nil
 }
 
-func (e *explainCtx) tfIgnoringGPU(m []string) (Finding, error) {
+func (e *explainCtx) tfIgnoringGPU(ctx context.Context, m []string) (Finding, error) {
 	name, cc, need := m[1], m[2], m[3]
 	return Finding{Category: CatArchUnsupported, Severity: SevError,
 		Message:  fmt.Sprintf("TensorFlow ignores the %s: its compute capability %s is below the %s this build requires, so TensorFlow runs on the CPU", name, cc, need),
@@ -133,7 +134,7 @@ func (e *explainCtx) tfIgnoringGPU(m []string) (Finding, error) {
 		Fix:      fmt.Sprintf("use a GPU with compute capability >= %s, or build TensorFlow from source with TF_CUDA_COMPUTE_CAPABILITIES=%s and a CUDA toolkit that still supports it", need, cc)}, nil
 }
 
-func (e *explainCtx) ortCreateCUDAEP(m []string) (Finding, error) {
+func (e *explainCtx) ortCreateCUDAEP(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message: "ONNX Runtime could not create its CUDA provider and falls back to the CPU: the CUDA or cuDNN major its build needs is not loadable (onnxruntime-gpu 1.19+ on PyPI needs CUDA 12 and cuDNN 9; 1.18 and earlier CUDA 11 and cuDNN 8)",
 		Fix:     "pip install \"onnxruntime-gpu[cuda,cudnn]\" (1.21+ brings the CUDA 12 and cuDNN 9 wheels), or install the CUDA/cuDNN majors of your onnxruntime-gpu (cudb resolve onnxruntime-gpu==<version>); run with log_severity_level=0 to see which library failed"}, nil
@@ -143,8 +144,8 @@ func (e *explainCtx) ortCreateCUDAEP(m []string) (Finding, error) {
 const harmlessPrefix = "harmless: "
 
 // harmless answers a log line that frameworks print on working hosts.
-func harmless(msg string) func(e *explainCtx, m []string) (Finding, error) {
-	return func(e *explainCtx, m []string) (Finding, error) {
+func harmless(msg string) func(e *explainCtx, ctx context.Context, m []string) (Finding, error) {
+	return func(e *explainCtx, ctx context.Context, m []string) (Finding, error) {
 		return Finding{Category: CatNotVersion, Severity: SevInfo, Message: harmlessPrefix + msg, Fix: "nothing to do"}, nil
 	}
 }
@@ -153,8 +154,8 @@ func harmless(msg string) func(e *explainCtx, m []string) (Finding, error) {
 // for the CUDA provider here (a CPU-only host prints the same list), so
 // it is a warning; "CUDAExecutionProvider is not in available provider
 // names" is the error.
-func (e *explainCtx) ortProvidersList(m []string) (Finding, error) {
-	f, err := e.ortNoCUDA(m)
+func (e *explainCtx) ortProvidersList(ctx context.Context, m []string) (Finding, error) {
+	f, err := e.ortNoCUDA(ctx, m)
 	f.Severity = SevWarning
 	f.Message = "this onnxruntime lists no CUDA provider, so ONNX models run on the CPU: on a host with a GPU, the CPU package (onnxruntime) is the one installed or it shadows onnxruntime-gpu"
 	return f, err
@@ -164,7 +165,7 @@ func (e *explainCtx) ortProvidersList(m []string) (Finding, error) {
 // under a Linux or x86_64 marker. On Windows platform_machine is AMD64 and
 // sys_platform win32, so uv falls back to PyPI, whose Windows torch wheels
 // are CPU-only. A marker that already names Windows is fine.
-func (e *explainCtx) uvIndexLinuxOnly(m []string) (Finding, error) {
+func (e *explainCtx) uvIndexLinuxOnly(ctx context.Context, m []string) (Finding, error) {
 	index, marker := m[1], m[2]
 	lm := strings.ToLower(marker)
 	linuxOnly := strings.Contains(lm, "sys_platform == 'linux'") || strings.Contains(lm, `sys_platform == "linux"`)

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ func (v *verifier) activeToolkit() *host.Toolkit {
 	return nil
 }
 
-func (v *verifier) toolkit(fw *framework) error {
+func (v *verifier) toolkit(_ context.Context, fw *framework) error {
 	if fw.name != frameworks.Torch || fw.cuda == "" {
 		return nil
 	}

@@ -119,8 +119,8 @@ func VerifyWith(ctx context.Context, d *db.DB, facts *host.Snapshot, opts Option
 	if facts == nil {
 		facts = &host.Snapshot{}
 	}
-	v := &verifier{ctx: ctx, d: d, f: facts, opts: opts}
-	if err := v.run(); err != nil {
+	v := &verifier{d: d, f: facts, opts: opts}
+	if err := v.run(ctx); err != nil {
 		return nil, err
 	}
 	// A step that met a cancelled query took it as "unknown": the report
@@ -128,7 +128,7 @@ func VerifyWith(ctx context.Context, d *db.DB, facts *host.Snapshot, opts Option
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: v.factsWithCC(), Read: v.readSummary()}
+	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: v.factsWithCC(ctx), Read: v.readSummary(ctx)}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
@@ -180,7 +180,6 @@ func sortFindings(fs []Finding) {
 }
 
 type verifier struct {
-	ctx  context.Context
 	d    *db.DB
 	f    *host.Snapshot
 	out  []Finding
@@ -258,8 +257,8 @@ func (fw *framework) sources() []query.SourceRef {
 	return []query.SourceRef{{Name: fw.build.Source, URL: fw.build.URL}}
 }
 
-func (v *verifier) run() error {
-	fws, err := v.frameworks()
+func (v *verifier) run(ctx context.Context) error {
+	fws, err := v.frameworks(ctx)
 	if err != nil {
 		return err
 	}
@@ -271,18 +270,18 @@ func (v *verifier) run() error {
 	}
 	v.hiddenGPUs(fws)
 	for _, fw := range fws {
-		steps := []func(*framework) error{v.cpuOnly, v.python, v.driver, v.arch, v.cudnn, v.toolkit, v.runtime}
+		steps := []func(context.Context, *framework) error{v.cpuOnly, v.python, v.driver, v.arch, v.cudnn, v.toolkit, v.runtime}
 		if !gpuHost && v.f.Origin != host.OriginHost && v.f.Driver == nil {
 			// A report that says nothing about GPUs: judge the build
 			// alone, never the absent hardware.
-			steps = []func(*framework) error{v.python, v.cudnn, v.runtime}
+			steps = []func(context.Context, *framework) error{v.python, v.cudnn, v.runtime}
 		}
 		start := len(v.out)
 		for _, s := range steps {
-			if err := v.ctx.Err(); err != nil {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := s(fw); err != nil {
+			if err := s(ctx, fw); err != nil {
 				return err
 			}
 		}
@@ -291,10 +290,10 @@ func (v *verifier) run() error {
 		}
 	}
 	v.shadowing(judged(fws))
-	v.shared(judged(fws))
-	v.packages(fws)
+	v.shared(ctx, judged(fws))
+	v.packages(ctx, fws)
 	v.toolkits()
-	return v.errors()
+	return v.errors(ctx)
 }
 
 // --- probe notes -----------------------------------------------------
@@ -399,7 +398,7 @@ func (v *verifier) noGPU(fws []*framework) error {
 
 // --- CPU-only wheel ------------------------------------------------------
 
-func (v *verifier) cpuOnly(fw *framework) error {
+func (v *verifier) cpuOnly(ctx context.Context, fw *framework) error {
 	if len(v.f.GPUs) == 0 {
 		return nil
 	}
@@ -416,14 +415,14 @@ func (v *verifier) cpuOnly(fw *framework) error {
 		return nil
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name + "==" + fw.version}, Platform: "linux", Python: pyMinor(fw.py)}
-	v.hostConstraints(&req)
+	v.hostConstraints(ctx, &req)
 	if fw.name != frameworks.Torch {
 		// Only torch records architecture lists; a GPU constraint
 		// would refuse every other framework's builds.
 		req.SM = ""
 	}
-	fix := v.installFix(req, fw.name)
-	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(fw.version) {
+	fix := v.installFix(ctx, req, fw.name)
+	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(ctx, fw.version) {
 		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
 	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
@@ -435,8 +434,8 @@ func (v *verifier) cpuOnly(fw *framework) error {
 
 // tfHasAndCUDA reports whether a TensorFlow release's `and-cuda` extra
 // brings the CUDA libraries as wheels.
-func (v *verifier) tfHasAndCUDA(ver string) bool {
-	bs, err := v.d.Builds(v.ctx, frameworks.TensorFlow, func(s string) bool { return s == ver })
+func (v *verifier) tfHasAndCUDA(ctx context.Context, ver string) bool {
+	bs, err := v.d.Builds(ctx, frameworks.TensorFlow, func(s string) bool { return s == ver })
 	if err != nil {
 		return false
 	}
@@ -463,15 +462,15 @@ func pyMinor(py *host.Python) string {
 
 // hostConstraints adds the host's driver and GPU to a resolve request so
 // that a suggested install runs here.
-func (v *verifier) hostConstraints(req *query.ResolveRequest) {
+func (v *verifier) hostConstraints(ctx context.Context, req *query.ResolveRequest) {
 	if v.f.Driver != nil {
 		if _, err := nvidia.ParseDriver(v.f.Driver.Version); err == nil {
 			req.Driver = v.f.Driver.Version
 		}
 	}
 	for _, g := range v.f.GPUs {
-		if cc := v.gpuCC(g); cc != "" {
-			if _, err := nvidia.ParseSMKnown(v.ctx, v.d, cc); err == nil {
+		if cc := v.gpuCC(ctx, g); cc != "" {
+			if _, err := nvidia.ParseSMKnown(ctx, v.d, cc); err == nil {
 				req.SM = cc
 			}
 			break
@@ -481,9 +480,9 @@ func (v *verifier) hostConstraints(req *query.ResolveRequest) {
 
 // installFix resolves req and returns the best stack's install command;
 // failing that, the resolve command that explains why.
-func (v *verifier) installFix(req query.ResolveRequest, name string) string {
+func (v *verifier) installFix(ctx context.Context, req query.ResolveRequest, name string) string {
 	for _, r := range []query.ResolveRequest{req, withoutPython(req)} {
-		res, err := query.Resolve(v.ctx, v.d, r)
+		res, err := query.Resolve(ctx, v.d, r)
 		if err == nil && len(res.Stacks) > 0 {
 			return res.Stacks[0].Install.Command
 		}
@@ -516,15 +515,15 @@ func resolveFlags(r query.ResolveRequest) string {
 
 // --- error lines -----------------------------------------------------------
 
-func (v *verifier) errors() error { return v.explainErrors() }
+func (v *verifier) errors(ctx context.Context) error { return v.explainErrors(ctx) }
 
 // explainInto explains an error text and folds its findings in: one
 // that restates a finding already made (of the facts, or of an earlier
 // text) becomes its evidence, not a second finding. n is the number of
 // findings the text matched; tune, when given, refines a new finding with
 // what the facts know better than the text (the framework's own pins).
-func (v *verifier) explainInto(evidence, text string, tune func(*Finding)) (n int, err error) {
-	fs, err := Explain(v.ctx, v.d, text)
+func (v *verifier) explainInto(ctx context.Context, evidence, text string, tune func(*Finding)) (n int, err error) {
+	fs, err := Explain(ctx, v.d, text)
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage {
 			return 0, nil

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -33,18 +34,18 @@ func (fw *framework) interpreter() string {
 // a failed import, CUDA that does not initialise, a kernel that does not
 // launch, a framework that sees no GPU. Each error text is explained and
 // folded into a finding the files already gave when it says the same.
-func (v *verifier) runtime(fw *framework) error {
+func (v *verifier) runtime(ctx context.Context, fw *framework) error {
 	if fw.py == nil || fw.py.Runtime == nil {
 		return nil
 	}
 	rt := fw.py.Runtime
 	switch {
 	case fw.name == frameworks.Torch && rt.Torch != nil:
-		return v.torchRuntimeChecks(fw, rt.Torch)
+		return v.torchRuntimeChecks(ctx, fw, rt.Torch)
 	case fw.name == frameworks.TensorFlow && rt.TensorFlow != nil:
 		t := rt.TensorFlow
 		if t.Error != "" {
-			return v.importFailed(fw, frameworks.Must(frameworks.TensorFlow).Module, t.Error)
+			return v.importFailed(ctx, fw, frameworks.Must(frameworks.TensorFlow).Module, t.Error)
 		}
 		if t.IsCUDABuild != nil && *t.IsCUDABuild && t.GPUs != nil && *t.GPUs == 0 {
 			v.sees(fw, "tf.config.list_physical_devices('GPU'): []",
@@ -53,7 +54,7 @@ func (v *verifier) runtime(fw *framework) error {
 	case fw.name == frameworks.JAX && rt.JAX != nil:
 		j := rt.JAX
 		if j.Error != "" {
-			return v.importFailed(fw, frameworks.Must(frameworks.JAX).Module, j.Error)
+			return v.importFailed(ctx, fw, frameworks.Must(frameworks.JAX).Module, j.Error)
 		}
 		if len(j.Devices) > 0 && !jaxHasGPU(j.Devices) {
 			v.sees(fw, "jax.devices(): "+j.Devices[0].Platform+" only",
@@ -72,12 +73,12 @@ func jaxHasGPU(ds []host.JAXDevice) bool {
 	return false
 }
 
-func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error {
+func (v *verifier) torchRuntimeChecks(ctx context.Context, fw *framework, t *host.TorchRuntime) error {
 	if t.Error != "" {
-		return v.importFailed(fw, frameworks.Must(frameworks.Torch).Module, t.Error)
+		return v.importFailed(ctx, fw, frameworks.Must(frameworks.Torch).Module, t.Error)
 	}
 	if t.CUDNNError != "" && t.CUDNN == "" {
-		if _, err := v.explainInto("torch.backends.cudnn.version(): "+t.CUDNNError, t.CUDNNError, v.pinTune(fw)); err != nil {
+		if _, err := v.explainInto(ctx, "torch.backends.cudnn.version(): "+t.CUDNNError, t.CUDNNError, v.pinTune(fw)); err != nil {
 			return err
 		}
 	}
@@ -94,7 +95,7 @@ func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error
 		}
 		if t.CUDAError != "" && n == 0 {
 			var err error
-			if n, err = v.explainInto(ev, t.CUDAError, nil); err != nil {
+			if n, err = v.explainInto(ctx, ev, t.CUDAError, nil); err != nil {
 				return err
 			}
 		}
@@ -104,7 +105,7 @@ func (v *verifier) torchRuntimeChecks(fw *framework, t *host.TorchRuntime) error
 	}
 	if t.KernelError != "" {
 		ev := "a computation on GPU 0: " + t.KernelError
-		n, err := v.explainInto(ev, t.KernelError, nil)
+		n, err := v.explainInto(ctx, ev, t.KernelError, nil)
 		if err != nil {
 			return err
 		}
@@ -133,9 +134,9 @@ func (v *verifier) pinTune(fw *framework) func(*Finding) {
 
 // importFailed explains an import error; one no pattern knows is still
 // reported, since the framework does not work in that environment.
-func (v *verifier) importFailed(fw *framework, module, text string) error {
+func (v *verifier) importFailed(ctx context.Context, fw *framework, module, text string) error {
 	ev := "import " + module + ": " + text
-	n, err := v.explainInto(ev, text, v.pinTune(fw))
+	n, err := v.explainInto(ctx, ev, text, v.pinTune(fw))
 	if err != nil || n > 0 {
 		return err
 	}

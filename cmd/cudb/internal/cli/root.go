@@ -48,7 +48,9 @@ type Factory struct {
 	// Budget replaces CommandBudget when set (tests).
 	Budget time.Duration
 
-	budgetCtx    context.Context
+	// budgetSpent says why the command's budget ended (nil while it
+	// runs); cancelBudget ends it.
+	budgetSpent  func() error
 	cancelBudget context.CancelFunc
 
 	opened  *usecase.DB

@@ -118,12 +118,20 @@ func TestServeCommand(t *testing.T) {
 		}
 	}
 	// --max-conns-per-client 1 reached the server: with this client's one
-	// connection busy (half a request sent), its next one is refused.
+	// connection busy (a request in its handler: the server answered its
+	// Expect: 100-continue, so it is not an idle keep-alive to shed), its
+	// next one is refused.
+	http.DefaultClient.CloseIdleConnections()
 	busy, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(busy, "GET /healthz HTTP/1.1\r\n")
+	fmt.Fprint(busy, "POST /v1/explain HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
+	cont := make([]byte, len("HTTP/1.1 100 Continue\r\n\r\n"))
+	busy.SetReadDeadline(time.Now().Add(time.Minute)) // a guard only
+	if _, err := io.ReadFull(busy, cont); err != nil || !strings.HasPrefix(string(cont), "HTTP/1.1 100") {
+		t.Fatalf("busy connection: waiting for 100 Continue: %q %v", cont, err)
+	}
 	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	if resp, err := fresh.Get(base + "/healthz"); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a second connection with --max-conns-per-client 1: %v %v, want 503", resp, err)

@@ -77,7 +77,13 @@ func (f *Factory) preRun(c *cobra.Command, args []string) error {
 			budget = CommandBudget
 		}
 		ctx, cancel := context.WithTimeoutCause(c.Context(), budget, fmt.Errorf("%w of %s", ErrBudget, budget))
-		f.budgetCtx, f.cancelBudget = ctx, cancel
+		f.cancelBudget = cancel
+		f.budgetSpent = func() error {
+			if ctx.Err() == nil {
+				return nil
+			}
+			return context.Cause(ctx)
+		}
 		c.SetContext(ctx)
 	}
 	return nil
@@ -90,8 +96,8 @@ func (f *Factory) Finish(err error) error {
 		return err
 	}
 	defer f.cancelBudget()
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && f.budgetCtx.Err() != nil {
-		return errs.Errorf(errs.CodeInternal, "%v", context.Cause(f.budgetCtx)).
+	if spent := f.budgetSpent(); err != nil && errors.Is(err, context.DeadlineExceeded) && spent != nil {
+		return errs.Errorf(errs.CodeInternal, "%v", spent).
 			WithHint("report it: inputs are bounded, so this is a bug or a hostile input")
 	}
 	return err
