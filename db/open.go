@@ -75,9 +75,11 @@ func openFile(ctx context.Context, path string, keep bool) (*DB, error) {
 		return d, nil
 	}
 	sum := sha256Of(b)
-	if cols := builtColumns(path, sum); cols != nil {
+	if cols := builtColumns(path, sum); cols != nil && d.pending == "" {
 		// A data directory that refresh or db build wrote holds the
 		// column image of this very file: read it, keep nothing more.
+		// (Not while a commit is pending: cudb.cols may be the other
+		// set's until it is recovered.)
 		if d.cols, err = openChecked(cols, path); err == nil {
 			return d, nil
 		}

@@ -2,9 +2,11 @@ package db
 
 import (
 	"context"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -249,5 +251,60 @@ func TestOpenFileCachedLeavesWhatIsNotOurs(t *testing.T) {
 	}
 	if !IsKeptColumns(filepath.Base(at)) {
 		t.Errorf("IsKeptColumns(%q) = false", filepath.Base(at))
+	}
+}
+
+// TestOpenFileCachedReadsTheBuiltImage: in a data directory whose
+// manifest names the file's sha256, the cudb.cols the build wrote is
+// read and nothing is kept beside it; a manifest of other content, or a
+// pending commit (cudb.cols may belong to the other set), is not trusted.
+func TestOpenFileCachedReadsTheBuiltImage(t *testing.T) {
+	ctx := context.Background()
+	path := write(t, sampleFacts())
+	dir := filepath.Dir(path)
+	other := sampleFacts()
+	other.GPUs = append(other.GPUs, GPU{Name: "Only In cudb.cols", ComputeCapability: "9.0", Provenance: Provenance{Source: "a"}})
+	cols, err := EncodeColumns(ctx, write(t, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "cudb.cols"), cols, 0o644)
+	b, _ := os.ReadFile(path)
+	manifest := func(sum string) {
+		os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"db_sha256": "`+sum+`"}`), 0o644)
+	}
+	open := func() []string {
+		d, err := OpenFileCached(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		return gpuNames(t, d)
+	}
+
+	manifest(hex.EncodeToString(sha256Of(b)))
+	if got := open(); len(got) != 2 || got[0] != "Only In cudb.cols" {
+		t.Errorf("the built image was not read: GPUs %v", got)
+	}
+	if k := kept(t, dir); len(k) != 0 {
+		t.Errorf("an image was kept beside a built one: %v", k)
+	}
+
+	journal := filepath.Join(dir, ".refresh-commit.json")
+	os.WriteFile(journal, []byte(`{"files":["cudb.cols"]}`), 0o644)
+	if got := open(); len(got) != 1 {
+		t.Errorf("cudb.cols trusted while a commit is pending: GPUs %v", got)
+	}
+	os.Remove(journal)
+	for _, k := range kept(t, dir) {
+		os.Remove(filepath.Join(dir, k))
+	}
+
+	manifest(strings.Repeat("0", 64))
+	if got := open(); len(got) != 1 {
+		t.Errorf("cudb.cols of another content was read: GPUs %v", got)
+	}
+	if k := kept(t, dir); len(k) != 1 {
+		t.Errorf("kept images: %v", k)
 	}
 }

@@ -102,26 +102,12 @@ func splitList(s string) []string {
 
 // Versions lists the distinct versions of component, newest first.
 func (d *DB) Versions(ctx context.Context, component string) ([]string, error) {
-	d.cache.mu.Lock()
-	v, ok := d.cache.versions[component]
-	d.cache.mu.Unlock()
-	if ok {
-		return v, nil
-	}
 	// build_version holds one row per version (the database build fills
 	// it), so this reads tens of rows, not every build.
-	t := d.table("build_version")
-	comp := t.col("component")
-	rows := t.where(func(r int) bool { return t.is(comp, r, component) })
-	t.orderBy(rows, orderKey{t.col("version_key"), true})
-	v = rowsOf(t, rows, func(t *colTable, r int, s *string) { *s = t.str(t.col("version"), r) })
-	d.cache.mu.Lock()
-	if d.cache.versions == nil {
-		d.cache.versions = map[string][]string{}
-	}
-	d.cache.versions[component] = v
-	d.cache.mu.Unlock()
-	return v, nil
+	return onceFor(d, &d.cache.versions, component, func() []string {
+		return selectRows(d, "build_version", is("component", component), []sortBy{desc("version_key")},
+			func(t *colTable, r int, s *string) { *s = t.str(t.col("version"), r) })
+	}), nil
 }
 
 // Builds reads the builds of component whose version keep accepts (all
@@ -178,14 +164,11 @@ func (d *DB) readBuilds(ctx context.Context, component string, versions []string
 	for _, v := range versions {
 		want[v] = true
 	}
-	t := d.table("build")
-	comp, ver := t.col("component"), t.col("version")
-	rows := t.where(func(r int) bool { return t.is(comp, r, component) && want[t.str(ver, r)] })
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	t.orderBy(rows, orderKey{t.col("id"), false})
-	out := rowsOf(t, rows, func(t *colTable, r int, b **BuildRow) {
+	bt := d.table("build")
+	comp, ver := bt.col("component"), bt.col("version")
+	out := selectRows(d, "build", func(t *colTable, r int) bool {
+		return t.is(comp, r, component) && want[t.str(ver, r)]
+	}, []sortBy{asc("id")}, func(t *colTable, r int, b **BuildRow) {
 		*b = &BuildRow{ID: t.int(t.col("id"), r), Build: Build{
 			Component: t.str(comp, r), Version: t.str(ver, r), Variant: t.str(t.col("variant"), r), Platform: t.str(t.col("platform"), r),
 			Package: t.str(t.col("package"), r), PipVersion: t.str(t.col("pip_version"), r), CUDA: t.str(t.col("cuda"), r),
@@ -234,30 +217,16 @@ func (d *DB) Attribute(ctx context.Context, component, version, key string) (str
 // attributeRows lists component's rows of the attribute table, found
 // once per handle.
 func (d *DB) attributeRows(component string) []int {
-	d.cache.mu.Lock()
-	rows, ok := d.cache.attrRows[component]
-	d.cache.mu.Unlock()
-	if ok {
-		return rows
-	}
-	t := d.table("attribute")
-	comp := t.col("component")
-	rows = t.where(func(r int) bool { return t.is(comp, r, component) })
-	d.cache.mu.Lock()
-	if d.cache.attrRows == nil {
-		d.cache.attrRows = map[string][]int{}
-	}
-	d.cache.attrRows[component] = rows
-	d.cache.mu.Unlock()
-	return rows
+	return onceFor(d, &d.cache.attrRows, component, func() []int {
+		t := d.table("attribute")
+		comp := t.col("component")
+		return t.where(func(r int) bool { return t.is(comp, r, component) })
+	})
 }
 
 // Attributes lists every attribute of component, ordered by version and key.
 func (d *DB) Attributes(ctx context.Context, component string) ([]Attribute, error) {
-	t := d.table("attribute")
-	rows := append([]int(nil), d.attributeRows(component)...)
-	t.orderBy(rows, orderKey{t.col("version"), false}, orderKey{t.col("key"), false})
-	return rowsOf(t, rows, func(t *colTable, r int, a *Attribute) {
+	return selectRows(d, "attribute", is("component", component), []sortBy{asc("version"), asc("key")}, func(t *colTable, r int, a *Attribute) {
 		*a = Attribute{Component: t.str(t.col("component"), r), Version: t.str(t.col("version"), r), Key: t.str(t.col("key"), r),
 			Value: t.str(t.col("value"), r), Provenance: provenance(t, r)}
 	}), nil
@@ -266,10 +235,7 @@ func (d *DB) Attributes(ctx context.Context, component string) ([]Attribute, err
 // cudaDriverRows lists the rows of the cuda_driver table keep accepts in
 // CUDA version order (then OS and kind).
 func (d *DB) cudaDriverRows(keep func(t *colTable, r int) bool) []CUDADriver {
-	t := d.table("cuda_driver")
-	rows := t.where(func(r int) bool { return keep == nil || keep(t, r) })
-	t.orderBy(rows, orderKey{t.col("cuda_key"), false}, orderKey{t.col("os"), false}, orderKey{t.col("kind"), false})
-	return rowsOf(t, rows, scanCUDADriver)
+	return selectRows(d, "cuda_driver", keep, []sortBy{asc("cuda_key"), asc("os"), asc("kind")}, scanCUDADriver)
 }
 
 // CUDADrivers is the cuda_driver table in CUDA version order (then OS and
@@ -290,23 +256,12 @@ func (d *DB) CUDADriversOf(ctx context.Context, cuda string, releases bool) ([]C
 	if releases {
 		key += ".*"
 	}
-	d.cache.mu.Lock()
-	rows, ok := d.cache.cudaFloors[key]
-	d.cache.mu.Unlock()
-	if ok {
-		return rows, nil
-	}
-	rows = d.cudaDriverRows(func(t *colTable, r int) bool {
-		c := t.str(t.col("cuda"), r)
-		return c == cuda || (releases && strings.HasPrefix(c, cuda+"."))
-	})
-	d.cache.mu.Lock()
-	if d.cache.cudaFloors == nil {
-		d.cache.cudaFloors = map[string][]CUDADriver{}
-	}
-	d.cache.cudaFloors[key] = rows
-	d.cache.mu.Unlock()
-	return rows, nil
+	return onceFor(d, &d.cache.cudaFloors, key, func() []CUDADriver {
+		return d.cudaDriverRows(func(t *colTable, r int) bool {
+			c := t.str(t.col("cuda"), r)
+			return c == cuda || (releases && strings.HasPrefix(c, cuda+"."))
+		})
+	}), nil
 }
 
 // NewestToolkitFor is the newest CUDA toolkit release whose floor on os
@@ -338,10 +293,7 @@ func (d *DB) NewestToolkitFor(ctx context.Context, os, driver string) (string, e
 // facts (GPU then reads the one that matched).
 func (d *DB) GPUNames(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpuNames, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		t := d.table("gpu")
-		rows := t.where(nil)
-		t.orderBy(rows, orderKey{t.col("name"), false})
-		return rowsOf(t, rows, func(t *colTable, r int, g *GPU) {
+		return selectRows(d, "gpu", nil, []sortBy{asc("name")}, func(t *colTable, r int, g *GPU) {
 			*g = GPU{Name: t.str(t.col("name"), r), Aliases: splitList(t.str(t.col("aliases"), r))}
 		}), nil
 	})
@@ -363,19 +315,13 @@ func (d *DB) GPU(ctx context.Context, name string) (g GPU, ok bool, err error) {
 // GPUs is the gpu table ordered by name.
 func (d *DB) GPUs(ctx context.Context) ([]GPU, error) {
 	return once(d, &d.cache.gpus, func(v []GPU) bool { return v != nil }, func() ([]GPU, error) {
-		t := d.table("gpu")
-		rows := t.where(nil)
-		t.orderBy(rows, orderKey{t.col("name"), false})
-		return rowsOf(t, rows, scanGPU), nil
+		return selectRows(d, "gpu", nil, []sortBy{asc("name")}, scanGPU), nil
 	})
 }
 
 // DriverBranches is the driver_branch table, newest branch first.
 func (d *DB) DriverBranches(ctx context.Context) ([]DriverBranch, error) {
-	t := d.table("driver_branch")
-	rows := t.where(nil)
-	t.orderBy(rows, orderKey{t.col("branch_key"), true})
-	return rowsOf(t, rows, func(t *colTable, r int, b *DriverBranch) {
+	return selectRows(d, "driver_branch", nil, []sortBy{desc("branch_key")}, func(t *colTable, r int, b *DriverBranch) {
 		*b = DriverBranch{Branch: t.str(t.col("branch"), r), MaxCUDA: t.str(t.col("max_cuda"), r), BranchType: t.str(t.col("branch_type"), r),
 			EndOfLife: t.str(t.col("end_of_life"), r), Provenance: provenance(t, r)}
 	}), nil
@@ -401,10 +347,7 @@ func (d *DB) DriverBranch(ctx context.Context, branch string) (b DriverBranch, o
 
 // CUDNNSupport is the cudnn_support table, newest cuDNN first.
 func (d *DB) CUDNNSupport(ctx context.Context) ([]CUDNNSupport, error) {
-	t := d.table("cudnn_support")
-	rows := t.where(nil)
-	t.orderBy(rows, orderKey{t.col("cudnn_key"), true}, orderKey{t.col("cuda_major"), true}, orderKey{t.col("cuda_versions"), true})
-	return rowsOf(t, rows, func(t *colTable, r int, c *CUDNNSupport) {
+	return selectRows(d, "cudnn_support", nil, []sortBy{desc("cudnn_key"), desc("cuda_major"), desc("cuda_versions")}, func(t *colTable, r int, c *CUDNNSupport) {
 		*c = CUDNNSupport{CUDNN: t.str(t.col("cudnn"), r), CUDAMajor: t.str(t.col("cuda_major"), r), CUDAVersions: t.str(t.col("cuda_versions"), r),
 			CUDAMin: t.str(t.col("cuda_min"), r), CUDAMax: t.str(t.col("cuda_max"), r), MinDriverLinux: t.str(t.col("min_driver_linux"), r),
 			MinDriverWindows: t.str(t.col("min_driver_windows"), r), CCList: t.str(t.col("cc_list"), r), CCMin: t.str(t.col("cc_min"), r),
@@ -414,10 +357,7 @@ func (d *DB) CUDNNSupport(ctx context.Context) ([]CUDNNSupport, error) {
 
 // CUDAArchs is the cuda_arch table, newest CUDA first.
 func (d *DB) CUDAArchs(ctx context.Context) ([]CUDAArch, error) {
-	t := d.table("cuda_arch")
-	rows := t.where(nil)
-	t.orderBy(rows, orderKey{t.col("cuda_key"), true})
-	return rowsOf(t, rows, func(t *colTable, r int, a *CUDAArch) {
+	return selectRows(d, "cuda_arch", nil, []sortBy{desc("cuda_key")}, func(t *colTable, r int, a *CUDAArch) {
 		*a = CUDAArch{CUDA: t.str(t.col("cuda"), r), SMMin: t.str(t.col("sm_min"), r), SMMax: t.str(t.col("sm_max"), r), Added: t.str(t.col("added"), r),
 			Deprecated: t.str(t.col("deprecated"), r), Dropped: t.str(t.col("dropped"), r), Provenance: provenance(t, r)}
 	}), nil
@@ -426,10 +366,7 @@ func (d *DB) CUDAArchs(ctx context.Context) ([]CUDAArch, error) {
 // Releases lists the releases of every component, ordered by component and
 // version.
 func (d *DB) Releases(ctx context.Context) ([]Release, error) {
-	t := d.table("release")
-	rows := t.where(nil)
-	t.orderBy(rows, orderKey{t.col("component"), false}, orderKey{t.col("version_key"), false})
-	return rowsOf(t, rows, func(t *colTable, r int, x *Release) {
+	return selectRows(d, "release", nil, []sortBy{asc("component"), asc("version_key")}, func(t *colTable, r int, x *Release) {
 		*x = Release{Component: t.str(t.col("component"), r), Version: t.str(t.col("version"), r), ReleasedOn: t.str(t.col("released_on"), r),
 			Provenance: provenance(t, r)}
 	}), nil
@@ -439,11 +376,7 @@ func (d *DB) Releases(ctx context.Context) ([]Release, error) {
 // Releases holds for it, without building every other component's rows
 // (resolve asks on every answer whether a release's facts are pending).
 func (d *DB) ReleasesOf(ctx context.Context, component string) ([]Release, error) {
-	t := d.table("release")
-	c := t.col("component")
-	rows := t.where(func(r int) bool { return t.str(c, r) == component })
-	t.orderBy(rows, orderKey{t.col("version_key"), false})
-	return rowsOf(t, rows, func(t *colTable, r int, x *Release) {
+	return selectRows(d, "release", is("component", component), []sortBy{asc("version_key")}, func(t *colTable, r int, x *Release) {
 		*x = Release{Component: component, Version: t.str(t.col("version"), r), ReleasedOn: t.str(t.col("released_on"), r),
 			Provenance: provenance(t, r)}
 	}), nil
@@ -461,10 +394,7 @@ func (d *DB) Meta(ctx context.Context) (map[string]string, error) {
 
 // Sources lists the sources the database was built from.
 func (d *DB) Sources(ctx context.Context) ([]SourceInfo, error) {
-	t := d.table("source")
-	rows := t.where(nil)
-	t.orderBy(rows, orderKey{t.col("name"), false})
-	return rowsOf(t, rows, func(t *colTable, r int, s *SourceInfo) {
+	return selectRows(d, "source", nil, []sortBy{asc("name")}, func(t *colTable, r int, s *SourceInfo) {
 		*s = SourceInfo{Name: t.str(t.col("name"), r), URL: t.str(t.col("url"), r), FetchedAt: t.str(t.col("fetched_at"), r),
 			SHA256: t.str(t.col("sha256"), r), Rows: int(t.int(t.col("rows"), r))}
 	}), nil
@@ -473,10 +403,7 @@ func (d *DB) Sources(ctx context.Context) ([]SourceInfo, error) {
 // Conflicts lists the recorded disagreements between sources, in the
 // order they were recorded.
 func (d *DB) Conflicts(ctx context.Context) ([]Conflict, error) {
-	t := d.table("conflict")
-	rows := t.where(nil)
-	t.orderBy(rows, orderKey{t.col("id"), false})
-	return rowsOf(t, rows, func(t *colTable, r int, c *Conflict) {
+	return selectRows(d, "conflict", nil, []sortBy{asc("id")}, func(t *colTable, r int, c *Conflict) {
 		*c = Conflict{Subject: t.str(t.col("subject"), r), Field: t.str(t.col("field"), r), Kept: t.str(t.col("kept"), r),
 			KeptSource: t.str(t.col("kept_source"), r), Other: t.str(t.col("other"), r), OtherSource: t.str(t.col("other_source"), r),
 			Note: t.str(t.col("note"), r)}
