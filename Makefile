@@ -6,6 +6,8 @@ FUZZTIME ?= 5s
 # Minimizing each new input for the default 60 s starves short runs: a
 # parser with many branches finds new coverage on almost every early input.
 FUZZMINIMIZE ?= 200ms
+# Fuzz targets run side by side, one worker each (2 cores in CI).
+FUZZJOBS ?= 2
 # Alternating (trivial, cudb) pairs per case for bench-start.
 PAIRS ?= 21
 SOAKTIME ?= 5m
@@ -64,20 +66,8 @@ race: ## tests with the race detector
 data: ## rebuild data/ from the source snapshots ($(SNAPSHOTS))
 	$(GO) run ./cmd/cudb refresh --snapshots $(SNAPSHOTS) --data data
 
-fuzz: ## run every fuzz target for $(FUZZTIME)
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f"; \
-	    out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) 2>&1); rc=$$?; \
-	    echo "$$out" | tail -n 3; \
-	    if [ $$rc -ne 0 ]; then \
-	      if echo "$$out" | grep -q 'Failing input written'; then echo "$$out"; exit 1; fi; \
-	      if echo "$$out" | grep -q '^    context deadline exceeded$$'; then \
-	        echo "  (Go 1.26 fuzz coordinator race at the -fuzztime deadline, golang/go#75804: no failing input; ignored)"; \
-	      else echo "$$out"; exit 1; fi; \
-	    fi; \
-	  done; \
-	done
+fuzz: ## run every fuzz target for $(FUZZTIME), $(FUZZJOBS) at a time
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) FUZZJOBS=$(FUZZJOBS) GO=$(GO) ./.ci/fuzz
 
 # The parsers of check under a memory cap: GOMEMLIMIT keeps the collector
 # working hard, and each fuzz target's heap watchdog (query/check) fails
@@ -121,6 +111,7 @@ release: wheels ## binaries + wheels + $(DIST)/SHA256SUMS (flat names, as upload
 
 image: ## the container image for cudb serve (FROM scratch; needs a docker engine)
 	@docker info >/dev/null 2>&1 || { echo "image: no docker engine reachable: skipped"; exit 0; }; \
+	  docker buildx version >/dev/null 2>&1 || { echo "image: this docker has no buildx (BuildKit), which the Dockerfile's COPY --chmod needs; install it (Debian: docker-buildx)"; exit 1; }; \
 	  $(MAKE) binaries TARGETS=linux/$$($(GO) env GOARCH) && \
 	  DOCKER_BUILDKIT=1 docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t $(IMAGE) .
 
@@ -129,6 +120,7 @@ image: ## the container image for cudb serve (FROM scratch; needs a docker engin
 
 image-test: ## build the image, run cudb serve in it and ask it one question (skips without docker)
 	@docker info >/dev/null 2>&1 || { echo "image-test: no docker engine reachable: skipped (CI runs it where docker is)"; exit 0; }; \
+	  docker buildx version >/dev/null 2>&1 || { echo "image-test: this docker has no buildx (BuildKit), which the Dockerfile's COPY --chmod needs: skipped (TestImageRootFS checks the image's files without an engine)"; exit 0; }; \
 	  $(MAKE) binaries TARGETS=linux/$$($(GO) env GOARCH) && chmod 0644 $(DIST)/cudb-linux-* && \
 	  DOCKER_BUILDKIT=1 docker build --target serve --build-arg TARGETARCH=$$($(GO) env GOARCH) -t cudb:ci . && \
 	  id=$$(docker run -d -p 127.0.0.1:18091:8080 cudb:ci) && trap "docker rm -f $$id >/dev/null" EXIT && \
