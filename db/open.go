@@ -124,6 +124,9 @@ func openSQLFile(path string) (*sql.DB, func() error, error) {
 // at path, when the folder's manifest.json names this content (sum) as
 // its database; nil otherwise.
 func builtColumns(path string, sum []byte) []byte {
+	if filepath.Base(path) != "cudb.db" {
+		return nil // only a data directory's own database has a build's image
+	}
 	dir := filepath.Dir(path)
 	mb, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
@@ -132,7 +135,7 @@ func builtColumns(path string, sum []byte) []byte {
 	var m struct {
 		DBSHA256 string `json:"db_sha256"`
 	}
-	if json.Unmarshal(mb, &m) != nil || m.DBSHA256 != hex.EncodeToString(sum) || filepath.Base(path) != "cudb.db" {
+	if json.Unmarshal(mb, &m) != nil || m.DBSHA256 != hex.EncodeToString(sum) {
 		return nil
 	}
 	cols, err := os.ReadFile(filepath.Join(dir, "cudb.cols"))
