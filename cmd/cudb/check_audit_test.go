@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/internal/testenv"
 )
 
 // checkStdin runs `cudb check - args… --json` with stdin as the file.
@@ -181,5 +183,45 @@ func TestBinaryCheckTensorFlowWithoutExtra(t *testing.T) {
 	r, code = checkStdin(t, bin, []byte("tensorflow[and-cuda]==2.15.0\ntorch==2.1.0\n"))
 	if fs := findingsOf(r, "framework_conflict"); len(fs) == 0 || code != 3 {
 		t.Errorf("tensorflow[and-cuda]==2.15.0 beside torch==2.1.0: exit %d, want 3 and a framework_conflict: %+v", code, r.Findings)
+	}
+}
+
+// TestBinaryUnknownSameWords: the real H100 host runs torch 2.11.0+cu130
+// beside jax 0.11.2, whose cuDNN is not in the data. verify --from its
+// pip freeze says it cannot tell whether the two share one environment;
+// check of the same file says the same, as a warning, and neither fails.
+func TestBinaryUnknownSameWords(t *testing.T) {
+	freeze := testenv.Shared(t, "fixtures/gpu-h100-2026-11/pip-freeze.txt")
+	bin := buildBinary(t)
+	const words = "cudb cannot tell whether "
+	out, err := exec.Command(bin, "verify", "--from", freeze, "--json").Output()
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	var v struct {
+		Findings []struct {
+			Category, Severity, Message string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	inVerify := false
+	for _, f := range v.Findings {
+		inVerify = inVerify || f.Category == "unknown_version" && f.Severity == "warning" && strings.HasPrefix(f.Message, words) && strings.Contains(f.Message, "can share one environment")
+	}
+	if !inVerify {
+		t.Fatalf("verify no longer says %q: %+v", words, v.Findings)
+	}
+	r, code := checkJSON(t, bin, freeze)
+	if code != 0 {
+		t.Errorf("check: exit %d, want 0", code)
+	}
+	inCheck := false
+	for _, f := range r.Findings {
+		inCheck = inCheck || f.Category == "unknown_version" && f.Severity == "warning" && strings.HasPrefix(f.Message, words) && strings.Contains(f.Message, "can share one environment")
+	}
+	if !inCheck {
+		t.Errorf("check does not say what verify says (%q…): %+v", words, r.Findings)
 	}
 }

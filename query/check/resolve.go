@@ -388,6 +388,13 @@ func (c *checker) together(ctx context.Context, u *Unit, groups []*fwGroup, py s
 	}
 	conflicts := applyingConflicts(res.Conflicts, groups)
 	if len(conflicts) == 0 {
+		if len(res.Conflicts) == 0 && len(res.Stacks) > 0 && res.Stacks[0].Status == query.StatusUnknown && len(res.Stacks[0].Unknown) > 0 {
+			// The same answer verify gives for the installed pair: a
+			// fact the judgement needs is missing, said as unknown.
+			c.add(Finding{File: last.main.File, Line: last.main.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+				Message: fmt.Sprintf("cudb cannot tell whether %s can share one environment: %s", strings.Join(reqs, " and "), strings.Join(res.Stacks[0].Unknown, "; ")),
+				Fix:     "cudb resolve " + strings.Join(reqs, " ") + " (the versions that share one environment), or give each its own environment"})
+		}
 		return nil
 	}
 	byKind := map[string][]query.Incompatibility{}
