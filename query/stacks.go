@@ -332,7 +332,7 @@ func platformFacts(s *Stack, rep *db.BuildRow) {
 }
 
 func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) Install {
-	in := Install{PyPIDefault: s.Default}
+	in := Install{PyPIDefault: s.Default && pypiDefaultOn(s)}
 	if rep.Channel == "conda" {
 		in.CondaChannel = frameworks.Must(frameworks.Torch).CondaChannel
 		in.Command = fmt.Sprintf("conda install %s==%s -c pytorch", condaName(name), rep.Version)
@@ -362,7 +362,7 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 	case strings.HasSuffix(rep.IndexURL, ".html"):
 		in.FindLinks = rep.IndexURL
 		in.Command = "pip install " + strings.Join(pkgs, " ") + " -f " + rep.IndexURL
-	case rep.IndexURL != "" && !s.Default:
+	case rep.IndexURL != "" && !in.PyPIDefault:
 		in.IndexURL = rep.IndexURL
 		in.Command = "pip install " + strings.Join(pkgs, " ") + " --index-url " + rep.IndexURL
 		if f, ok := frameworks.Get(s.framework); ok && f.FeedLacksDeps {
@@ -377,6 +377,18 @@ func install(fam family, s *Stack, rep *db.BuildRow, name, pipVersion string) In
 		in.Command = "pip install " + strings.Join(pkgs, " ")
 	}
 	return in
+}
+
+// pypiDefaultOn reports whether the build plain pip installs on the
+// asked platform is this variant. Default is stated for the Linux x86-64
+// wheel; on another platform the data says so per build (PyPI's torch for
+// Windows is a CPU-only wheel, so the CUDA build comes from its index).
+func pypiDefaultOn(s *Stack) bool {
+	pb := s.platformBuild()
+	if pb == s.Representative() {
+		return true
+	}
+	return pb.IsDefault
 }
 
 // shellWord quotes a requirement with extras (a shell would glob them) or

@@ -163,6 +163,7 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 		if err != nil {
 			return nil, errs.Usage("%v", err).WithHint("cudb check Dockerfile requirements.txt (file kinds: %s)", kindList())
 		}
+		c.noteKind(displayName(in.Name), k)
 		units, err := Parse(displayName(in.Name), k, text, opts.BuildArgs)
 		if err != nil {
 			if errs.CodeOf(err) == errs.CodeLimit {
@@ -278,6 +279,9 @@ type checker struct {
 	// warnings are findings about the target itself (an unknown GPU
 	// name), added to every file.
 	warnings []Finding
+	// kinds are the kinds each file read was detected as, so a fix is
+	// written in the file's own syntax whatever its name.
+	kinds map[string]Kind
 }
 
 type resolved struct {

@@ -54,7 +54,7 @@ var (
 	tomlPkgRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\[\[package\]\]\s*$`) })
 	projectRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\[(project|tool\.[a-z]+)\]\s*$`) })
 	reqLineRe   = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(-[-a-z]+.*|[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|>|<|===)\s*[^\s;]+.*)?(\s*;.*)?|[A-Za-z0-9][A-Za-z0-9._-]* @ \S+)$`)
+		return regexp.MustCompile(`^(-[-a-z]+.*|[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|>|<|===)\s*[^\s;]+.*)?(\s*;.*)?|[A-Za-z0-9][A-Za-z0-9._-]* @ \S+|(https?|file)://\S+|git\+\S+|\.{0,2}/\S+\.(whl|tar\.gz|zip))(\s*;.*)?$`)
 	})
 	uvLockHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(version|revision|requires-python)\s*=`) })
 )

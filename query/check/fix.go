@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/cudb/cudb/internal/frameworks"
@@ -8,13 +9,28 @@ import (
 	"github.com/cudb/cudb/query"
 )
 
-// kindOf guesses a unit's file kind from its file name, for rendering.
-func kindOf(file string) Kind {
+// kindOf is a file's kind for rendering: the kind it was read as, else
+// a guess from its name.
+func (c *checker) kindOf(file string) Kind {
+	if k, ok := c.kinds[file]; ok {
+		return k
+	}
 	k, ok := kindByName(file[strings.LastIndexAny(file, `/\`)+1:])
 	if !ok {
 		return KindDockerfile
 	}
 	return k
+}
+
+// noteKind records the kind file was read as.
+func (c *checker) noteKind(file string, k Kind) {
+	if k == "" {
+		return
+	}
+	if c.kinds == nil {
+		c.kinds = map[string]Kind{}
+	}
+	c.kinds[file] = k
 }
 
 // pkgVersions are the versions of a stack for the names the group's lines
@@ -97,7 +113,7 @@ func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, 
 	}
 	if g.fromImage && s != nil {
 		if img := imageFor(u.Image, g, s); img != "" {
-			if kindOf(file) == KindCompose {
+			if c.kindOf(file) == KindCompose {
 				return "image: " + img
 			}
 			return "FROM " + img
@@ -112,12 +128,12 @@ func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, 
 			// conda's pytorch takes its CUDA build from pytorch-cuda.
 			cs = append(cs, condaName(g.component)+"-cuda="+minorCUDA(s.CUDA))
 		}
-		if kindOf(file) == KindCondaEnv {
+		if c.kindOf(file) == KindCondaEnv {
 			return "- " + strings.Join(cs, "\n- ")
 		}
 		return "RUN conda install -y " + strings.Join(cs, " ")
 	}
-	switch kindOf(file) {
+	switch c.kindOf(file) {
 	case KindRequirements:
 		out := strings.Join(reqs, "\n")
 		if index != "" {
@@ -128,14 +144,21 @@ func (c *checker) renderPkgs(u *Unit, g *fwGroup, pv [][2]string, index string, 
 		var q []string
 		if m.Installer == "poetry" {
 			for _, p := range pv {
+				if index != "" {
+					q = append(q, p[0]+` = { version = "`+p[1]+`", source = "`+indexName(index)+`" }`)
+					continue
+				}
 				q = append(q, p[0]+` = "`+p[1]+`"`)
+			}
+			if index != "" {
+				q = append(q, "[[tool.poetry.source]]", `name = "`+indexName(index)+`"`, `url = "`+index+`"`, `priority = "explicit"`)
 			}
 			return strings.Join(q, "\n")
 		}
 		for _, r := range reqs {
 			q = append(q, `"`+r+`",`)
 		}
-		return strings.Join(q, "\n")
+		return strings.Join(append(q, pyprojectIndex(m, pv, index)...), "\n")
 	case KindUVLock:
 		return "uv lock --upgrade-package " + strings.Join(reqs, " --upgrade-package ")
 	case KindPoetryLock:
@@ -207,4 +230,41 @@ func imageFor(im *Image, g *fwGroup, s *query.Stack) string {
 		return "tensorflow/tensorflow:" + v + "-gpu"
 	}
 	return ""
+}
+
+// pyprojectIndex are the lines that route a pyproject's fixed pins to
+// the index that serves their build, when that is not PyPI's default: the
+// version alone would install PyPI's build (or the build of the index the
+// file already routes to), which is the one that failed. A package routed
+// by a uv source keeps its source and the index's url changes; otherwise
+// a uv index and sources are added (pip users pass the url to pip).
+func pyprojectIndex(m Requirement, pv [][2]string, index string) []string {
+	if index == "" || index == m.IndexURL {
+		return nil
+	}
+	if m.Source != "" {
+		return []string{"# and in [[tool.uv.index]] " + strconv.Quote(m.Source) + ": url = " + strconv.Quote(index)}
+	}
+	name := indexName(index)
+	out := []string{"# and install them from " + index + " (pip: pip install --extra-index-url " + index + "; uv: these lines)",
+		"[[tool.uv.index]]", "name = " + strconv.Quote(name), "url = " + strconv.Quote(index), "explicit = true",
+		"[tool.uv.sources]"}
+	for _, p := range pv {
+		out = append(out, p[0]+" = { index = "+strconv.Quote(name)+" }")
+	}
+	return out
+}
+
+// indexName names an index after its last path element
+// ("https://download.pytorch.org/whl/cu118" -> "pytorch-cu118").
+func indexName(url string) string {
+	u := strings.TrimRight(url, "/")
+	last := u[strings.LastIndexByte(u, '/')+1:]
+	if strings.Contains(u, "download.pytorch.org") {
+		return "pytorch-" + last
+	}
+	if last == "" || strings.Contains(last, ".") {
+		return "gpu"
+	}
+	return last
 }

@@ -80,6 +80,7 @@ func (c *checker) followSyncDirs(u *Unit, synced map[string]Sync) {
 					continue
 				}
 				k, _ := Detect(p, b)
+				c.noteKind(p, k)
 				units, err := Parse(p, k, string(b), c.opts.BuildArgs)
 				if err != nil || len(units) != 1 {
 					continue

@@ -39,9 +39,10 @@ var (
 	tfTagRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?:(\d+\.\d+(?:\.\d+)?(?:rc\d+)?)-|latest-)?(gpu)(?:-py3)?(?:-jupyter)?$|^(\d+\.\d+(?:\.\d+)?)(?:-py3)?(?:-jupyter)?$`)
 	})
-	ngcTagRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{2})\.(\d{2})-py3$`) })
-	pythonTagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:\.\d+)?(?:[a-z]+\d*)?(?:-.*)?$`) })
-	osImageRe   = sync.OnceValue(func() *regexp.Regexp {
+	ngcReleaseRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{2}\.\d{2}-`) })
+	ngcTagRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{2})\.(\d{2})-(?:tf[12]-)?py3$`) })
+	pythonTagRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:\.\d+)?(?:[a-z]+\d*)?(?:-.*)?$`) })
+	osImageRe    = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(ubuntu|debian):(\d+\.\d+|\d+|bullseye|bookworm|jammy|focal|noble)`)
 	})
 	ubuntuCodeOS = map[string]string{"jammy": "22.04", "focal": "20.04", "noble": "24.04", "bionic": "18.04"}
@@ -110,13 +111,13 @@ func ClassifyImage(ref string) Image {
 		img.Framework = frameworks.Torch
 		img.Unknown = "the torch, CUDA, cuDNN and driver floor of NGC release " + tag + " (NGC release notes are not in the database)"
 		if ngcTagRe().FindStringSubmatch(tag) == nil {
-			img.Unknown = "the NGC release of tag " + tag
+			img.Unknown = ngcUnknownTag(tag)
 		}
 	case "nvcr.io/nvidia/tensorflow", "nvcr.io/nvidia/jax", "nvcr.io/nvidia/tritonserver":
 		img.Family = FamilyNGC
 		img.Unknown = "the CUDA, cuDNN and driver floor of NGC release " + tag + " (its release notes are not in the database)"
 		if ngcTagRe().FindStringSubmatch(tag) == nil {
-			img.Unknown = "the NGC release of tag " + tag
+			img.Unknown = ngcUnknownTag(tag)
 		}
 	case "python":
 		img.Family = FamilyPython
@@ -147,4 +148,14 @@ func ClassifyImage(ref string) Image {
 // HasCUDA reports whether the image carries a CUDA runtime.
 func (i *Image) HasCUDA() bool {
 	return i != nil && (i.CUDA != "" || i.Family == FamilyNGCPyTorch || i.Family == FamilyNGC || i.Family == FamilyTensorFlow && i.Flavour == "gpu")
+}
+
+// ngcUnknownTag says what cudb cannot tell of an NGC tag it does not
+// judge: the release of an unversioned tag, or what a variant of a
+// versioned release holds (24.10-py3-sdk, 24.10-py3-igpu).
+func ngcUnknownTag(tag string) string {
+	if ngcReleaseRe().MatchString(tag) {
+		return "what the image variant " + tag + " of NGC release " + tag[:5] + " holds"
+	}
+	return "the NGC release of tag " + tag
 }

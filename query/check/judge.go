@@ -228,6 +228,7 @@ func (c *checker) followIncludes(u *Unit) {
 		if err != nil {
 			k = KindRequirements
 		}
+		c.noteKind(p, k)
 		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
 		if c.limited(err) {
 			return

@@ -364,7 +364,9 @@ func (c *checker) together(ctx context.Context, u *Unit, groups []*fwGroup, py s
 	var reqs []string
 	var last *fwGroup
 	for _, g := range groups {
-		if g.stack == nil {
+		if g.stack == nil || g.stack.CUDA == "" {
+			// A CPU build (tensorflow-cpu, torch+cpu) loads no CUDA
+			// library: there is nothing to share.
 			continue
 		}
 		v, err := version.Parse(g.stack.Packages[g.component])
@@ -384,12 +386,20 @@ func (c *checker) together(ctx context.Context, u *Unit, groups []*fwGroup, py s
 		}
 		return err
 	}
-	if len(res.Conflicts) == 0 {
+	conflicts := applyingConflicts(res.Conflicts, groups)
+	if len(conflicts) == 0 {
+		if len(res.Conflicts) == 0 && len(res.Stacks) > 0 && res.Stacks[0].Status == query.StatusUnknown && len(res.Stacks[0].Unknown) > 0 {
+			// The same answer verify gives for the installed pair: a
+			// fact the judgement needs is missing, said as unknown.
+			c.add(Finding{File: last.main.File, Line: last.main.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+				Message: fmt.Sprintf("cudb cannot tell whether %s can share one environment: %s", strings.Join(reqs, " and "), strings.Join(res.Stacks[0].Unknown, "; ")),
+				Fix:     "cudb resolve " + strings.Join(reqs, " ") + " (the versions that share one environment), or give each its own environment"})
+		}
 		return nil
 	}
 	byKind := map[string][]query.Incompatibility{}
 	var kinds []string
-	for _, cf := range res.Conflicts {
+	for _, cf := range conflicts {
 		if byKind[cf.Kind] == nil {
 			kinds = append(kinds, cf.Kind)
 		}
@@ -450,7 +460,7 @@ func (c *checker) togetherFix(ctx context.Context, u *Unit, last *fwGroup, group
 		return ""
 	}
 	cmd := res.Stacks[0].Install.Command
-	switch kindOf(last.main.File) {
+	switch c.kindOf(last.main.File) {
 	case KindDockerfile:
 		return "RUN " + cmd
 	case KindCompose:
@@ -492,6 +502,43 @@ func (c *checker) pins(u *Unit, g *fwGroup) {
 				Fix:      r.Name + pr.SpecText(), Sources: g.stack.Sources})
 		}
 	}
+}
+
+// applyingConflicts drops the pin conflicts that rest on a wheel pin
+// the file does not install: resolve judges each framework with the extra
+// its CUDA wheels come with (tensorflow[and-cuda]), but a line without
+// that extra installs none of the pins it gates, so pip has nothing to
+// refuse.
+func applyingConflicts(cs []query.Incompatibility, groups []*fwGroup) []query.Incompatibility {
+	var out []query.Incompatibility
+	for _, cf := range cs {
+		if cf.Kind != "pin" || !pinNotInstalled(cf, groups) {
+			out = append(out, cf)
+		}
+	}
+	return out
+}
+
+func pinNotInstalled(cf query.Incompatibility, groups []*fwGroup) bool {
+	pkg := version.NormalizeName(cf.Package)
+	for _, g := range groups {
+		if g.stack == nil || g.fromImage {
+			continue
+		}
+		side := false
+		for _, b := range cf.Between {
+			side = side || strings.HasPrefix(b, g.component+"==")
+		}
+		if !side {
+			continue
+		}
+		for _, r := range g.stack.PinReqs() {
+			if version.NormalizeName(r.Needs) == pkg && strings.Contains(r.Marker, "extra") && !extraNamed(r.Marker, g.main.Extras) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func extraNamed(marker string, extras []string) bool {

@@ -157,7 +157,17 @@ func readShell(u *Unit, body string, sc shellCtx) {
 		}
 		n := len(u.Reqs)
 		ni := len(u.Includes)
-		readCommand(u, args, sc, inline)
+		if script, off, ok := shellScript(args); ok {
+			// bash -c "pip install …": the script is read as the body.
+			inner := sc
+			inner.lineOf = func(i int) int { return sc.lineOf(off + i) }
+			readShell(u, script, inner)
+			if br.scenario() == "" {
+				continue
+			}
+		} else {
+			readCommand(u, args, sc, inline)
+		}
 		for i := n; i < len(u.Reqs); i++ {
 			u.Reqs[i].Scenario = br.scenario()
 		}
@@ -165,6 +175,34 @@ func readShell(u *Unit, body string, sc shellCtx) {
 			u.Includes[i].Scenario = br.scenario()
 		}
 	}
+}
+
+// shellScript is the script of a shell run with -c (bash -c "…",
+// /bin/sh -ec '…') and the offset its text starts at in the body.
+func shellScript(args []word) (string, int, bool) {
+	switch path.Base(args[0].text) {
+	case "sh", "bash", "dash", "zsh":
+	default:
+		return "", 0, false
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i].text
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			return "", 0, false
+		}
+		if strings.HasPrefix(a, "--") || strings.Trim(a[1:], "eulxvc") != "" || !strings.Contains(a, "c") {
+			if strings.HasPrefix(a, "--") || strings.Trim(a[1:], "eulxv") != "" {
+				return "", 0, false
+			}
+			continue
+		}
+		if i+1 < len(args) {
+			// The word starts at its opening quote.
+			return args[i+1].text, args[i+1].off + 1, true
+		}
+		return "", 0, false
+	}
+	return "", 0, false
 }
 
 func readCommand(u *Unit, args []word, sc shellCtx, inline map[string]string) {

@@ -75,6 +75,16 @@ func pinTagFix(im *Image) string {
 		return "FROM tensorflow/tensorflow:<version>-gpu (cudb matrix tensorflow lists the versions)"
 	case FamilyNGCPyTorch:
 		return "cudb check --python <the release's Python> … (the NGC release notes list its torch, CUDA and driver floor)"
+	case FamilyNGC:
+		if name, release := ngcImage(im); name != "" {
+			// The tag names its release; what is missing is the data.
+			return "cudb refresh once NVIDIA's " + name + " " + release + " release notes are in the data (they list its CUDA and driver floor)"
+		}
+	}
+	if (im.Family == FamilyNGC || im.Family == FamilyNGCPyTorch) && ngcReleaseRe().MatchString(im.Tag) {
+		// A variant of a versioned release (24.10-py3-sdk, -igpu):
+		// pinning is not what is missing.
+		return "the NGC release notes of " + im.Tag[:5] + " list what this image variant holds; cudb judges the plain YY.MM-py3 images"
 	}
 	return "pin a versioned tag (FROM " + strings.SplitN(im.Ref, ":", 2)[0] + ":<version>)"
 }
@@ -200,10 +210,16 @@ func (c *checker) systemLibs(ctx context.Context, u *Unit, g *fwGroup) {
 	} else if u.Image != nil && u.Image.OS != "" && s.CUDA != "" && s.CUDNN != "" {
 		fix = fmt.Sprintf("FROM nvidia/cuda:%s-cudnn%s-runtime-%s", fullCUDA(s.CUDA), version.MajorText(s.CUDNN), u.Image.OS)
 	}
-	where := "the image"
-	if u.Image != nil {
-		where = u.Image.Ref
+	if u.Image == nil {
+		// A dependency file names no image: whether the host has CUDA
+		// and cuDNN installed system-wide is not said, so this is not
+		// judged to fail.
+		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCUDNNMissing, Severity: verify.SevWarning, Unit: u.Name,
+			Message:  fmt.Sprintf("%s loads CUDA %s and cuDNN %s from the system, and nothing in this file installs them: TensorFlow sees no GPU unless the host has them", stackLabel(s), s.CUDA, s.CUDNN),
+			Evidence: []string{"requirement: " + m.text()}, Fix: fix, Sources: s.Sources})
+		return
 	}
+	where := u.Image.Ref
 	c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCUDNNMissing, Severity: verify.SevError, Unit: u.Name,
 		Message:  fmt.Sprintf("%s loads CUDA %s and cuDNN %s from the system, and %s has no cuDNN: TensorFlow will see no GPU", stackLabel(s), s.CUDA, s.CUDNN, where),
 		Evidence: []string{"image: " + where, "requirement: " + m.text()}, Fix: fix, Sources: s.Sources})

@@ -375,7 +375,10 @@ func (e *explainCtx) toolkitMismatch(ctx context.Context, m []string) (Finding, 
 
 func (e *explainCtx) torchCPU(ctx context.Context, m []string) (Finding, error) {
 	fix := "cudb pin torch --format pip (names the CUDA build for your driver with --driver)"
-	if cmd, _ := e.newestTorch(ctx, query.ResolveRequest{}); cmd != "" {
+	// The message is most often seen on Windows, where PyPI's torch is
+	// the CPU-only wheel: the command names the CUDA index, which serves
+	// the same build for Linux and Windows.
+	if cmd, _ := e.newestTorch(ctx, query.ResolveRequest{Platform: "windows"}); cmd != "" {
 		fix = "pip uninstall -y torch && " + cmd + " (or cudb resolve torch --driver <your driver> for a build matched to it)"
 	}
 	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,

@@ -119,6 +119,8 @@ var signatures = sync.OnceValue(func() []signature {
 			"cannot dlopen some gpu libraries", 1, `(?i)Cannot dlopen some GPU libraries`, (*explainCtx).tfDlopen),
 		sig("tf_dnn_library_not_found", CatCUDNNMissing, "TensorFlow's tested cuDNN per release",
 			"dnn library is not found", 1, `(?i)DNN library is not found`, (*explainCtx).tfNoDNN),
+		sig("xla_dnn_init_failed", CatCUDNNMismatch, lkNone,
+			"dnn library initialization failed", 1, `(?i)DNN library initialization failed`, (*explainCtx).xlaDNNInit),
 		sig("ort_cuda_provider_load", CatToolkitMismatch, "ONNX Runtime's CUDA/cuDNN major per release (one onnxruntime-gpu package per CUDA major)",
 			"libonnxruntime_providers_cuda", 1, `(?i)Failed to load library (?:\S*[\\/])?(?:lib)?onnxruntime_providers_cuda\.(?:so|dll)`, (*explainCtx).ortProvider),
 		sig("ort_windows_provider_126", CatCUDNNMissing, "ONNX Runtime's CUDA/cuDNN major per release (cudb resolve onnxruntime-gpu==<version>)",

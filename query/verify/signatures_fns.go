@@ -130,6 +130,17 @@ func (e *explainCtx) tfNoDNN(ctx context.Context, m []string) (Finding, error) {
 		Fix:     "pip install \"tensorflow[and-cuda]\" (brings the matching nvidia-cudnn wheel); cudb pin tensorflow==<version> names the cuDNN it needs"}, nil
 }
 
+// xlaDNNInit: XLA (JAX's, or TensorFlow's XLA path) could not create
+// its cuDNN handle. The maintainers' answers name three causes, most
+// often the first (jax-ml/jax#16901, #15361; jthlab/phlash#31); the line
+// above it ("Loaded runtime CuDNN library: X but source was compiled
+// with: Y") says which, and explain reads it when it is pasted too.
+func (e *explainCtx) xlaDNNInit(ctx context.Context, m []string) (Finding, error) {
+	return Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
+		Message: "XLA (JAX's GPU compiler, or TensorFlow's XLA path) could not initialise cuDNN: most often the cuDNN it loads is older than the one it was built with (a system or LD_LIBRARY_PATH copy before the pip one); else the GPU's memory was already taken when it started, or the driver is older than its CUDA needs",
+		Fix:     `paste the lines above it too (the "Loaded runtime CuDNN library … but source was compiled with …" line names both versions), or run cudb verify; for JAX: pip install -U "jax[cuda12]" (or [cuda13]) in a fresh environment so it brings its own cuDNN, and unset LD_LIBRARY_PATH; out of memory at start: XLA_PYTHON_CLIENT_PREALLOCATE=false`}, nil
+}
+
 func (e *explainCtx) ortProvider(ctx context.Context, m []string) (Finding, error) {
 	return Finding{Category: CatToolkitMismatch, Severity: SevError,
 		Message: "ONNX Runtime's CUDA provider could not load: the CUDA or cuDNN major it was built for is missing (onnxruntime-gpu 1.19+ on PyPI is CUDA 12 with cuDNN 9; earlier ones CUDA 11 with cuDNN 8)",

@@ -90,6 +90,8 @@ var signatureCases = map[string]string{
 	"tf_unable_to_load_cudnn_dso":  "I tensorflow/stream_executor/cuda/cuda_dnn.cc:3448] Unable to load cuDNN DSO",
 	"tf_cannot_dlopen":             "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU.",
 	"tf_dnn_library_not_found":     "FAILED_PRECONDITION: DNN library is not found.",
+	// jax-ml/jax#16082 (title)
+	"xla_dnn_init_failed": "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.",
 	// microsoft/onnxruntime#21684
 	"ort_cuda_provider_load": "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory",
 	// microsoft/onnxruntime#12488
