@@ -42,7 +42,7 @@ func goList(t *testing.T, pkgs ...string) map[string][]string {
 func TestQueryPackagesParseNoDocuments(t *testing.T) {
 	query := []string{"github.com/cudb/cudb/query/...", "github.com/cudb/cudb/db", "github.com/cudb/cudb/data",
 		"github.com/cudb/cudb/internal/...", "github.com/cudb/cudb/cmd/cudb/internal/httpapi",
-		"github.com/cudb/cudb/cmd/cudb/internal/probe", "github.com/cudb/cudb/cmd/cudb/internal/site"}
+		"github.com/cudb/cudb/cmd/cudb/internal/site", "github.com/cudb/cudb/cmd/cudb/internal/mcptools"}
 	for pkg := range goList(t, query...) {
 		if isParser(pkg) || strings.HasPrefix(pkg, "github.com/cudb/cudb/scraper") {
 			t.Errorf("a query package depends on %s", pkg)

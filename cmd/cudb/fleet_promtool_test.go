@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
+	"github.com/cudb/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/internal/testenv"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -71,7 +71,7 @@ func TestFleetAlertsFire(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	alerts := []string{"CudbDriverTooOld", "CudbNoGPUVisible", "CudbGPUArchUnsupported", "CudbVerifyStale"}
-	hosts := filepath.Join("internal", "probe", "testdata", "hosts")
+	hosts := filepath.Join("..", "..", "internal", "probe", "testdata", "hosts")
 	// The real H100 host (../shared), as its probe JSON: a healthy GPU
 	// node, on which --expect-gpu must raise no alert.
 	realHost := filepath.Join(testenv.RepoRoot(t), "..", "shared", "fixtures", "gpu-h100-2026-11", "cudb-probe.json")

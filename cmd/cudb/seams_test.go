@@ -10,7 +10,7 @@ import (
 // loaders, httptest upstreams. The release binary must link none of them
 // (test seams belong in tests, injected through Options and Factory).
 var testSupport = []string{
-	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest",
+	"github.com/cudb/cudb/internal/probe/probetest",
 	"github.com/cudb/cudb/scraper/fakesource",
 	"github.com/cudb/cudb/scraper/livetest",
 	"github.com/cudb/cudb/scraper/sourcestest",

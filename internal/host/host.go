@@ -1,6 +1,6 @@
 // Package host is the model of what is installed on one machine, as facts
 // read without judging them: the driver, the GPUs, CUDA toolkits, cuDNN
-// copies and Python environments. The probe (cmd/cudb/internal/probe)
+// copies and Python environments. The probe (internal/probe)
 // fills it from a live host, package query/report from a pasted report;
 // verify.Verify judges it against the database.
 //

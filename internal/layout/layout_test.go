@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,18 +131,13 @@ func TestOpeningDataNeedsNoScraper(t *testing.T) {
 // the HTTP API, the MCP server and the site generator.
 var frontDoors = []string{"cmd/cudb/internal/cli", "cmd/cudb/internal/httpapi", "cmd/cudb/internal/mcptools", "cmd/cudb/internal/site"}
 
-// cliMaintenance are the files of the CLI that build, refresh and open
-// the data itself (db build/check, refresh, --db); they reach data, db
-// and scraper until the data's own use cases (open, refresh) join
-// package usecase.
-var cliMaintenance = map[string]bool{"data": true, "db": true, "scraper": true, "scraper/all": true, "scraper/fetch": true}
-
 // TestFrontDoorsCallUseCases: the front doors import the use cases
-// (usecase), their presenters (usecase/present) and internal leaves, and
-// nothing else of cudb: no door reaches query, pin, verify or check
-// itself, so every door answers through the same function. The CLI may
-// also wire the other doors and the probe (cmd/cudb/internal/...), which
-// only it starts; mcptools never imports the CLI.
+// (usecase, and usecase/store for the data's own), their presenters
+// (usecase/present) and internal leaves (the probe among them), and
+// nothing else of cudb: no door reaches query, pin, verify, check, db or
+// scraper itself, nor another door, so every door answers through the
+// same function. Only package app, the composition root, puts the doors
+// together (so mcptools, like every door, never imports the CLI).
 func TestFrontDoorsCallUseCases(t *testing.T) {
 	imports := packageImports(t)
 	for _, door := range frontDoors {
@@ -150,32 +146,47 @@ func TestFrontDoorsCallUseCases(t *testing.T) {
 			t.Fatalf("no package %s", door)
 		}
 		for _, imp := range imps {
-			switch {
-			case under(imp, "usecase"), under(imp, "internal"):
-			case door == "cmd/cudb/internal/cli" && under(imp, "cmd/cudb/internal"):
-			case door == "cmd/cudb/internal/cli" && cliMaintenance[imp]:
-			default:
+			if !under(imp, "usecase") && !under(imp, "internal") {
 				t.Errorf("%s imports %s: a front door calls the use cases (usecase), their presenters and internal leaves only", door, imp)
 			}
 		}
 	}
-	for _, imp := range imports["cmd/cudb/internal/mcptools"] {
-		if under(imp, "cmd") {
-			t.Errorf("mcptools imports %s: the MCP server calls the use cases, never another door", imp)
+}
+
+// TestDoorsReachNoOtherDoor: no door depends on another, even through a
+// third package (`go list -deps`): mcptools, the HTTP API and the site
+// never link the CLI, and the CLI links none of them.
+func TestDoorsReachNoOtherDoor(t *testing.T) {
+	for _, door := range frontDoors {
+		cmd := exec.Command("go", "list", "-deps", "./"+door)
+		cmd.Dir = root(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", door, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			rel := strings.TrimPrefix(dep, module+"/")
+			if rel != door && slices.Contains(frontDoors, rel) {
+				t.Errorf("%s depends on the door %s: only package app puts doors together", door, rel)
+			}
 		}
 	}
 }
 
 // TestUseCaseLayers: the use cases sit on the query packages and leaves
-// (never on a door, the probe or scraper); query/nvidia sits below query
-// (it never imports query or its other children).
+// (never on a door); only usecase/store, the data's own use cases (open,
+// build, refresh), reaches scraper and the embedded data, and no other
+// use case imports it. query/nvidia sits below query (it never imports
+// query or its other children).
 func TestUseCaseLayers(t *testing.T) {
 	for pkg, imps := range packageImports(t) {
 		for _, imp := range imps {
 			var why string
 			switch {
-			case under(pkg, "usecase") && (under(imp, "cmd") || under(imp, "scraper")):
-				why = "the use cases never import a door, the probe or scraper"
+			case under(pkg, "usecase") && under(imp, "cmd"):
+				why = "the use cases never import a door"
+			case under(pkg, "usecase") && pkg != "usecase/store" && (under(imp, "scraper") || imp == "data" || imp == "usecase/store"):
+				why = "only usecase/store (the data's own use cases) reaches scraper and the embedded data"
 			case pkg == "query/nvidia" && under(imp, "query"):
 				why = "query/nvidia is below query and its siblings"
 			case pkg == "query/verify" && under(imp, "query/pin"):

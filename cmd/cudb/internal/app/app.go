@@ -1,5 +1,8 @@
 // Package app wires the cudb command tree and turns errors into exit
-// codes, printing each error once.
+// codes, printing each error once. It is the composition root: the CLI's
+// own commands (package cli) plus the commands that start the other front
+// doors, which only this package imports: serve (httpapi), mcp (mcptools)
+// and gen site (site).
 package app
 
 import (
@@ -34,9 +37,23 @@ func Main(args []string, s *cli.Streams) int {
 	return Run(cli.NewFactory(s), args)
 }
 
+// Doors are the commands that start the other front doors; Run hands
+// them to the CLI (cli.Factory.Extra).
+var Doors = []cli.Command{{Name: "gen", New: newGenCmd}, {Name: "mcp", New: newMCPCmd}, {Name: "serve", New: newServeCmd}}
+
+// NewFactory is cli.NewFactory with the door commands added.
+func NewFactory(s *cli.Streams) *cli.Factory {
+	f := cli.NewFactory(s)
+	f.Extra = Doors
+	return f
+}
+
 // Run runs cudb over the factory f (its streams, its sources), so tests
 // drive the real command tree with their own dependencies.
 func Run(f *cli.Factory, args []string) int {
+	if f.Extra == nil {
+		f.Extra = Doors
+	}
 	s := f.IO
 	root := cli.NewRootCmdFor(f, args)
 	root.SetArgs(args)

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/cmd/cudb/internal/cli"
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
-	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
+	"github.com/cudb/cudb/internal/probe"
+	"github.com/cudb/cudb/internal/probe/probetest"
 )
 
-const fakeHosts = "../probe/testdata/hosts"
+const fakeHosts = "../../../../internal/probe/testdata/hosts"
 
 // useHost points the process environment at a fake host (its env file)
 // and returns the --root/--replay arguments for it.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/input"
+	"github.com/cudb/cudb/internal/probe"
 	"github.com/cudb/cudb/usecase"
 	"github.com/cudb/cudb/usecase/present"
 )
@@ -93,7 +93,7 @@ func runCheck(c *cobra.Command, f *Factory, opts *CheckOptions) error {
 			WithHint("cudb check Dockerfile --format sarif")
 	}
 	if len(opts.Files) == 0 {
-		return usageError(c, "name at least one file to check (or - for standard input)")
+		return UsageError(c, "name at least one file to check (or - for standard input)")
 	}
 	if opts.Host && opts.HostFrom != "" {
 		return (&errs.Error{Code: errs.CodeUsage, Message: "--host and --host-from both describe the target: give one"}).WithHint("cudb check Dockerfile --host")

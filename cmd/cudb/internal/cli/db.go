@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,11 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudb/cudb/db"
-	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/scraper"
-	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/store"
 	"github.com/spf13/cobra"
 )
 
@@ -31,60 +27,26 @@ func newDBCmd(f *Factory) *cobra.Command {
 }
 
 // DBInfo is `cudb db info --json`.
-type DBInfo struct {
-	Origin        string            `json:"origin"`
-	SchemaVersion int               `json:"schema_version"`
-	Meta          map[string]string `json:"meta"`
-	Sources       []db.SourceInfo   `json:"sources"`
-	Tables        map[string]int    `json:"tables"`
-	// DataAsOf is the newest date any fact carries (meta data_as_of).
-	DataAsOf string `json:"data_as_of,omitempty"`
-	// Newest is the newest release of every line the data holds: each
-	// framework and companion, CUDA, cuDNN and the driver branch.
-	Newest []usecase.Newest `json:"newest"`
-}
+type DBInfo = store.Info
 
-// DBCheck is `cudb db check --json`: the database's checks, and what was
-// found about a refresh journal beside a --db file.
-type DBCheck struct {
-	*db.CheckResult
-	Journal string `json:"journal,omitempty"`
-}
-
-// tables lists the fact tables in dump order.
+// DBCheck is `cudb db check --json`.
+type DBCheck = store.CheckReport
 
 func newDBInfoCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "info",
 		Short:   "Show the schema version, sources and row counts",
 		Example: "  cudb db info\n  cudb db info --json\n  cudb db info --db data/cudb.db",
-		Args:    noArgs,
+		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			d, err := f.DB(ctx)
 			if err != nil {
 				return err
 			}
-			info := DBInfo{Origin: d.Origin, SchemaVersion: db.SchemaVersion, Tables: map[string]int{}}
-			if info.Meta, err = d.Meta(ctx); err != nil {
+			info, err := store.Describe(ctx, d)
+			if err != nil {
 				return err
-			}
-			if info.Sources, err = d.Sources(ctx); err != nil {
-				return err
-			}
-			if info.Sources == nil {
-				info.Sources = []db.SourceInfo{}
-			}
-			info.DataAsOf = info.Meta["data_as_of"]
-			if info.Newest, err = usecase.NewestReleases(ctx, d); err != nil {
-				return err
-			}
-			for _, t := range db.Tables {
-				n, err := d.Count(ctx, t)
-				if err != nil {
-					return err
-				}
-				info.Tables[t] = n
 			}
 			return f.Out(info, func() error {
 				fmt.Fprintf(f.IO.Out, "database: %s (schema %d)\ndata as of: %s\n\n", info.Origin, info.SchemaVersion, orUnknown(info.DataAsOf))
@@ -109,7 +71,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				}
 				fmt.Fprintln(f.IO.Out)
 				t = &Table{Header: []string{"table", "rows"}}
-				for _, name := range db.Tables {
+				for _, name := range store.Tables {
 					t.Add(name, fmt.Sprint(info.Tables[name]))
 				}
 				return t.Render(f.IO)
@@ -145,25 +107,20 @@ With --db, it first recovers a refresh that was killed while moving files
 into the file's folder (the one command that reads and recovers; the others
 only say that one is pending), and reports what it did.`,
 		Example: "  cudb db check\n  cudb db check --json --db data/cudb.db",
-		Args:    noArgs,
+		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := f.recoverBesideDB(); err != nil {
+			j, err := store.RecoverBeside(f.DBPath)
+			if err != nil {
 				return err
 			}
+			f.journal = j
 			d, err := f.DB(c.Context())
 			if err != nil {
 				return err
 			}
-			res, err := d.Check(c.Context())
+			rep, err := store.Check(c.Context(), d, j)
 			if err != nil {
 				return err
-			}
-			rep := DBCheck{CheckResult: res}
-			switch j := f.journal; {
-			case j.Pending != nil:
-				rep.Journal = "pending: " + j.Pending.Error()
-			case j.Recovered != "":
-				rep.Journal = fmt.Sprintf("an interrupted refresh was pending in %s; recovery %s it", j.Dir, j.Recovered)
 			}
 			err = f.Out(rep, func() error {
 				if rep.Journal != "" {
@@ -206,21 +163,21 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 		Short: "Print the rows of one table (or all tables with --json)",
 		Example: `  cudb db dump --table cuda_driver
   cudb db dump --json > facts.json`,
-		Args: noArgs,
+		Args: NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			d, err := f.DB(ctx)
 			if err != nil {
 				return err
 			}
-			names := db.Tables
+			names := store.Tables
 			if table != "" {
-				if !slices.Contains(db.Tables, table) {
-					return usageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(table), strings.Join(db.Tables, ", ")))
+				if !slices.Contains(store.Tables, table) {
+					return UsageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(table), strings.Join(store.Tables, ", ")))
 				}
 				names = []string{table}
 			} else if !f.JSON {
-				return usageError(c, "name a table with --table, or dump everything with --json")
+				return UsageError(c, "name a table with --table, or dump everything with --json")
 			}
 			all := map[string][]map[string]any{}
 			for _, name := range names {
@@ -261,7 +218,7 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&table, "table", "", "table to print: "+strings.Join(db.Tables, ", "))
+	c.Flags().StringVar(&table, "table", "", "table to print: "+strings.Join(store.Tables, ", "))
 	return c
 }
 
@@ -277,15 +234,15 @@ refresh that was interrupted while moving files, and replaces both files as
 one set: a failed build writes nothing. The same input always gives
 byte-identical output.`,
 		Example: "  cudb db build --data data",
-		Args:    noArgs,
+		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if st, err := os.Stat(filepath.Join(dataDir, "sources")); err != nil || !st.IsDir() {
 				return errs.Errorf(errs.CodeUsage, "%s is not a cudb data directory (no sources/ folder)", dataDir).
 					WithHint("cudb db build --data DIR (the folder holding sources/ and overrides.yaml)")
 			}
-			// scraper.Build takes the refresh lock, recovers a pending
-			// journal and commits as refresh does.
-			m, err := scraper.Build(c.Context(), dataDir, f.Sources())
+			// Build takes the refresh lock, recovers a pending journal and
+			// commits as refresh does.
+			m, err := store.Build(c.Context(), dataDir, f.Sources())
 			if err != nil {
 				return err
 			}
@@ -302,25 +259,4 @@ byte-identical output.`,
 	}
 	c.Flags().StringVar(&dataDir, "data", "data", "data directory holding sources/ and overrides.yaml")
 	return c
-}
-
-// recoverBesideDB settles a refresh commit pending in the folder of the
-// --db file, taking the refresh lock (datadir.RecoverPending), and keeps
-// what it found for the report. While a live refresh holds the lock the
-// commit is in progress, which is reported, not an error.
-func (f *Factory) recoverBesideDB() error {
-	if f.DBPath == "" {
-		return nil
-	}
-	dir := filepath.Dir(f.DBPath)
-	var err error
-	f.journal.Dir = dir
-	f.journal.Recovered, err = datadir.RecoverPending(dir)
-	if errors.Is(err, datadir.ErrLocked) {
-		f.journal.Pending, err = err, nil
-	}
-	if err != nil {
-		return fmt.Errorf("failed to recover the interrupted refresh in %s: %w", dir, err)
-	}
-	return nil
 }

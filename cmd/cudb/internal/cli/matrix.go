@@ -27,12 +27,12 @@ func newMatrixCmd(f *Factory) *cobra.Command {
 				for _, sc := range c.Commands() {
 					names = append(names, sc.Name())
 				}
-				return usageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(args[0]), strings.Join(names, ", ")))
+				return UsageError(c, fmt.Sprintf("unknown table %s (tables: %s)", errs.Quote(args[0]), strings.Join(names, ", ")))
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
-			return usageError(c, "name a table")
+			return UsageError(c, "name a table")
 		},
 	}
 	c.AddCommand(newMatrixTorchCmd(f))
@@ -48,10 +48,10 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 		Use:     frameworks.Torch,
 		Short:   "Every torch release × variant × channel: CUDA, cuDNN, NCCL, Python, torchvision, torchaudio, GPU archs",
 		Example: "  cudb matrix torch\n  cudb matrix torch --json | jq '.[] | select(.variant==\"cu121\")'\n  cudb matrix torch --channel conda",
-		Args:    noArgs,
+		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if channel != "" && channel != "pip" && channel != "conda" {
-				return usageError(c, fmt.Sprintf("invalid --channel %s: expected pip or conda", errs.Quote(channel)))
+				return UsageError(c, fmt.Sprintf("invalid --channel %s: expected pip or conda", errs.Quote(channel)))
 			}
 			d, err := f.DB(c.Context())
 			if err != nil {

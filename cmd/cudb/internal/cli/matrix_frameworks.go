@@ -75,7 +75,7 @@ func matrixCmd(f *Factory, name, short string, header []string, load func(contex
 		Aliases: aliases,
 		Short:   short,
 		Example: "  cudb matrix " + name + "\n  cudb matrix " + name + " --json",
-		Args:    noArgs,
+		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			d, err := f.DB(c.Context())
 			if err != nil {

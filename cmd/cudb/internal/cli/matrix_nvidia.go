@@ -13,7 +13,7 @@ import (
 func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 	mk := func(use, short string, run func(ctx context.Context, d *usecase.DB) (any, *Table, error)) *cobra.Command {
 		return &cobra.Command{
-			Use: use, Short: short, Args: noArgs,
+			Use: use, Short: short, Args: NoArgs,
 			Example: "  cudb matrix " + use + "\n  cudb matrix " + use + " --json",
 			RunE: func(c *cobra.Command, _ []string) error {
 				d, err := f.DB(c.Context())
@@ -91,7 +91,7 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
   cudb matrix gpu --cuda 13 --json | jq '.[] | select(.cuda_support=="dropped") | .name'
   cudb matrix gpu --arch Ampere
   cudb matrix gpu --name 4090`,
-		Args: noArgs,
+		Args: NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			d, err := f.DB(c.Context())
 			if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/probe"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +47,7 @@ directory of recorded command outputs.`,
   cudb probe --python ~/venv/bin/python
   cudb probe --deep --json
   cudb probe --root /mnt/image --replay recorded/cmds`,
-		Args: noArgs,
+		Args: NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			facts, err := probeHost(c, opts.Replay, probe.Options{Root: opts.Root, Python: opts.Python, Deep: opts.Deep, Timeout: opts.Timeout, DeepTimeout: opts.DeepTimeout})
 			if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestProbeCmdReplay(t *testing.T) {
-	const h = "../probe/testdata/hosts/healthy"
+	const h = "../../../../internal/probe/testdata/hosts/healthy"
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -3,17 +3,14 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/safewrite"
-	"github.com/cudb/cudb/scraper"
-	"github.com/cudb/cudb/scraper/fetch"
+	"github.com/cudb/cudb/usecase/store"
 )
 
 // RefreshOptions are `cudb refresh`'s flags.
@@ -57,7 +54,7 @@ build) so it embeds the new data. refresh prints these paths when it writes.`,
   cudb refresh --snapshots ../shared/sources --data data
   cudb refresh --markdown pr-body.md --json > report.json
   cudb refresh --data ~/cudb-data --init && cudb resolve torch --db ~/cudb-data`,
-		Args: noArgs,
+		Args: NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runRefresh(c, f, opts)
 		},
@@ -80,14 +77,14 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 		// Checked before the refresh: a typo must not cost a whole run
 		// (and the folder is never created).
 		if st, err := os.Stat(filepath.Dir(opts.Markdown)); err != nil || !st.IsDir() {
-			return usageError(c, fmt.Sprintf("--markdown %s: folder %s does not exist", opts.Markdown, filepath.Dir(opts.Markdown)))
+			return UsageError(c, fmt.Sprintf("--markdown %s: folder %s does not exist", opts.Markdown, filepath.Dir(opts.Markdown)))
 		}
 	}
 	all := f.Sources()
 	if opts.List {
 		return listSources(f, all)
 	}
-	srcs, err := selectSources(all, opts.Sources)
+	srcs, err := store.Select(all, opts.Sources)
 	if err != nil {
 		return err
 	}
@@ -95,44 +92,30 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 	if err != nil {
 		return err
 	}
-	ro := scraper.RefreshOptions{
-		DataDir: opts.DataDir,
-		Sources: srcs,
-		All:     all,
-		Checks:  scraper.CheckOptions{AllowShrink: opts.AllowShrink},
-		DryRun:  opts.DryRun,
-		Hook:    f.RefreshHook,
-	}
-	var cache *fetch.FileCache
-	if opts.Snapshots != "" {
-		ro.Input.Snapshots = opts.Snapshots
-	} else {
-		cache = fetch.LoadFileCache(filepath.Join(opts.DataDir, ".fetch-cache.json"))
-		ro.Input.Fetcher = &fetch.Client{
-			HTTP:      &http.Client{},
-			BaseURL:   opts.BaseURL,
-			UserAgent: fetch.UserAgent(Version),
-			Cache:     cache,
-			Log: func(format string, args ...any) {
-				fmt.Fprintf(f.IO.ErrOut, "refresh: "+format+"\n", args...)
-			},
-		}
-	}
 	p := &progress{s: f.IO}
-	ro.Progress = p.event
-	rep, rerr := scraper.Refresh(c.Context(), ro)
+	rep, rerr := store.Refresh(c.Context(), store.RefreshOptions{
+		DataDir:     opts.DataDir,
+		All:         all,
+		Sources:     srcs,
+		Snapshots:   opts.Snapshots,
+		BaseURL:     opts.BaseURL,
+		Version:     Version,
+		AllowShrink: opts.AllowShrink,
+		DryRun:      opts.DryRun,
+		Log: func(format string, args ...any) {
+			fmt.Fprintf(f.IO.ErrOut, "refresh: "+format+"\n", args...)
+		},
+		Progress: p.event,
+		Hook:     f.RefreshHook,
+	})
 	if created && rep.Error != "" {
 		// A new data directory whose first refresh wrote nothing goes
 		// again (Remove only removes an empty folder).
 		os.Remove(opts.DataDir)
-	} else if cache != nil && !opts.DryRun && rep.Error == "" {
-		if err := cache.Save(); err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "refresh: warning: %v\n", err)
-		}
 	}
 	if opts.Markdown != "" {
 		var b bytes.Buffer
-		if err := scraper.WriteMarkdown(&b, rep.Diffs(), rep.FailedReasons()); err != nil {
+		if err := store.WriteMarkdown(&b, rep); err != nil {
 			return err
 		}
 		if err := safewrite.File(opts.Markdown, b.Bytes()); err != nil {
@@ -140,7 +123,7 @@ func runRefresh(c *cobra.Command, f *Factory, opts *RefreshOptions) error {
 		}
 	}
 	out := f.Out(rep, func() error {
-		if err := scraper.WriteText(f.IO.Out, rep.Diffs()); err != nil {
+		if err := store.WriteText(f.IO.Out, rep); err != nil {
 			return err
 		}
 		switch {
@@ -167,10 +150,10 @@ type progress struct {
 	s *Streams
 }
 
-func (p *progress) event(e scraper.Event) {
+func (p *progress) event(e store.Event) {
 	var msg string
 	switch e.Stage {
-	case scraper.StageDone:
+	case store.StageDone:
 		r := e.Result
 		state := "unchanged"
 		if r.Changed {
@@ -180,12 +163,12 @@ func (p *progress) event(e scraper.Event) {
 		if r.Diff != nil && !r.Diff.Empty() {
 			msg += fmt.Sprintf(": +%d -%d ~%d", len(r.Diff.Added), len(r.Diff.Removed), len(r.Diff.Changed))
 		}
-	case scraper.StageFailed:
+	case store.StageFailed:
 		msg = fmt.Sprintf("%s: FAILED, previous data kept: %v", e.Source, e.Result.Err)
 	default:
 		msg = fmt.Sprintf("%s: %s…", e.Source, e.Stage)
 	}
-	final := e.Stage == scraper.StageDone || e.Stage == scraper.StageFailed
+	final := e.Stage == store.StageDone || e.Stage == store.StageFailed
 	if !p.s.ErrTTY {
 		fmt.Fprintf(p.s.ErrOut, "refresh: %s\n", msg)
 		return
@@ -197,31 +180,6 @@ func (p *progress) event(e scraper.Event) {
 	}
 }
 
-// selectSources returns the named sources, or all of them.
-func selectSources(all []scraper.Source, names []string) ([]scraper.Source, error) {
-	if len(names) == 0 {
-		return all, nil
-	}
-	var out []scraper.Source
-	for _, n := range names {
-		var found scraper.Source
-		for _, s := range all {
-			if s.Name() == n {
-				found = s
-			}
-		}
-		if found == nil {
-			known := make([]string, 0, len(all))
-			for _, s := range all {
-				known = append(known, s.Name())
-			}
-			return nil, errs.Errorf(errs.CodeUsage, "unknown source %s (sources: %s)", errs.Quote(n), strings.Join(known, ", ")).WithHint("cudb refresh --help")
-		}
-		out = append(out, found)
-	}
-	return out, nil
-}
-
 // SourceEntry is one line of `cudb refresh --list`.
 type SourceEntry struct {
 	Precedence int    `json:"precedence"`
@@ -231,13 +189,13 @@ type SourceEntry struct {
 }
 
 // listSources prints every source, earliest (highest precedence) first.
-func listSources(f *Factory, all []scraper.Source) error {
+func listSources(f *Factory, all []store.Source) error {
 	list := struct {
 		Sources []SourceEntry `json:"sources"`
 	}{Sources: []SourceEntry{}}
 	t := &Table{Header: []string{"#", "source", "family", "url"}}
 	for i, s := range all {
-		e := SourceEntry{Precedence: i + 1, Name: s.Name(), Family: scraper.Family(s), URL: s.URL()}
+		e := SourceEntry{Precedence: i + 1, Name: s.Name(), Family: store.Family(s), URL: s.URL()}
 		list.Sources = append(list.Sources, e)
 		t.Add(fmt.Sprint(e.Precedence), e.Name, e.Family, e.URL)
 	}

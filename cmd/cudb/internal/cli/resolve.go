@@ -75,7 +75,7 @@ func addStackFlags(fl *pflag.FlagSet, r *usecase.ResolveRequest, channelHelp str
 
 func runResolve(c *cobra.Command, f *Factory, opts *ResolveOptions) error {
 	if opts.Limit < 0 {
-		return usageError(c, "--limit must be 0 or more")
+		return UsageError(c, "--limit must be 0 or more")
 	}
 	ctx := c.Context()
 	d, err := f.DB(ctx)

@@ -6,19 +6,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudb/cudb/data"
-	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
-	"github.com/cudb/cudb/scraper"
-	"github.com/cudb/cudb/scraper/all"
 	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/store"
 )
 
 // Build stamps, set at link time by `make release` (-ldflags -X):
@@ -40,10 +36,14 @@ type Factory struct {
 	// Quiet turns off notices on standard error (the data-age notice).
 	Quiet bool
 	// Sources is every source refresh and db build know, in precedence
-	// order: all.Sources in the binary; tests inject their own.
-	Sources func() []scraper.Source
+	// order: store.Sources in the binary; tests inject their own.
+	Sources func() []store.Source
+	// Extra are commands the CLI lists beside its own: package app adds
+	// those that start the other front doors (serve, mcp, gen site), so
+	// the CLI never imports another door.
+	Extra []Command
 	// RefreshHook, when set, hears each step of a refresh that writes
-	// (scraper.RefreshOptions.Hook); the kill test stops the process there.
+	// (store.RefreshOptions.Hook); the kill test stops the process there.
 	RefreshHook func(step string)
 	// Budget replaces CommandBudget when set (tests).
 	Budget time.Duration
@@ -57,19 +57,11 @@ type Factory struct {
 	noticed bool
 	// journal says what `db check` found about a refresh commit pending
 	// beside the --db file: what recovery did, or that one is in progress.
-	journal journalState
-}
-
-// journalState is what `db check` found about the refresh journal of
-// the --db file's directory.
-type journalState struct {
-	Dir       string
-	Recovered string // "completed", "rolled back", …; "" when none pending
-	Pending   error  // a live refresh is committing right now
+	journal store.Journal
 }
 
 // NewFactory returns a factory over s with the real sources.
-func NewFactory(s *Streams) *Factory { return &Factory{IO: s, Sources: all.Sources} }
+func NewFactory(s *Streams) *Factory { return &Factory{IO: s, Sources: store.Sources} }
 
 // DB opens the database once: the file given by --db, else the image
 // embedded in the binary.
@@ -77,18 +69,10 @@ func (f *Factory) DB(ctx context.Context) (*usecase.DB, error) {
 	if f.opened != nil {
 		return f.opened, nil
 	}
-	var (
-		d   *usecase.DB
-		err error
-	)
-	if f.DBPath != "" {
-		// Reading never writes into the folder but for the column image
-		// kept beside the file; a pending refresh commit is reported
-		// (pendingNotice), and recovered only by the commands that say so.
-		d, err = db.OpenFileCached(ctx, f.DBPath)
-	} else {
-		d, err = db.OpenImage(ctx, data.DB, data.Columns, "embedded database")
-	}
+	// Reading never writes into the folder but for the column image kept
+	// beside a --db file; a pending refresh commit is reported
+	// (pendingNotice), and recovered only by the commands that say so.
+	d, err := store.Open(ctx, f.DBPath)
 	if err != nil {
 		return nil, err
 	}
@@ -118,9 +102,9 @@ func NewRootCmd(f *Factory) *cobra.Command { return newRoot(f, "") }
 // whole tree.
 func NewRootCmdFor(f *Factory, args []string) *cobra.Command {
 	if len(args) > 0 {
-		for _, c := range commands {
-			if c.name == args[0] {
-				return newRoot(f, c.name)
+		for _, c := range f.commands() {
+			if c.Name == args[0] {
+				return newRoot(f, c.Name)
 			}
 		}
 	}
@@ -164,30 +148,27 @@ capability, from a database embedded in the binary (offline; every fact cites it
 		return c.Help()
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError(c, err.Error())
+		return UsageError(c, err.Error())
 	})
 	// cobra's completion command: cudb completion bash|zsh|fish|powershell.
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.PersistentPreRunE = f.preRun
-	for _, c := range commands {
-		if only == "" || c.name == only {
-			root.AddCommand(c.new(f))
+	for _, c := range f.commands() {
+		if only == "" || c.Name == only {
+			root.AddCommand(c.New(f))
 		}
 	}
 	if only == "" {
-		addListedOnly(f, root)
+		addListedOnly(root)
 	}
 	registerCompletions(f, root)
 	groupCommands(root)
 	return root
 }
 
-// addListedOnly adds what only the whole tree has: mcp, the exit-codes
-// topic and cobra's completion command.
-func addListedOnly(f *Factory, root *cobra.Command) {
-	// mcp runs the command tree itself (each tool is a command line), so
-	// it is added here rather than listed in commands (an init cycle).
-	root.AddCommand(newMCPCmd(f))
+// addListedOnly adds what only the whole tree has: the exit-codes topic
+// and cobra's completion command.
+func addListedOnly(root *cobra.Command) {
 	root.AddCommand(newExitCodesTopic())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -199,27 +180,35 @@ func addListedOnly(f *Factory, root *cobra.Command) {
 	}
 }
 
-// commands lists the top-level commands, by name, with their
-// constructors: adding a command is its file plus one line here
-// (TestCommandTableNames holds each name to its command's).
-var commands = []struct {
-	name string
-	new  func(*Factory) *cobra.Command
-}{
-	{"check", newCheckCmd}, {"db", newDBCmd}, {"explain", newExplainCmd}, {"gen", newGenCmd}, {"matrix", newMatrixCmd},
-	{"pin", newPinCmd}, {"probe", newProbeCmd}, {"refresh", newRefreshCmd}, {"resolve", newResolveCmd},
-	{"serve", newServeCmd}, {"verify", newVerifyCmd}, {"version", newVersionCmd},
+// Command is a top-level command: its name and its constructor.
+type Command struct {
+	Name string
+	New  func(*Factory) *cobra.Command
 }
 
-// usageError is a usage error whose hint is the command's help.
-func usageError(c *cobra.Command, msg string) error {
+// commands lists the CLI's own top-level commands, by name, with their
+// constructors: adding a command is its file plus one line here
+// (TestCommandTableNames holds each name to its command's).
+var commands = []Command{
+	{"check", newCheckCmd}, {"db", newDBCmd}, {"explain", newExplainCmd}, {"matrix", newMatrixCmd},
+	{"pin", newPinCmd}, {"probe", newProbeCmd}, {"refresh", newRefreshCmd}, {"resolve", newResolveCmd},
+	{"verify", newVerifyCmd}, {"version", newVersionCmd},
+}
+
+// commands is the CLI's own commands and the Extra ones.
+func (f *Factory) commands() []Command {
+	return append(append([]Command(nil), commands...), f.Extra...)
+}
+
+// UsageError is a usage error whose hint is the command's help.
+func UsageError(c *cobra.Command, msg string) error {
 	return (&errs.Error{Code: errs.CodeUsage, Message: msg}).WithHint("%s --help", c.CommandPath())
 }
 
-// noArgs rejects positional arguments with a usage error.
-func noArgs(c *cobra.Command, args []string) error {
+// NoArgs rejects positional arguments with a usage error.
+func NoArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError(c, fmt.Sprintf("unexpected argument %s", errs.Quote(args[0])))
+		return UsageError(c, fmt.Sprintf("unexpected argument %s", errs.Quote(args[0])))
 	}
 	return nil
 }
@@ -228,7 +217,7 @@ func noArgs(c *cobra.Command, args []string) error {
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError(c, fmt.Sprintf("expected %s, got %d argument(s)", what, len(args)))
+			return UsageError(c, fmt.Sprintf("expected %s, got %d argument(s)", what, len(args)))
 		}
 		return nil
 	}
@@ -254,8 +243,9 @@ Errors go to standard error, once; with --json, standard output carries only JSO
 	}
 }
 
-// isQueryError reports whether err is a *errs.Error with code.
-func isQueryError(err error, code errs.Code) bool {
-	var e *errs.Error
-	return errors.As(err, &e) && e.Code == code
+// Sub returns a factory for another command line over s that shares f's
+// open database and --db, quiet (a program that runs many command lines
+// over one handle: the door tests).
+func (f *Factory) Sub(s *Streams) *Factory {
+	return &Factory{IO: s, DBPath: f.DBPath, opened: f.opened, Quiet: true, Sources: f.Sources, Extra: f.Extra}
 }

@@ -14,8 +14,8 @@ import (
 func TestCommandTableNames(t *testing.T) {
 	s, _, _ := TestStreams("")
 	for _, c := range commands {
-		if got := c.new(NewFactory(s)).Name(); got != c.name {
-			t.Errorf("the table names %q, its constructor builds %q", c.name, got)
+		if got := c.New(NewFactory(s)).Name(); got != c.Name {
+			t.Errorf("the table names %q, its constructor builds %q", c.Name, got)
 		}
 	}
 }
@@ -42,7 +42,7 @@ func TestRootForOneCommandAnswersAsTheWholeTree(t *testing.T) {
 	whole := func(f *Factory, _ []string) *cobra.Command { return NewRootCmd(f) }
 	var lines [][]string
 	for _, c := range commands {
-		lines = append(lines, []string{c.name, "--help"})
+		lines = append(lines, []string{c.Name, "--help"})
 	}
 	lines = append(lines,
 		[]string{"resolve", "torch==2.1", "--db", path},

@@ -35,7 +35,7 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
 		}
-		return usageError(c, msg)
+		return UsageError(c, msg)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func checkFlagValues(c *cobra.Command, _ []string) error {
 		switch fl.Value.Type() {
 		case "string":
 			if strings.TrimSpace(fl.Value.String()) == "" {
-				bad = usageError(c, fmt.Sprintf("--%s needs a value (it was given an empty one)", fl.Name))
+				bad = UsageError(c, fmt.Sprintf("--%s needs a value (it was given an empty one)", fl.Name))
 			}
 		case "stringArray", "stringSlice":
 			sv, ok := fl.Value.(pflag.SliceValue)
@@ -124,14 +124,14 @@ func checkFlagValues(c *cobra.Command, _ []string) error {
 			}
 			for _, v := range sv.GetSlice() {
 				if strings.TrimSpace(v) == "" {
-					bad = usageError(c, fmt.Sprintf("--%s needs a value (it was given an empty one)", fl.Name))
+					bad = UsageError(c, fmt.Sprintf("--%s needs a value (it was given an empty one)", fl.Name))
 					return
 				}
 			}
 		case "duration":
 			d, err := time.ParseDuration(fl.Value.String())
 			if err == nil && d <= 0 {
-				bad = usageError(c, fmt.Sprintf("--%s must be a positive duration such as 5s, not %s", fl.Name, fl.Value.String()))
+				bad = UsageError(c, fmt.Sprintf("--%s must be a positive duration such as 5s, not %s", fl.Name, fl.Value.String()))
 			}
 		}
 	})

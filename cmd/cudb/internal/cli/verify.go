@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/internal/probe"
 	"github.com/cudb/cudb/usecase"
 	"github.com/cudb/cudb/usecase/present"
 )
@@ -73,7 +73,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
   cudb verify --from collect_env.txt
   pbpaste | cudb verify --from -
   cudb verify --root /mnt/image --replay recorded/cmds`,
-		Args: noArgs,
+		Args: NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if f.JSON && opts.Format == "text" {
 				opts.Format = "json"
@@ -87,7 +87,7 @@ Exit status: 0 healthy (infos and warnings only), 3 when any finding is an error
 				return err
 			}
 			if opts.ExpectGPU && opts.NoGPUOK {
-				return usageError(c, "give --expect-gpu or --no-gpu-ok, not both")
+				return UsageError(c, "give --expect-gpu or --no-gpu-ok, not both")
 			}
 			vo := usecase.VerifyOptions{}
 			switch {

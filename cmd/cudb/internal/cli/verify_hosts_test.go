@@ -12,11 +12,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
-	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/data"
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/internal/probe"
+	"github.com/cudb/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/verify"
 	"github.com/cudb/cudb/usecase"
@@ -24,7 +24,7 @@ import (
 
 var updateGoldens = flag.Bool("update", false, "rewrite the verify golden files")
 
-const hostsDir = "../probe/testdata/hosts"
+const hostsDir = "../../../../internal/probe/testdata/hosts"
 
 func embeddedDB(t testing.TB) *db.DB {
 	t.Helper()
@@ -325,7 +325,7 @@ func BenchmarkVerifyRecordedH100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	smi, err := probe.LoadReplay("../probe/testdata/h100-smi/cmds")
+	smi, err := probe.LoadReplay("../../../../internal/probe/testdata/h100-smi/cmds")
 	if err != nil {
 		b.Fatal(err)
 	}

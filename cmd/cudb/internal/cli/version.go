@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/usecase/store"
 )
 
 // VersionInfo is `cudb version --json`.
@@ -28,7 +28,7 @@ type VersionInfo struct {
 
 // versionInfo reads the stamps and the database's meta table.
 func (f *Factory) versionInfo(ctx context.Context) (*VersionInfo, error) {
-	v := &VersionInfo{Version: Version, Commit: Commit, SchemaVersion: db.SchemaVersion, DataAsOf: DataAsOf,
+	v := &VersionInfo{Version: Version, Commit: Commit, SchemaVersion: store.SchemaVersion, DataAsOf: DataAsOf,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	d, err := f.DB(ctx)
 	if err != nil {
@@ -64,7 +64,7 @@ func newVersionCmd(f *Factory) *cobra.Command {
 binary reads, and data_as_of: the newest release date in the database it reads
 (the embedded one, or the file given by --db). Answers know nothing newer than that.`,
 		Example: "  cudb version\n  cudb version --json\n  cudb --version",
-		Args:    noArgs,
+		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			v, err := f.versionInfo(c.Context())
 			if err != nil {

@@ -1,10 +1,11 @@
-package cli
+package app
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,14 +22,14 @@ import (
 // doors runs one `cudb check` through the three front doors over one
 // database: the command tree, POST /v1/check and the MCP check tool.
 type doors struct {
-	f   *Factory
+	f   *cli.Factory
 	srv *httptest.Server
 	cs  *mcp.ClientSession
 }
 
 func newDoors(t *testing.T) *doors {
 	t.Helper()
-	s, _, _ := TestStreams("")
+	s, _, _ := cli.TestStreams("")
 	f := NewFactory(s)
 	f.DBPath = querytest.Path(t)
 	ctx := context.Background()
@@ -52,13 +53,13 @@ func newDoors(t *testing.T) *doors {
 
 // cli runs `cudb check - <flags>` with content on standard input.
 func (d *doors) cli(content string, flags map[string]string) error {
-	s, _, _ := TestStreams(content)
-	sub := &Factory{IO: s, DBPath: d.f.DBPath, opened: d.f.opened, Quiet: true}
+	s, _, _ := cli.TestStreams(content)
+	sub := d.f.Sub(s)
 	args := []string{"check", "--json"}
 	for k, v := range flags {
 		args = append(args, "--"+k+"="+v)
 	}
-	root := NewRootCmd(sub)
+	root := cli.NewRootCmd(sub)
 	root.SetArgs(append(args, "-"))
 	return root.ExecuteContext(context.Background())
 }
@@ -214,10 +215,10 @@ func TestMCPBadLinesKeepTheSession(t *testing.T) {
 	}
 	// A call still being answered when the input ends is answered.
 	in.WriteString(`{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"check","arguments":{"content":"torch==2.1.0\n"}}}` + "\n")
-	s, out, _ := TestStreams(in.String())
+	s, out, _ := cli.TestStreams(in.String())
 	f := NewFactory(s)
 	f.DBPath = querytest.Path(t)
-	root := NewRootCmd(f)
+	root := cli.NewRootCmd(f)
 	root.SetArgs([]string{"mcp"})
 	if err := root.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
-package cli
+package app
 
 import (
 	"fmt"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"net"
 	"net/url"
 	"os"
@@ -25,7 +26,7 @@ type ServeOptions struct {
 	MaxConns, MaxConnsPerClient int
 }
 
-func newServeCmd(f *Factory) *cobra.Command {
+func newServeCmd(f *cli.Factory) *cobra.Command {
 	opts := &ServeOptions{}
 	c := &cobra.Command{
 		Use:   "serve",
@@ -45,7 +46,7 @@ can make the server work. curl and scripts send no Origin and are served.`,
   cudb serve --addr 127.0.0.1:9000 --db data/cudb.db
   cudb serve --allow-origin http://localhost:3000
   curl 'http://127.0.0.1:8080/v1/resolve?req=torch==2.1&cuda=12.1'`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runServe(c, f, opts) },
 	}
 	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on")
@@ -61,16 +62,16 @@ can make the server work. curl and scripts send no Origin and are served.`,
 	return c
 }
 
-func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
+func runServe(c *cobra.Command, f *cli.Factory, opts *ServeOptions) error {
 	if opts.Workers < 0 {
-		return usageError(c, "--workers must be 0 or more")
+		return cli.UsageError(c, "--workers must be 0 or more")
 	}
 	if opts.MaxConns < 0 || opts.MaxConnsPerClient < 0 {
-		return usageError(c, "--max-conns and --max-conns-per-client must be 0 (the default) or more")
+		return cli.UsageError(c, "--max-conns and --max-conns-per-client must be 0 (the default) or more")
 	}
 	for _, o := range opts.AllowOrigins {
 		if !validOrigin(o) {
-			return usageError(c, fmt.Sprintf("--allow-origin %s: expected * or an origin such as https://example.org or http://localhost:3000 (scheme, host and port, no path)", errs.Quote(o)))
+			return cli.UsageError(c, fmt.Sprintf("--allow-origin %s: expected * or an origin such as https://example.org or http://localhost:3000 (scheme, host and port, no path)", errs.Quote(o)))
 		}
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
@@ -79,13 +80,13 @@ func runServe(c *cobra.Command, f *Factory, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace,
+	srv := &httpapi.Server{DB: d, Workers: opts.Workers, Version: cli.Version, Log: f.IO.ErrOut, AllowOrigins: opts.AllowOrigins, ShutdownGrace: opts.Grace,
 		MaxConns: opts.MaxConns, MaxConnsPerClient: opts.MaxConnsPerClient}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("failed to listen on %s: %w", opts.Addr, err)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "cudb %s serving %s on http://%s\n", Version, d.Origin, ln.Addr())
+	fmt.Fprintf(f.IO.ErrOut, "cudb %s serving %s on http://%s\n", cli.Version, d.Origin, ln.Addr())
 	return srv.Serve(ctx, ln)
 }
 

@@ -1,10 +1,12 @@
-package cli
+package app
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/internal/errs"
 	"io"
 	"net"
 	"net/http"
@@ -57,8 +59,8 @@ func (l *lockedBuffer) String() string {
 func TestServeCommand(t *testing.T) {
 	path := querytest.Path(t)
 	errOut := &lockedBuffer{lines: make(chan string, 16)}
-	s := &Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
-	root := NewRootCmd(NewFactory(s))
+	s := &cli.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
+	root := cli.NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", path, "serve", "--addr", "127.0.0.1:0", "--workers", "2", "--max-conns-per-client", "1"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -154,25 +156,25 @@ func TestServeCommand(t *testing.T) {
 }
 
 func TestServeFlags(t *testing.T) {
-	s, _, _ := TestStreams("")
+	s, _, _ := cli.TestStreams("")
 	for _, flag := range []string{"--workers", "--handles"} { // --handles: the old name
-		root := NewRootCmd(NewFactory(s))
+		root := cli.NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", flag, "-1"})
-		if err := root.Execute(); !isQueryError(err, "usage") || !strings.Contains(err.Error(), "--workers must be 0 or more") {
+		if err := root.Execute(); errs.CodeOf(err) != errs.CodeUsage || !strings.Contains(err.Error(), "--workers must be 0 or more") {
 			t.Errorf("%s -1: %v", flag, err)
 		}
 	}
 	for _, flag := range []string{"--max-conns", "--max-conns-per-client"} {
-		root := NewRootCmd(NewFactory(s))
+		root := cli.NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", flag, "-1"})
-		if err := root.Execute(); !isQueryError(err, "usage") {
+		if err := root.Execute(); errs.CodeOf(err) != errs.CodeUsage {
 			t.Errorf("%s -1: %v", flag, err)
 		}
 	}
 	for _, o := range []string{"example.org", "https://example.org/", "https://example.org/app", "ftp://x", ""} {
-		root := NewRootCmd(NewFactory(s))
+		root := cli.NewRootCmd(NewFactory(s))
 		root.SetArgs([]string{"serve", "--allow-origin", o})
-		if err := root.Execute(); !isQueryError(err, "usage") {
+		if err := root.Execute(); errs.CodeOf(err) != errs.CodeUsage {
 			t.Errorf("--allow-origin %q: %v", o, err)
 		}
 	}
@@ -181,7 +183,7 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("%s refused", o)
 		}
 	}
-	root := NewRootCmd(NewFactory(s))
+	root := cli.NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", querytest.Path(t), "serve", "--addr", "256.0.0.1:1"})
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "failed to listen") {
 		t.Errorf("bad addr: %v", err)
@@ -189,9 +191,9 @@ func TestServeFlags(t *testing.T) {
 }
 
 func TestGenSiteCommand(t *testing.T) {
-	s, out, _ := TestStreams("")
+	s, out, _ := cli.TestStreams("")
 	dir := filepath.Join(t.TempDir(), "site")
-	root := NewRootCmd(NewFactory(s))
+	root := cli.NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"--db", querytest.Path(t), "--json", "gen", "site", "--out", dir})
 	if err := root.Execute(); err != nil {
 		t.Fatal(err)
@@ -205,9 +207,9 @@ func TestGenSiteCommand(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	root = NewRootCmd(NewFactory(s))
+	root = cli.NewRootCmd(NewFactory(s))
 	root.SetArgs([]string{"gen", "site"})
-	if err := root.Execute(); !isQueryError(err, "usage") {
+	if err := root.Execute(); errs.CodeOf(err) != errs.CodeUsage {
 		t.Errorf("without --out: %v", err)
 	}
 }

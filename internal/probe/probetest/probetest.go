@@ -1,5 +1,5 @@
 // Package probetest reads the fake hosts the probe's tests run on
-// (cmd/cudb/internal/probe/testdata/hosts), for the tests of the probe,
+// (internal/probe/testdata/hosts), for the tests of the probe,
 // verify and the CLI. It is test support: the cudb binary never links it
 // (cmd/cudb's TestBinaryLinksNoTestSupport checks), and it imports no cudb
 // package, so the probe's own tests can use it too.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/internal/probe"
 	"github.com/cudb/cudb/query/querytest"
 	"github.com/cudb/cudb/usecase"
 )

@@ -1,8 +1,9 @@
-package cli
+package app
 
 import (
 	"errors"
 	"fmt"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +18,7 @@ func isRefusal(err error) bool {
 	return errors.As(err, &r)
 }
 
-func newGenCmd(f *Factory) *cobra.Command {
+func newGenCmd(f *cli.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "gen",
 		Short:   "Generate artifacts from the database",
@@ -44,7 +45,7 @@ type GenSiteResult struct {
 	Files []string `json:"files"`
 }
 
-func newGenSiteCmd(f *Factory) *cobra.Command {
+func newGenSiteCmd(f *cli.Factory) *cobra.Command {
 	opts := &GenSiteOptions{}
 	c := &cobra.Command{
 		Use:   "site",
@@ -63,10 +64,10 @@ disk) leaves the old one. --out is replaced whole: a non-empty folder that gen
 site did not make (it holds no ` + SiteMarker + ` file) is refused unless --force, and
 the file-system root or a folder holding the current one is always refused.`,
 		Example: "  cudb gen site --out public\n  cudb gen site --out public --db data/cudb.db\n  cudb gen site --out old-docs --force",
-		Args:    noArgs,
+		Args:    cli.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if opts.Out == "" {
-				return usageError(c, "--out is required")
+				return cli.UsageError(c, "--out is required")
 			}
 			d, err := f.DB(c.Context())
 			if err != nil {
@@ -82,7 +83,7 @@ the file-system root or a folder holding the current one is always refused.`,
 				})
 			if err != nil {
 				if isRefusal(err) {
-					return usageError(c, fmt.Sprintf("cannot write the site: %v", err))
+					return cli.UsageError(c, fmt.Sprintf("cannot write the site: %v", err))
 				}
 				return fmt.Errorf("failed to write the site to %s: %w", opts.Out, err)
 			}

@@ -1,7 +1,8 @@
-package cli
+package app
 
 import (
 	"context"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"sync"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // runs its own command tree over the one shared database handle (run
 // with -race in CI).
 func TestMCPConcurrentCalls(t *testing.T) {
-	s, _, _ := TestStreams("")
+	s, _, _ := cli.TestStreams("")
 	f := NewFactory(s)
 	f.DBPath = querytest.Path(t)
 	ctx := context.Background()

@@ -1,8 +1,9 @@
-package cli
+package app
 
 import (
 	"context"
 	"errors"
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"io"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/cudb/cudb/cmd/cudb/internal/mcptools"
 )
 
-func newMCPCmd(f *Factory) *cobra.Command {
+func newMCPCmd(f *cli.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve cudb's answers to AI coding agents over MCP (stdio)",
@@ -27,7 +28,7 @@ database). Nothing but protocol messages is written to standard output.`,
 		Example: `  cudb mcp
   claude mcp add cudb -- cudb mcp
   {"mcpServers": {"cudb": {"command": "cudb", "args": ["mcp"]}}}`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			// Open (and check) the database before the first request, so a
 			// bad --db fails here and the tools share one handle.
@@ -45,6 +46,6 @@ database). Nothing but protocol messages is written to standard output.`,
 
 // NewMCPServer returns the MCP server over f's database: each tool calls
 // its use case directly.
-func NewMCPServer(f *Factory) *mcp.Server {
-	return mcptools.NewServer(Version, f.DB)
+func NewMCPServer(f *cli.Factory) *mcp.Server {
+	return mcptools.NewServer(cli.Version, f.DB)
 }

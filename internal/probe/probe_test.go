@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cudb/cudb/cmd/cudb/internal/probe/probetest"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/internal/probe/probetest"
 	"github.com/google/go-cmp/cmp"
 )
 
