@@ -124,11 +124,11 @@ func openSQLFile(path string) (*sql.DB, func() error, error) {
 // at path, when the folder's manifest.json names this content (sum) as
 // its database; nil otherwise.
 func builtColumns(path string, sum []byte) []byte {
-	if filepath.Base(path) != "cudb.db" {
+	if filepath.Base(path) != datadir.DBFile {
 		return nil // only a data directory's own database has a build's image
 	}
 	dir := filepath.Dir(path)
-	mb, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	mb, err := os.ReadFile(filepath.Join(dir, datadir.ManifestFile))
 	if err != nil {
 		return nil
 	}
@@ -138,7 +138,7 @@ func builtColumns(path string, sum []byte) []byte {
 	if json.Unmarshal(mb, &m) != nil || m.DBSHA256 != hex.EncodeToString(sum) {
 		return nil
 	}
-	cols, err := os.ReadFile(filepath.Join(dir, "cudb.cols"))
+	cols, err := os.ReadFile(filepath.Join(dir, datadir.ColumnsFile))
 	if err != nil {
 		return nil
 	}

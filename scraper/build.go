@@ -16,7 +16,7 @@ import (
 
 // SnapshotPath is where a source's rows live inside a data directory.
 func SnapshotPath(dataDir, name string) string {
-	return filepath.Join(dataDir, "sources", name+".json")
+	return filepath.Join(dataDir, datadir.SourcesDir, name+".json")
 }
 
 // ReadSnapshot loads data/sources/<name>.json.
@@ -123,7 +123,7 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 	if err != nil {
 		return nil, fmt.Errorf("failed to build the database (nothing was written): %w", err)
 	}
-	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), nil); err != nil {
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, datadir.DBFile), nil); err != nil {
 		return nil, fmt.Errorf("the new database failed its checks (nothing was written): %w", err)
 	}
 	var pending []string
@@ -147,7 +147,7 @@ func Build(ctx context.Context, dataDir string, sources []Source) (*Manifest, er
 // BuiltFiles are the files a build writes into a data directory: the
 // database, its column image (what the binary's queries read) and the
 // manifest.
-var BuiltFiles = []string{"cudb.db", "cudb.cols", "manifest.json"}
+var BuiltFiles = []string{datadir.DBFile, datadir.ColumnsFile, datadir.ManifestFile}
 
 // buildTo writes outDir's BuiltFiles from snaps (the sources without a
 // snapshot are left out).
@@ -164,7 +164,7 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 	if asOf := newestDate(facts); asOf != "" {
 		meta["data_as_of"] = asOf
 	}
-	dbPath := filepath.Join(outDir, "cudb.db")
+	dbPath := filepath.Join(outDir, datadir.DBFile)
 	if err := db.Write(ctx, dbPath, facts, infos, meta); err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 	if err != nil {
 		return nil, err
 	}
-	if err := datadir.WriteFileAtomic(filepath.Join(outDir, "cudb.cols"), cols); err != nil {
+	if err := datadir.WriteFileAtomic(filepath.Join(outDir, datadir.ColumnsFile), cols); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(dbPath)
@@ -185,7 +185,7 @@ func buildTo(ctx context.Context, outDir, overridesPath string, sources []Source
 	if err != nil {
 		return nil, err
 	}
-	return m, datadir.WriteFileAtomic(filepath.Join(outDir, "manifest.json"), append(out, '\n'))
+	return m, datadir.WriteFileAtomic(filepath.Join(outDir, datadir.ManifestFile), append(out, '\n'))
 }
 
 // newestDate is the latest release date the facts state (YYYY-MM or

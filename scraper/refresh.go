@@ -168,7 +168,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		r, snap, file := refreshOne(ctx, src, o, progress)
 		hook("scraped " + src.Name())
 		if r.Err == nil && file != nil {
-			rel := filepath.Join("sources", src.Name()+".json")
+			rel := filepath.Join(datadir.SourcesDir, src.Name()+".json")
 			if err := datadir.WriteFileAtomic(filepath.Join(stage, rel), file); err != nil {
 				r.Err = fmt.Errorf("failed to stage %s: %w", rel, err)
 			} else {
@@ -213,7 +213,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Report, error) {
 		return fail(fmt.Errorf("failed to build the database (nothing was written): %w", err))
 	}
 	hook("built")
-	if err := runPostBuildChecks(ctx, filepath.Join(stage, "cudb.db"), o.Golden); err != nil {
+	if err := runPostBuildChecks(ctx, filepath.Join(stage, datadir.DBFile), o.Golden); err != nil {
 		return fail(fmt.Errorf("the new database failed its checks (nothing was written): %w", err))
 	}
 	for _, rel := range BuiltFiles {

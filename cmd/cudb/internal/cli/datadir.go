@@ -15,10 +15,10 @@ import (
 // IsDataDir reports whether dir looks like a cudb data directory: it
 // holds sources/ or manifest.json.
 func IsDataDir(dir string) bool {
-	if st, err := os.Stat(filepath.Join(dir, "sources")); err == nil && st.IsDir() {
+	if st, err := os.Stat(filepath.Join(dir, datadir.SourcesDir)); err == nil && st.IsDir() {
 		return true
 	}
-	st, err := os.Stat(filepath.Join(dir, "manifest.json"))
+	st, err := os.Stat(filepath.Join(dir, datadir.ManifestFile))
 	return err == nil && st.Mode().IsRegular()
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/usecase/store"
 	"github.com/spf13/cobra"
@@ -236,7 +237,7 @@ byte-identical output.`,
 		Example: "  cudb db build --data data",
 		Args:    NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if st, err := os.Stat(filepath.Join(dataDir, "sources")); err != nil || !st.IsDir() {
+			if st, err := os.Stat(filepath.Join(dataDir, datadir.SourcesDir)); err != nil || !st.IsDir() {
 				return errs.Errorf(errs.CodeUsage, "%s is not a cudb data directory (no sources/ folder)", dataDir).
 					WithHint("cudb db build --data DIR (the folder holding sources/ and overrides.yaml)")
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cudb/cudb/internal/datadir"
 	"github.com/cudb/cudb/internal/errs"
 )
 
@@ -13,9 +14,6 @@ import (
 // cudb.db file, or a data directory (`cudb refresh --data DIR`) for its
 // cudb.db. Unset, they read the database embedded in the binary.
 const DBEnv = "CUDB_DB"
-
-// dbFileName is the database's name inside a data directory.
-const dbFileName = "cudb.db"
 
 // resolveDBPath settles which database the command reads: --db, else
 // $CUDB_DB, else (empty) the embedded one. A folder stands for the
@@ -33,9 +31,9 @@ func (f *Factory) resolveDBPath() error {
 	if !isDir(f.DBPath) {
 		return nil
 	}
-	p := filepath.Join(f.DBPath, dbFileName)
+	p := filepath.Join(f.DBPath, datadir.DBFile)
 	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return errs.Errorf(errs.CodeUsage, "%s %s is a folder without a %s", from, f.DBPath, dbFileName).
+		return errs.Errorf(errs.CodeUsage, "%s %s is a folder without a %s", from, f.DBPath, datadir.DBFile).
 			WithHint("cudb refresh --data %s writes one; or give the database file itself", f.DBPath)
 	}
 	f.DBPath = p
@@ -45,7 +43,7 @@ func (f *Factory) resolveDBPath() error {
 // refreshWhere tells, after a refresh wrote, where the database is and
 // how to read it: the binary keeps reading its embedded copy.
 func refreshWhere(dataDir string) string {
-	p := filepath.Join(absDir(dataDir), dbFileName)
+	p := filepath.Join(absDir(dataDir), datadir.DBFile)
 	return fmt.Sprintf("refresh: the database is %s; cudb keeps reading the copy built into its binary until told otherwise:\n"+
 		"refresh:   cudb resolve torch --db %s   (or export %s=%s)\n"+
 		"refresh:   or rebuild the binary from this checkout (make build) to embed it", p, shellArg(p), DBEnv, shellArg(p))
