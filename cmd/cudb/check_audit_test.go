@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,21 +14,10 @@ import (
 // checkStdin runs `cudb check - args… --json` with stdin as the file.
 func checkStdin(t *testing.T, bin string, stdin []byte, args ...string) (checkRead, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append(append([]string{"check", "-"}, args...), "--json")...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	out, code := runCheckIn(t, bin, stdin, append(append([]string{"-"}, args...), "--json")...)
 	var r checkRead
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatalf("%v: exit %d: %v\nstdout: %s\nstderr: %s", args, code, err, out.Bytes(), errOut.Bytes())
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%v: exit %d: %v\nstdout: %s", args, code, err, out)
 	}
 	return r, code
 }

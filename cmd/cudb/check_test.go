@@ -32,7 +32,16 @@ type checkOut struct {
 // runCheck runs the real binary and returns stdout and the exit status.
 func runCheck(t *testing.T, bin string, args ...string) ([]byte, int) {
 	t.Helper()
+	return runCheckIn(t, bin, nil, args...)
+}
+
+// runCheckIn is runCheck with stdin as standard input (nil: none).
+func runCheckIn(t *testing.T, bin string, stdin []byte, args ...string) ([]byte, int) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"check"}, args...)...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
