@@ -90,6 +90,8 @@ func TestSoak(t *testing.T) {
 	go func() { // /healthz every 100 ms, on its own connection
 		defer wg.Done()
 		hc := &http.Client{Timeout: 5 * time.Second}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
 		for runCtx.Err() == nil {
 			t0 := time.Now()
 			resp, err := hc.Get(base + "/healthz")
@@ -108,7 +110,10 @@ func TestSoak(t *testing.T) {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 			}
-			time.Sleep(100 * time.Millisecond)
+			select {
+			case <-runCtx.Done():
+			case <-tick.C:
+			}
 		}
 	}()
 	began := time.Now()
@@ -203,9 +208,19 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	client.CloseIdleConnections()
-	time.Sleep(500 * time.Millisecond)
-	if g := runtime.NumGoroutine(); g > goroutines+20 {
-		t.Errorf("goroutines: %d before, %d after", goroutines, g)
+	// Closed connections' goroutines end on their own time: watch the
+	// count settle (at most 5 s) rather than guess a pause.
+	settled := time.After(5 * time.Second)
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for g := runtime.NumGoroutine(); g > goroutines+20; g = runtime.NumGoroutine() {
+		select {
+		case <-poll.C:
+			continue
+		case <-settled:
+			t.Errorf("goroutines: %d before, %d after", goroutines, g)
+		}
+		break
 	}
 }
 
