@@ -55,7 +55,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				for _, s := range info.Sources {
 					t.Add(s.Name, fmt.Sprint(s.Rows), s.FetchedAt, shortHash(s.SHA256), s.URL)
 				}
-				if err := t.Render(f.IO); err != nil {
+				if err := t.Render(f.IO.Term()); err != nil {
 					return err
 				}
 				fmt.Fprintln(f.IO.Out)
@@ -67,7 +67,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 					}
 					t.Add(l.Line, v, l.ReleasedOn, l.Source, l.WithFacts)
 				}
-				if err := t.Render(f.IO); err != nil {
+				if err := t.Render(f.IO.Term()); err != nil {
 					return err
 				}
 				fmt.Fprintln(f.IO.Out)
@@ -75,7 +75,7 @@ func newDBInfoCmd(f *Factory) *cobra.Command {
 				for _, name := range store.Tables {
 					t.Add(name, fmt.Sprint(info.Tables[name]))
 				}
-				return t.Render(f.IO)
+				return t.Render(f.IO.Term())
 			})
 		},
 	}
@@ -141,7 +141,7 @@ only say that one is pending), and reports what it did.`,
 				for _, k := range rep.Conflicts {
 					t.Add(k.Subject, k.Field, k.Kept, k.KeptSource, k.Other, k.OtherSource, k.Note)
 				}
-				return t.Render(f.IO)
+				return t.Render(f.IO.Term())
 			})
 			if err != nil {
 				return err
@@ -206,7 +206,7 @@ func newDBDumpCmd(f *Factory) *cobra.Command {
 					}
 					t.Add(cells...)
 				}
-				if err := t.Render(f.IO); err != nil {
+				if err := t.Render(f.IO.Term()); err != nil {
 					return err
 				}
 			}

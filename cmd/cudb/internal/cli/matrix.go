@@ -7,6 +7,7 @@ import (
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 	"github.com/spf13/cobra"
 )
 
@@ -68,9 +69,9 @@ func newMatrixTorchCmd(f *Factory) *cobra.Command {
 					if r.Status != "" {
 						v = "(" + r.Status + ")"
 					}
-					t.Add(r.Torch, v, yesNo(r.Default), r.Channel, r.CUDA, r.CUDNN, r.NCCL, rangeText(f.IO, r.PythonMin, r.PythonMax), r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
+					t.Add(r.Torch, v, present.YesNo(r.Default), r.Channel, r.CUDA, r.CUDNN, r.NCCL, present.RangeText(f.IO.Term(), r.PythonMin, r.PythonMax), r.Torchvision, r.Torchaudio, strings.Join(r.Platforms, ","), strings.Join(r.ComputeCapabilities, " "))
 				}
-				return t.Render(f.IO)
+				return t.Render(f.IO.Term())
 			})
 		},
 	}

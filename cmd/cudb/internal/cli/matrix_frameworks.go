@@ -87,7 +87,7 @@ func matrixCmd(f *Factory, name, short string, header []string, load func(contex
 			}
 			return f.Out(rows, func() error {
 				t := &Table{Header: header, Rows: cells}
-				return t.Render(f.IO)
+				return t.Render(f.IO.Term())
 			})
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/usecase"
+	"github.com/cudb/cudb/usecase/present"
 	"github.com/spf13/cobra"
 )
 
@@ -24,19 +25,19 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 				if err != nil {
 					return err
 				}
-				return f.Out(v, func() error { return t.Render(f.IO) })
+				return f.Out(v, func() error { return t.Render(f.IO.Term()) })
 			},
 		}
 	}
 	return []*cobra.Command{
 		mk("cuda", "CUDA toolkits and their minimum drivers", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
 			rows, err := matrixRows[usecase.CUDARow](ctx, d, usecase.MatrixOptions{Table: "cuda"})
-			return rows, cudaTable(rows), err
+			return rows, present.CUDATable(rows), err
 		}),
 		mk("cudnn", "cuDNN support matrix", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
 			rows, err := matrixRows[usecase.CUDNNRow](ctx, d, usecase.MatrixOptions{Table: "cudnn"})
 			if err != nil || !f.IO.TTY {
-				return rows, cudnnTable(f.IO, rows), err
+				return rows, present.CUDNNTable(f.IO.Term(), rows), err
 			}
 			// On a terminal, name the releases known without a support
 			// row too (JSON and TSV keep one row shape).
@@ -49,7 +50,7 @@ func nvidiaMatrixCmds(f *Factory) []*cobra.Command {
 				fmt.Fprintf(f.IO.ErrOut, "note: %d cuDNN releases are known without a support-matrix row (%s); cudb resolve cudnn==%s says what is known of one\n",
 					len(known), strings.Join(vs, ", "), known[0].CUDNN)
 			}
-			return rows, cudnnTable(f.IO, rows), err
+			return rows, present.CUDNNTable(f.IO.Term(), rows), err
 		}),
 		newMatrixGPUCmd(f),
 		mk("arch", "What each CUDA toolkit compiles for", func(ctx context.Context, d *usecase.DB) (any, *Table, error) {
@@ -105,7 +106,7 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
 			if flt.CUDA != "" && len(rows) > 0 {
 				header = append(header, "cuda "+rows[0].CUDA, "why")
 			}
-			t := &Table{Header: header, Status: map[int]func(string) Tone{4: cudaSupportTone}}
+			t := &Table{Header: header, Status: map[int]func(string) Tone{4: present.CUDASupportTone}}
 			for _, r := range rows {
 				cells := []string{r.Name, r.ComputeCapability, r.Architecture, strings.Join(r.Aliases, ", ")}
 				if flt.CUDA != "" {
@@ -113,78 +114,11 @@ those dropped (cudb matrix arch); the "why" column says which fact decided.
 				}
 				t.Add(cells...)
 			}
-			return f.Out(rows, func() error { return t.Render(f.IO) })
+			return f.Out(rows, func() error { return t.Render(f.IO.Term()) })
 		},
 	}
 	c.Flags().StringVar(&flt.CUDA, "cuda", "", "judge each GPU against this CUDA toolkit (13 or 12.8): supported, dropped, unsupported or unknown")
 	c.Flags().StringVar(&flt.Arch, "arch", "", "only this architecture (Ampere, Hopper, ...)")
 	c.Flags().StringVar(&flt.Name, "name", "", "only models whose name or alias contains this text")
 	return c
-}
-
-func cudaSupportTone(cell string) Tone {
-	switch cell {
-	case usecase.CUDASupported:
-		return Good
-	case usecase.CUDADropped:
-		return Bad
-	case usecase.CUDAUnsupported:
-		return Warn
-	case usecase.CUDAUnknown:
-		return Warn
-	}
-	return None
-}
-
-// cudaTable is `cudb matrix cuda`'s table, also what `resolve cuda==…` prints.
-func cudaTable(rows []usecase.CUDARow) *Table {
-	t := &Table{Header: []string{"cuda", "label", "linux min", "windows min", "minor-compat linux", "minor-compat windows", "released"}}
-	for _, r := range rows {
-		label := r.Label
-		if r.Status != "" {
-			label = "(" + r.Status + ")"
-		}
-		t.Add(r.CUDA, label, floorCell(r.LinuxMinDriver, r.LinuxMinDriverNote), floorCell(r.WindowsMinDriver, r.WindowsMinDriverNote),
-			r.MinorCompatLinuxMinDriver, r.MinorCompatWindowsMinDriver, r.Released)
-	}
-	return t
-}
-
-// cudnnReleaseTable lists cuDNN releases known without a support row.
-func cudnnReleaseTable(rows []usecase.CUDNNRelease) *Table {
-	t := &Table{Header: []string{"cudnn", "build", "released", "cuda majors", "status", "reported by"}}
-	for _, r := range rows {
-		t.Add(r.CUDNN, r.Build, r.Released, strings.Join(r.CUDAMajors, " "), r.Status, r.ReportedBy)
-	}
-	return t
-}
-
-// floorCell is a driver floor, or why there is none: "N/A" where
-// NVIDIA's table prints it (the driver is not bundled), else "unknown"
-// (--json carries the whole note).
-func floorCell(floor, note string) string {
-	switch {
-	case floor != "":
-		return floor
-	case strings.Contains(note, "N/A in NVIDIA's table"):
-		return "N/A (unbundled)"
-	default:
-		return "unknown"
-	}
-}
-
-// cudnnTable is `cudb matrix cudnn`'s table, also what `resolve cudnn==…` prints.
-func cudnnTable(s *Streams, rows []usecase.CUDNNRow) *Table {
-	// The list columns hold versions only; a range or a floor the source
-	// states instead of a list goes in its own columns, as in the JSON.
-	t := &Table{Header: []string{"cudnn", "cuda major", "cuda versions", "cuda range", "linux min", "windows min", "compute capabilities", "cc min", "status"}}
-	for _, r := range rows {
-		cudaRange := ""
-		if len(r.CUDAVersions) == 0 && r.CUDAMin != "" {
-			cudaRange = rangeText(s, r.CUDAMin, r.CUDAMax)
-		}
-		t.Add(r.CUDNN, r.CUDAMajor, strings.Join(r.CUDAVersions, " "), cudaRange, r.LinuxMinDriver, r.WindowsMinDriver,
-			strings.Join(r.ComputeCapabilities, " "), r.ComputeCapabilityMin, r.Status)
-	}
-	return t
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/testenv"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/verify"
+	"github.com/cudb/cudb/usecase/present"
 )
 
 // The real GPU host of shared/fixtures/gpu-h100-2026-11 (one H100,
@@ -101,7 +102,7 @@ func TestRealHostResolveLeadsWithOK(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Stacks) <= multiFrameworkRows || res.Stacks[0].Status != query.StatusOK || res.Status != query.StatusOK {
+	if len(res.Stacks) <= present.MultiFrameworkRows || res.Stacks[0].Status != query.StatusOK || res.Status != query.StatusOK {
 		t.Fatalf("--json: %d stacks, first %q, answer %q: want every stack, the first ok", len(res.Stacks), res.Stacks[0].Status, res.Status)
 	}
 	if !strings.Contains(out, "# best: "+res.Stacks[0].Install.Command) {

@@ -199,7 +199,7 @@ func listSources(f *Factory, all []store.Source) error {
 		list.Sources = append(list.Sources, e)
 		t.Add(fmt.Sprint(e.Precedence), e.Name, e.Family, e.URL)
 	}
-	return f.Out(list, func() error { return t.Render(f.IO) })
+	return f.Out(list, func() error { return t.Render(f.IO.Term()) })
 }
 
 // absDir is dir made absolute for messages (as given if that fails).

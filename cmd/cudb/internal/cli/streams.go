@@ -2,13 +2,13 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cudb/cudb/usecase/present"
 	"github.com/mattn/go-isatty"
 	"golang.org/x/term"
 )
@@ -58,12 +58,7 @@ func TestStreams(stdin string) (*Streams, *bytes.Buffer, *bytes.Buffer) {
 }
 
 // WriteJSON writes v as indented JSON with a trailing newline.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func WriteJSON(w io.Writer, v any) error { return present.JSON(w, v) }
 
 // terminalWidth is standard output's width, else $COLUMNS, else 0.
 func terminalWidth() int {

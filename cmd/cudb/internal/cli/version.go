@@ -80,7 +80,7 @@ binary reads, and data_as_of: the newest release date in the database it reads
 				t.Add("database", v.Database)
 				t.Add("go", v.GoVersion)
 				t.Add("platform", v.Platform)
-				return t.Render(f.IO)
+				return t.Render(f.IO.Term())
 			})
 		},
 	}
