@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/pin"
+	"github.com/cudb/cudb/query/verify"
 )
 
 // CheckFormats are the output formats of a check.
@@ -77,7 +78,18 @@ func Check(ctx context.Context, d *DB, o CheckOptions) (*CheckReport, error) {
 		}
 		buildArgs[k] = v
 	}
-	return check.Check(ctx, d, o.Files, check.Options{Target: target, BuildArgs: buildArgs, Read: o.Read, Frameworks: o.Frameworks, SystemCUDNN: pin.SystemCUDNN})
+	return check.Check(ctx, d, o.Files, check.Options{Target: target, BuildArgs: buildArgs, Read: o.Read, Frameworks: o.Frameworks, JudgeHost: judgeHost})
+}
+
+// judgeHost is check's host pass: verify's judgement of the facts a
+// build implies, naming system cuDNN packages as the pin plan writes them
+// (check and verify are siblings; this is where they meet).
+func judgeHost(ctx context.Context, d *DB, facts *host.Snapshot, table frameworks.Table) ([]Finding, error) {
+	r, err := verify.VerifyWith(ctx, d, facts, verify.Options{Frameworks: table, SystemCUDNN: pin.SystemCUDNN})
+	if err != nil {
+		return nil, err
+	}
+	return r.Findings, nil
 }
 
 // CheckOutcome is the coded outcome of a printed check: exit 4 when a pin

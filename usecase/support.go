@@ -3,10 +3,11 @@ package usecase
 import (
 	"context"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/pin"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // This file names what the doors spell beside the six use cases: the
@@ -39,12 +40,12 @@ const (
 
 // Verify's finding categories a door names.
 const (
-	CatProbeIncomplete  = verify.CatProbeIncomplete
-	CatMultipleCUDALibs = verify.CatMultipleCUDALibs
-	CatDriverTooOld     = verify.CatDriverTooOld
-	CatCUDNNMissing     = verify.CatCUDNNMissing
-	CatCUDNNMismatch    = verify.CatCUDNNMismatch
-	CatArchUnsupported  = verify.CatArchUnsupported
+	CatProbeIncomplete  = findings.CatProbeIncomplete
+	CatMultipleCUDALibs = findings.CatMultipleCUDALibs
+	CatDriverTooOld     = findings.CatDriverTooOld
+	CatCUDNNMissing     = findings.CatCUDNNMissing
+	CatCUDNNMismatch    = findings.CatCUDNNMismatch
+	CatArchUnsupported  = findings.CatArchUnsupported
 )
 
 // Rows and parts of results.

@@ -4,6 +4,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/check"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/pin"
 	"github.com/cudb/cudb/query/verify"
@@ -44,9 +45,9 @@ type (
 	PinResult = pin.PinResult
 
 	// Finding is one verify or explain finding.
-	Finding = verify.Finding
+	Finding = findings.Finding
 	// Summary counts a report's findings.
-	Summary = verify.Summary
+	Summary = findings.Summary
 	// Report is one verify report (facts read, findings).
 	Report = verify.Result
 	// ReadFacts is what a verify report read.
@@ -65,16 +66,16 @@ type (
 // Severities and Categories are verify's finding severities (most severe
 // first) and categories, in their documented order.
 var (
-	Severities = verify.Severities
-	Categories = verify.Categories
+	Severities = findings.Severities
+	Categories = findings.Categories
 )
 
 // The severities of a finding.
 const (
-	SevError   = verify.SevError
-	SevWarning = verify.SevWarning
-	SevInfo    = verify.SevInfo
+	SevError   = findings.SevError
+	SevWarning = findings.SevWarning
+	SevInfo    = findings.SevInfo
 )
 
 // Verdict is a summary's one-line verdict ("" when none).
-func Verdict(s Summary) string { return verify.Verdict(s) }
+func Verdict(s Summary) string { return findings.Verdict(s) }

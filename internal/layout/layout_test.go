@@ -173,11 +173,16 @@ func TestDoorsReachNoOtherDoor(t *testing.T) {
 	}
 }
 
+// siblings are the query packages that judge one kind of input each over
+// the shared findings model; none imports another.
+var siblings = map[string]bool{"query/check": true, "query/verify": true, "query/pin": true}
+
 // TestUseCaseLayers: the use cases sit on the query packages and leaves
 // (never on a door); only usecase/store, the data's own use cases (open,
 // build, refresh), reaches scraper and the embedded data, and no other
 // use case imports it. query/nvidia sits below query (it never imports
-// query or its other children).
+// query or its other children); check, verify and pin are siblings over
+// query/findings, which sits below them.
 func TestUseCaseLayers(t *testing.T) {
 	for pkg, imps := range packageImports(t) {
 		for _, imp := range imps {
@@ -191,6 +196,10 @@ func TestUseCaseLayers(t *testing.T) {
 				why = "query/nvidia is below query and its siblings"
 			case pkg == "query/verify" && under(imp, "query/pin"):
 				why = "verify and pin are siblings: the use cases hand verify pin's system cuDNN line (verify.Options.SystemCUDNN)"
+			case siblings[pkg] && siblings[imp] && imp != pkg:
+				why = "check, verify and pin are siblings over query/findings: the use cases put them together (check.Options.JudgeHost is verify's judgement)"
+			case pkg == "query/findings" && (siblings[imp] || under(imp, "usecase")):
+				why = "the findings model sits below check, verify and pin"
 			}
 			if why != "" {
 				t.Errorf("%s imports %s: %s", pkg, imp, why)

@@ -155,7 +155,7 @@ func TestAdversarialInputs(t *testing.T) {
 			text := []byte(h.text())
 			var rep *Report
 			heapWatch(t, adversarialHeap+uint64(len(text))*4, func() {
-				rep, err = Check(context.Background(), d, []Input{{Name: h.file, Data: text}}, Options{Target: Target{Driver: "535.104.05", GPU: "RTX 4090"}})
+				rep, err = Check(context.Background(), d, []Input{{Name: h.file, Data: text}}, Options{JudgeHost: judgeWithVerify, Target: Target{Driver: "535.104.05", GPU: "RTX 4090"}})
 			})
 			switch {
 			case h.limit && errs.CodeOf(err) != errs.CodeLimit:
@@ -186,7 +186,7 @@ func BenchmarkAdversarial(b *testing.B) {
 		b.Run(strings.ReplaceAll(h.name, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				_, _ = Check(context.Background(), d, []Input{{Name: h.file, Data: text}}, Options{Target: Target{Driver: "535.104.05", GPU: "RTX 4090"}})
+				_, _ = Check(context.Background(), d, []Input{{Name: h.file, Data: text}}, Options{JudgeHost: judgeWithVerify, Target: Target{Driver: "535.104.05", GPU: "RTX 4090"}})
 			}
 		})
 	}
@@ -244,14 +244,14 @@ func TestIncludesPastTheBound(t *testing.T) {
 		b.WriteString("-r last.txt\n")
 		return []byte(b.String())
 	}
-	rep, err := Check(context.Background(), d, []Input{{Name: "requirements.txt", Data: file(40)}}, Options{Read: read})
+	rep, err := Check(context.Background(), d, []Input{{Name: "requirements.txt", Data: file(40)}}, Options{JudgeHost: judgeWithVerify, Read: read})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(fmt.Sprint(rep.Files), "torch==2.1.0") {
 		t.Errorf("the 41st include was not judged: %+v", rep.Files)
 	}
-	_, err = Check(context.Background(), d, []Input{{Name: "requirements.txt", Data: file(input.MaxIncludes + 5)}}, Options{Read: read})
+	_, err = Check(context.Background(), d, []Input{{Name: "requirements.txt", Data: file(input.MaxIncludes + 5)}}, Options{JudgeHost: judgeWithVerify, Read: read})
 	if errs.CodeOf(err) != errs.CodeLimit || !strings.Contains(err.Error(), "the number of files followed") {
 		t.Fatalf("past the bound: %v", err)
 	}

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
-	"github.com/cudb/cudb/query/verify"
 )
 
 var (
@@ -26,7 +27,7 @@ var (
 func (c *checker) apt(u *Unit, groups []*fwGroup) {
 	for _, p := range u.Apt {
 		if driverPkgRe().MatchString(p.Name) {
-			c.add(Finding{File: u.File, Line: p.Line, Category: CatDriverInImage, Severity: verify.SevError, Unit: u.Name,
+			c.add(Finding{File: u.File, Line: p.Line, Category: CatDriverInImage, Severity: findings.SevError, Unit: u.Name,
 				Message:  fmt.Sprintf("%s installs a driver inside the image: the NVIDIA container toolkit mounts the host's driver libraries, and a second copy that does not match the host's kernel module fails with \"driver/library version mismatch\"", p.Name),
 				Evidence: []string{"RUN " + p.Text},
 				Fix:      withoutWord("RUN "+p.Text, p.Name)})
@@ -51,7 +52,7 @@ func (c *checker) apt(u *Unit, groups []*fwGroup) {
 		}
 		p2 := strings.Split(against, ".")
 		fixPkg := strings.Replace(p.Name, m[1]+"-"+m[2], p2[0]+"-"+p2[1], 1)
-		c.add(Finding{File: u.File, Line: p.Line, Category: verify.CatToolkitMismatch, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: p.Line, Category: findings.CatToolkitMismatch, Severity: findings.SevWarning, Unit: u.Name,
 			Message:  fmt.Sprintf("%s installs CUDA %s beside %s: two CUDA versions in one image, and what builds or loads depends on path order", p.Name, pkgCUDA, what),
 			Evidence: []string{"RUN " + p.Text},
 			Fix:      strings.Replace("RUN "+p.Text, p.Name, fixPkg, 1)})
@@ -114,19 +115,19 @@ func (c *checker) gpuAccess(u *Unit, groups []*fwGroup) {
 	reserve := "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}"
 	switch {
 	case g.How == "" && need:
-		c.add(Finding{File: u.File, Line: g.Line, Category: verify.CatNoGPUVisible, Severity: verify.SevError, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: g.Line, Category: findings.CatNoGPUVisible, Severity: findings.SevError, Unit: u.Name,
 			Message: fmt.Sprintf("service %s reserves no GPU, but %s: the container will see no GPU", u.Name, why),
 			Fix:     reserve})
 	case g.How == "deploy.devices" && g.Driver != "" && g.Driver != "nvidia":
-		c.add(Finding{File: u.File, Line: g.Line, Category: verify.CatNoGPUVisible, Severity: verify.SevError, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: g.Line, Category: findings.CatNoGPUVisible, Severity: findings.SevError, Unit: u.Name,
 			Message: fmt.Sprintf("service %s reserves devices of driver %q: CUDA needs driver: nvidia, so the container will see no NVIDIA GPU", u.Name, g.Driver),
 			Fix:     "driver: nvidia"})
 	case g.How == "deploy.devices" && !contains(g.Capabilities, "gpu"):
-		c.add(Finding{File: u.File, Line: g.Line, Category: verify.CatNoGPUVisible, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: g.Line, Category: findings.CatNoGPUVisible, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("service %s reserves devices without capabilities: [gpu]: compose requires the gpu capability to hand a GPU over", u.Name),
 			Fix:     "capabilities: [gpu]"})
 	case g.How == "runtime":
-		c.add(Finding{File: u.File, Line: g.Line, Category: verify.CatNoGPUVisible, Severity: verify.SevInfo, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: g.Line, Category: findings.CatNoGPUVisible, Severity: findings.SevInfo, Unit: u.Name,
 			Message: "runtime: nvidia works only where the nvidia runtime is registered with the Docker daemon; a device reservation works wherever the NVIDIA container toolkit is installed",
 			Fix:     reserve})
 	}

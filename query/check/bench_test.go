@@ -23,7 +23,7 @@ func BenchmarkCheckDockerfile(b *testing.B) {
 		b.Fatal(err)
 	}
 	in := []Input{{Name: "Dockerfile", Data: src}}
-	opts := Options{Target: Target{Driver: "535.104.05", GPU: "RTX 4090"}}
+	opts := Options{JudgeHost: judgeWithVerify, Target: Target{Driver: "535.104.05", GPU: "RTX 4090"}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

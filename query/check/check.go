@@ -2,18 +2,21 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/input"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // Finding categories check adds to verify's (docs/check.md).
@@ -36,8 +39,9 @@ const (
 	CatNotJudged = "not_judged"
 )
 
-// Categories lists every category check reports: verify's and its own.
-var Categories = append(append([]string{}, verify.Categories...), CatNoMatchingBuild, CatCompanionMismatch, CatFrameworkConflict, CatPinConflict, CatDriverInImage, CatNotJudged)
+// Categories lists every category check reports: the host categories
+// (query/findings) and its own.
+var Categories = append(append([]string{}, findings.Categories...), CatNoMatchingBuild, CatCompanionMismatch, CatFrameworkConflict, CatPinConflict, CatDriverInImage, CatNotJudged)
 
 // Target is the host the files are judged for; empty fields are unknown
 // and their checks are skipped (never assumed to pass).
@@ -59,15 +63,20 @@ type Input struct {
 	Data []byte
 }
 
+// HostJudge judges the facts of one host against d with the framework
+// table and returns the findings (usecase hands in verify's judgement).
+type HostJudge func(ctx context.Context, d *db.DB, facts *host.Snapshot, table frameworks.Table) ([]findings.Finding, error)
+
 // Options tune Check.
 type Options struct {
 	Target Target
 	// Frameworks is the framework table requirement lines are read with
 	// (nil: cudb's, frameworks.All).
 	Frameworks frameworks.Table
-	// SystemCUDNN is verify's (verify.Options.SystemCUDNN): the host
-	// pass names system cuDNN packages through it.
-	SystemCUDNN verify.SystemCUDNNFunc
+	// JudgeHost is the one host judgement (verify's, handed in by the
+	// use case, so check and verify stay siblings): the host pass judges
+	// the facts a build implies with it. Required.
+	JudgeHost HostJudge
 	// Read reads a file another refers to (a compose build's Dockerfile,
 	// a -r include) by its path relative to the referring file's
 	// directory. Nil: such files are not followed, and a note says so.
@@ -95,10 +104,7 @@ type Finding struct {
 
 // Summary counts findings by severity.
 type Summary struct {
-	Errors   int  `json:"errors"`
-	Warnings int  `json:"warnings"`
-	Infos    int  `json:"infos"`
-	Healthy  bool `json:"healthy"`
+	findings.Summary
 	// NoMatch is true when every error is a pin that matches no known
 	// build (exit 4 rather than 3).
 	NoMatch bool `json:"no_match"`
@@ -148,6 +154,9 @@ func (r *Report) ExitCode() int {
 // Check reads each input and judges what it describes against d for the
 // target host.
 func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report, error) {
+	if opts.JudgeHost == nil {
+		return nil, errors.New("check: Options.JudgeHost is required (usecase.Check hands in verify's host judgement)")
+	}
 	warn, err := validateTarget(ctx, d, &opts.Target)
 	if err != nil {
 		return nil, err
@@ -367,15 +376,6 @@ func decodeInput(name string, b []byte) (string, error) {
 	return text, err
 }
 
-func sevRank(s string) int {
-	for i, x := range verify.Severities {
-		if x == s {
-			return i
-		}
-	}
-	return len(verify.Severities)
-}
-
 func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
@@ -385,27 +385,19 @@ func sortFindings(fs []Finding) {
 		if a.Line != b.Line {
 			return a.Line < b.Line
 		}
-		return sevRank(a.Severity) < sevRank(b.Severity)
+		return findings.Rank(a.Severity) < findings.Rank(b.Severity)
 	})
 }
 
 func summarize(fs []Finding) Summary {
-	var s Summary
+	s := Summary{Summary: findings.Summary{Healthy: true}}
 	noMatchOnly := true
 	for _, f := range fs {
-		switch f.Severity {
-		case verify.SevError:
-			s.Errors++
-			if f.Category != CatNoMatchingBuild {
-				noMatchOnly = false
-			}
-		case verify.SevWarning:
-			s.Warnings++
-		default:
-			s.Infos++
+		s.Count(f.Severity)
+		if f.Severity == findings.SevError && f.Category != CatNoMatchingBuild {
+			noMatchOnly = false
 		}
 	}
-	s.Healthy = s.Errors == 0
 	s.NoMatch = s.Errors > 0 && noMatchOnly
 	return s
 }

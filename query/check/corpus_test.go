@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/query/querytest"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // corpusThreshold is the share of corpus files check must judge right
@@ -92,7 +93,7 @@ func judgeCorpusFile(t *testing.T, e corpusEntry) (*Report, error) {
 		}
 		return os.ReadFile(full)
 	}
-	return Check(context.Background(), d, []Input{{Name: e.file, Data: b}}, Options{Target: corpusTarget(e.args), Read: read})
+	return Check(context.Background(), d, []Input{{Name: e.file, Data: b}}, Options{JudgeHost: judgeWithVerify, Target: corpusTarget(e.args), Read: read})
 }
 
 // TestCorpusScore judges every file of the corpus (real project files,
@@ -113,7 +114,7 @@ func TestCorpusScore(t *testing.T) {
 		var errors []string
 		hit := false
 		for _, f := range rep.Findings {
-			if f.Severity != verify.SevError {
+			if f.Severity != findings.SevError {
 				continue
 			}
 			errors = append(errors, fmt.Sprintf("%d:%s", f.Line, f.Category))

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/verify"
 )
 
 var aptToolkitRe = sync.OnceValue(func() *regexp.Regexp {
@@ -59,7 +60,7 @@ func (c *checker) extensions(ctx context.Context, u *Unit, g *fwGroup) {
 		fix = c.render(u, g, b)
 	}
 	for _, e := range u.Extensions {
-		c.add(Finding{File: u.File, Line: e.Line, Category: verify.CatToolkitMismatch, Severity: verify.SevError, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: e.Line, Category: findings.CatToolkitMismatch, Severity: findings.SevError, Unit: u.Name,
 			Message: fmt.Sprintf("%s compiles against %s, built with CUDA %s, using the CUDA %s toolkit of the %s: torch.utils.cpp_extension refuses a CUDA major other than torch's, so the build fails",
 				e.What, stackLabel(s), s.CUDA, tk, from),
 			Evidence: []string{"toolkit: CUDA " + tk + " (" + from + ")", "torch: " + stackLabel(s) + " (CUDA " + s.CUDA + ")", "requirement: " + g.main.text()},
@@ -79,7 +80,7 @@ func (c *checker) targetWarnings(file string) {
 // gpuNameUnknown turns an unknown --gpu into a warning: the checks that
 // need the GPU's architecture are skipped and everything else is judged.
 func gpuNameUnknown(t Target, err error) Finding {
-	return Finding{Line: 1, Category: verify.CatUnknownVersion, Severity: verify.SevWarning,
+	return Finding{Line: 1, Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 		Message: fmt.Sprintf("target GPU %q: %v; the GPU-architecture checks are skipped and the rest is judged", t.GPU, strings.TrimSpace(err.Error())),
 		Fix:     "cudb check … --sm <compute capability> (nvidia-smi --query-gpu=compute_cap --format=csv prints it)"}
 }

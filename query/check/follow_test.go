@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudb/cudb/query/querytest"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // checkFile runs Check on a testdata file, following what it refers to
@@ -24,6 +25,7 @@ func checkFile(t *testing.T, file string, opts Options) *Report {
 		t.Fatal(err)
 	}
 	root := filepath.Dir(p)
+	opts.JudgeHost = judgeWithVerify
 	opts.Read = func(name string) ([]byte, error) {
 		full := filepath.Clean(filepath.Join("testdata", filepath.FromSlash(name)))
 		if !strings.HasPrefix(full, root) {
@@ -102,7 +104,7 @@ func TestNoMatchKeepsHostChecks(t *testing.T) {
 	rep := checkFile(t, "corpus/realfill-22922e0p/requirements.txt", Options{Target: Target{Driver: "570.86.10", SM: "12.0"}})
 	var got []string
 	for _, f := range rep.Findings {
-		if f.Severity == verify.SevError {
+		if f.Severity == findings.SevError {
 			got = append(got, itoa(f.Line)+":"+f.Category)
 		}
 	}

@@ -117,6 +117,6 @@ func FuzzCheck(f *testing.F) {
 		if len(s) > 4<<10 {
 			return
 		}
-		_, _ = Check(context.Background(), d, []Input{{Name: "Dockerfile", Data: []byte(s)}}, Options{Target: Target{Driver: "535.104.05", SM: "8.9"}})
+		_, _ = Check(context.Background(), d, []Input{{Name: "Dockerfile", Data: []byte(s)}}, Options{JudgeHost: judgeWithVerify, Target: Target{Driver: "535.104.05", SM: "8.9"}})
 	})
 }

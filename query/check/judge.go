@@ -9,10 +9,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // fwGroup is one framework family a unit installs, with the lines that
@@ -155,7 +156,7 @@ func (c *checker) followBuild(ctx context.Context, u *Unit) error {
 	}
 	p, b, err := c.read(u.File, p)
 	if err != nil {
-		c.add(Finding{File: u.File, Line: u.Build.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: u.Build.Line, Category: CatNotJudged, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("service %s builds from %s, which cannot be read (%v): its image is unknown", u.Name, p, err),
 			Fix:     "cudb check " + p})
 		return nil

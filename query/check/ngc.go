@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // NGC framework containers (nvcr.io/nvidia/<image>:YY.MM-py3). The facts
@@ -104,24 +105,24 @@ func (c *checker) judgeNGC(ctx context.Context, u *Unit) bool {
 	}
 	switch {
 	case allowed != "" && segment == "datacenter":
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevInfo, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatDriverTooOld, Severity: findings.SevInfo, Unit: u.Name,
 			Message: fmt.Sprintf("%s needs driver release %s or later; driver %s is older but runs it on %s, a data-center GPU, through CUDA forward compatibility (the release notes allow %s or later in R%s)",
 				what, need, t.Driver, gpu, allowed, strings.SplitN(allowed, ".", 2)[0]),
 			Evidence: ev, Sources: src})
 	case allowed != "" && segment == "":
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatDriverTooOld, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s needs driver release %s or later; driver %s runs it only on a data-center GPU, through CUDA forward compatibility (the release notes allow %s or later in R%s); on a GeForce card it does not",
 				what, need, t.Driver, allowed, strings.SplitN(allowed, ".", 2)[0]),
 			Evidence: ev, Sources: src, Fix: "cudb check … --gpu <the GPU> to judge it, or " + fix})
 	case allowed != "" && segment != "geforce":
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatDriverTooOld, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s needs driver release %s or later; driver %s is older, and the release notes allow it (%s or later in R%s) on data-center GPUs only: whether %s (%s) gets forward compatibility is not stated",
 				what, need, t.Driver, allowed, strings.SplitN(allowed, ".", 2)[0], gpu, segment),
 			Evidence: ev, Sources: src, Fix: fix})
 	case segment != "geforce" && (dc == "" || !belowEvery(dc, t.Driver)):
 		// A branch the notes do not list, on a GPU that is not GeForce:
 		// the notes do not say it fails, so it is not judged.
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatDriverTooOld, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s needs driver release %s or later; driver %s is older and its branch is not one the release notes allow through CUDA forward compatibility (%s): whether it runs is not stated",
 				what, need, t.Driver, orNone(dc)),
 			Evidence: ev, Sources: src, Fix: fix})
@@ -130,7 +131,7 @@ func (c *checker) judgeNGC(ctx context.Context, u *Unit) bool {
 		if segment == "geforce" {
 			why = fmt.Sprintf("; %s is a GeForce card, which gets no CUDA forward compatibility (the older branches the release notes allow are for data-center GPUs)", gpu)
 		}
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevError, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatDriverTooOld, Severity: findings.SevError, Unit: u.Name,
 			Message:  fmt.Sprintf("%s needs driver release %s or later and driver %s is older%s", what, need, t.Driver, why),
 			Evidence: ev, Sources: src, Fix: fix})
 	}
@@ -148,7 +149,7 @@ func (c *checker) ngcNoFloor(ctx context.Context, u *Unit, release string) {
 	im, t := u.Image, c.opts.Target
 	fl, err := nvidia.DriverFloors(ctx, c.d, im.CUDA)
 	if err != nil || fl.MinorCompatLinuxMin == "" {
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: the release notes of NGC release %s state no driver floor and no floor is known for its CUDA %s, so whether driver %s runs it is not judged", im.Ref, release, im.CUDA, t.Driver),
 			Fix:     "cudb matrix cuda"})
 		return
@@ -163,13 +164,13 @@ func (c *checker) ngcNoFloor(ctx context.Context, u *Unit, release string) {
 			segment, gpu = g.Segment, g.Name
 		}
 	}
-	f := Finding{File: u.File, Line: im.Line, Category: verify.CatDriverTooOld, Severity: verify.SevWarning, Unit: u.Name,
+	f := Finding{File: u.File, Line: im.Line, Category: findings.CatDriverTooOld, Severity: findings.SevWarning, Unit: u.Name,
 		Message: fmt.Sprintf("%s (NGC release %s, CUDA %s): its release notes state no driver floor; CUDA %s needs driver %s or later by minor-version compatibility, and driver %s is older: it runs only through the forward-compatibility package, which the notes do not state for this release",
 			im.Ref, release, im.CUDA, version.MajorText(im.CUDA), need, t.Driver),
 		Evidence: []string{"image: " + im.Ref, "driver: " + t.Driver + " (" + t.From + ")"},
 		Fix:      "upgrade the driver to " + need + " or later (" + fl.LinuxMin + " for every CUDA " + im.CUDA + " feature)"}
 	if segment == "geforce" {
-		f.Severity = verify.SevError
+		f.Severity = findings.SevError
 		f.Message = fmt.Sprintf("%s (NGC release %s, CUDA %s) needs driver %s or later (CUDA %s's minor-version-compatibility floor; the notes state no other) and driver %s is older; %s is a GeForce card, which gets no CUDA forward compatibility",
 			im.Ref, release, im.CUDA, need, version.MajorText(im.CUDA), t.Driver, gpu)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cudb/cudb/query/verify"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // SARIFSchema is the schema SARIF output follows.
@@ -69,23 +69,23 @@ type sarifRegion struct {
 
 // ruleText describes each category for code-scanning views.
 var ruleText = map[string]string{
-	verify.CatDriverTooOld:      "The target driver is too old for the CUDA the image or the build needs",
-	verify.CatCUDNNMismatch:     "The cuDNN a framework meets first is not the one it was built for",
-	verify.CatCUDNNMissing:      "A framework loads cuDNN from the system and the image has none",
-	verify.CatToolkitMismatch:   "A CUDA toolkit of another version than the image or the framework",
-	verify.CatArchUnsupported:   "The build carries no kernels for the target GPU's architecture",
-	verify.CatCPUOnlyWheel:      "A CPU-only build where a GPU is meant",
-	verify.CatMultipleCUDALibs:  "Libraries of two CUDA versions on one load path",
-	verify.CatPythonUnsupported: "No build for the environment's Python",
-	verify.CatNoGPUVisible:      "The container is given no NVIDIA GPU",
-	verify.CatUnknownVersion:    "A version cudb cannot tell or does not know; its checks are skipped",
-	verify.CatProbeIncomplete:   "The host probe could not finish",
-	CatNoMatchingBuild:          "A pin that matches no known build",
-	CatCompanionMismatch:        "Companion packages not released with the framework version",
-	CatFrameworkConflict:        "Frameworks that cannot share one environment",
-	CatPinConflict:              "A pin outside what a framework's wheel requires",
-	CatDriverInImage:            "A driver package installed inside an image",
-	CatNotJudged:                "Something the file refers to that check could not follow",
+	findings.CatDriverTooOld:      "The target driver is too old for the CUDA the image or the build needs",
+	findings.CatCUDNNMismatch:     "The cuDNN a framework meets first is not the one it was built for",
+	findings.CatCUDNNMissing:      "A framework loads cuDNN from the system and the image has none",
+	findings.CatToolkitMismatch:   "A CUDA toolkit of another version than the image or the framework",
+	findings.CatArchUnsupported:   "The build carries no kernels for the target GPU's architecture",
+	findings.CatCPUOnlyWheel:      "A CPU-only build where a GPU is meant",
+	findings.CatMultipleCUDALibs:  "Libraries of two CUDA versions on one load path",
+	findings.CatPythonUnsupported: "No build for the environment's Python",
+	findings.CatNoGPUVisible:      "The container is given no NVIDIA GPU",
+	findings.CatUnknownVersion:    "A version cudb cannot tell or does not know; its checks are skipped",
+	findings.CatProbeIncomplete:   "The host probe could not finish",
+	CatNoMatchingBuild:            "A pin that matches no known build",
+	CatCompanionMismatch:          "Companion packages not released with the framework version",
+	CatFrameworkConflict:          "Frameworks that cannot share one environment",
+	CatPinConflict:                "A pin outside what a framework's wheel requires",
+	CatDriverInImage:              "A driver package installed inside an image",
+	CatNotJudged:                  "Something the file refers to that check could not follow",
 }
 
 // ToSARIF writes the report as a SARIF 2.1.0 log. Each finding's fix is
@@ -120,9 +120,9 @@ func uri(file string) string {
 
 func sarifLevel(sev string) string {
 	switch sev {
-	case verify.SevError:
+	case findings.SevError:
 		return "error"
-	case verify.SevWarning:
+	case findings.SevWarning:
 		return "warning"
 	}
 	return "note"
@@ -136,9 +136,9 @@ func GitHub(r *Report) string {
 	for _, f := range r.Findings {
 		level := "notice"
 		switch f.Severity {
-		case verify.SevError:
+		case findings.SevError:
 			level = "error"
-		case verify.SevWarning:
+		case findings.SevWarning:
 			level = "warning"
 		}
 		msg := f.Message

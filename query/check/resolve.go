@@ -9,11 +9,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
-	"github.com/cudb/cudb/query/verify"
 )
 
 func (c *checker) platform() string {
@@ -64,7 +65,7 @@ func (c *checker) resolveGroup(ctx context.Context, u *Unit, g *fwGroup, py stri
 	m := g.main
 	for _, r := range g.reqs {
 		if why := wheelFits(r.Wheel, py, c.platform()); why != "" {
-			c.add(Finding{File: r.File, Line: r.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
+			c.add(Finding{File: r.File, Line: r.Line, Category: CatNoMatchingBuild, Severity: findings.SevError, Unit: u.Name,
 				Message:  fmt.Sprintf("%s%s: %s, so pip refuses it (\"not a supported wheel on this platform\")", r.Name, r.Spec, why),
 				Evidence: []string{"wheel: " + r.Wheel.Name + "-" + r.Wheel.Version + "-" + r.Wheel.Python + "-" + r.Wheel.ABI + "-" + r.Wheel.Platform}})
 		}
@@ -74,7 +75,7 @@ func (c *checker) resolveGroup(ctx context.Context, u *Unit, g *fwGroup, py stri
 		if s := c.best(ctx, query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform()}); s != nil {
 			fix = c.render(u, g, s)
 		}
-		c.add(Finding{File: m.File, Line: m.Line, Category: CatNoMatchingBuild, Severity: verify.SevError, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: CatNoMatchingBuild, Severity: findings.SevError, Unit: u.Name,
 			Message:  fmt.Sprintf("%s%s names a local build label, and PyPI publishes none: pip finds no such wheel without the PyTorch index", m.Name, m.Spec),
 			Evidence: []string{"index: PyPI (no --index-url)"}, Fix: fix})
 		// The label names one build: the host checks still judge it.
@@ -90,7 +91,7 @@ func (c *checker) resolveGroup(ctx context.Context, u *Unit, g *fwGroup, py stri
 				g2.main.Extras = []string{"cuda" + version.MajorText(s.CUDA)}
 				fix = c.render(u, &g2, s)
 			}
-			c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: verify.SevError, Unit: u.Name,
+			c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatCPUOnlyWheel, Severity: findings.SevError, Unit: u.Name,
 				Message: fmt.Sprintf("%s installs the CPU build, but this environment is meant for a GPU (%s): it will never use the GPU", m.text(), gpuReason(c, u)),
 				Fix:     fix})
 		}
@@ -118,7 +119,7 @@ func (c *checker) resolveGroup(ctx context.Context, u *Unit, g *fwGroup, py stri
 	if req.Python != "" && pick.Python.Min == "" && pick.Python.Max == "" {
 		// resolve keeps a build whose Python range the database does
 		// not record: that fact is missing, and said so.
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			// verify's words and label, so its pass over the same
 			// build adds no second finding
 			Message: query.PythonRangeUnknownText(g.component+" "+pick.Packages[g.component], req.Python, ""),
@@ -126,7 +127,7 @@ func (c *checker) resolveGroup(ctx context.Context, u *Unit, g *fwGroup, py stri
 	}
 	c.unknowns(ctx, u, g, req, pick)
 	if !m.Pinned() && !g.fromImage {
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s is not pinned (%s): the installer takes the newest release when the image is built; judged as %s, the newest cudb knows",
 				m.Name, orAny(m.Spec), stackLabel(pick)),
 			Evidence: []string{"requirement: " + m.text()}, Fix: c.render(u, g, pick), Sources: pick.Sources})
@@ -153,7 +154,7 @@ func (c *checker) unknowns(ctx context.Context, u *Unit, g *fwGroup, req query.R
 		return
 	}
 	for _, missing := range res.Unknown {
-		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: "not judged: " + missing, Fix: "cudb matrix " + frameworks.Must(g.component).Matrix, Sources: pick.Sources})
 	}
 }
@@ -171,7 +172,7 @@ func (c *checker) noMatch(ctx context.Context, u *Unit, g *fwGroup, req query.Re
 	switch errs.CodeOf(err) {
 	case errs.CodeNotFound:
 	case errs.CodeUsage:
-		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: g.main.File, Line: g.main.Line, Category: CatNotJudged, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s cannot be judged: %v", g.main.text(), err)})
 		return nil
 	default:
@@ -181,14 +182,14 @@ func (c *checker) noMatch(ctx context.Context, u *Unit, g *fwGroup, req query.Re
 	c.fallbackStack(ctx, u, g, req)
 	if m.Unseen != "" {
 		// The build may be served where cudb cannot look.
-		c.add(Finding{File: m.File, Line: m.Line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: CatNotJudged, Severity: findings.SevWarning, Unit: u.Name,
 			Message:  fmt.Sprintf("%s matches no build cudb knows (%v), and it may come from %s, which cudb cannot read: not judged", m.text(), err, m.Unseen),
 			Evidence: []string{"requirement: " + m.text(), "source: " + m.Unseen}})
 		return nil
 	}
 	if g.fromImage {
 		// The image exists: what is missing is the database's fact.
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s ships %s%s, which the database does not know (%v): its checks are skipped", u.Image.Ref, m.Name, m.Spec, err),
 			Fix:     "cudb matrix " + frameworks.Must(g.component).Matrix})
 		return nil
@@ -202,12 +203,12 @@ func (c *checker) noMatch(ctx context.Context, u *Unit, g *fwGroup, req query.Re
 		if ver, ok := strings.CutPrefix(stripLocal(m.Spec), "=="); ok && !strings.ContainsAny(ver, "*,") {
 			msg = query.ReleaseUnknownText(ctx, c.d, g.component, ver, m.Name+" "+ver, "it is not judged")
 		}
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: msg,
 			Fix:     fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", frameworks.Must(g.component).Matrix)})
 		return nil
 	}
-	cat, sev := CatNoMatchingBuild, verify.SevError
+	cat, sev := CatNoMatchingBuild, findings.SevError
 	msg := err.Error()
 	if req.Python != "" {
 		r2 := req
@@ -220,7 +221,7 @@ func (c *checker) noMatch(ctx context.Context, u *Unit, g *fwGroup, req query.Re
 			s = c.best(ctx, r2)
 		}
 		if s != nil {
-			cat = verify.CatPythonUnsupported
+			cat = findings.CatPythonUnsupported
 			msg = fmt.Sprintf("%s has no build for Python %s (%s supports Python %s-%s)", m.text(), req.Python, stackLabel(s), s.Python.Min, s.Python.Max)
 		}
 	}
@@ -284,7 +285,7 @@ func (c *checker) fallbackStack(ctx context.Context, u *Unit, g *fwGroup, req qu
 // the release pages list one companion per framework release, and a
 // companion they do not list may still require this framework.
 func (c *checker) companions(ctx context.Context, g *fwGroup, s *query.Stack, req query.ResolveRequest, err error) (cat, sev, msg string, at *Requirement) {
-	cat, sev, msg = verify.CatUnknownVersion, verify.SevWarning, ""
+	cat, sev, msg = findings.CatUnknownVersion, findings.SevWarning, ""
 	for i := range g.reqs {
 		r := &g.reqs[i]
 		if r.Name == g.main.Name || r.Spec == "" {
@@ -302,7 +303,7 @@ func (c *checker) companions(ctx context.Context, g *fwGroup, s *query.Stack, re
 			msg = fmt.Sprintf("the database records no framework release for %s%s (it records %s==%s with %s): the pair is not judged", r.Name, stripLocal(r.Spec), r.Name, s.Packages[r.Name], stackLabel(s))
 			continue
 		}
-		return CatCompanionMismatch, verify.SevError, fmt.Sprintf("%s%s was released with %s==%s, not with %s%s (%v)", r.Name, r.Spec, g.component, other.Packages[g.component], g.main.Name, g.main.Spec, err), r
+		return CatCompanionMismatch, findings.SevError, fmt.Sprintf("%s%s was released with %s==%s, not with %s%s (%v)", r.Name, r.Spec, g.component, other.Packages[g.component], g.main.Name, g.main.Spec, err), r
 	}
 	if msg == "" {
 		msg = err.Error()
@@ -391,7 +392,7 @@ func (c *checker) together(ctx context.Context, u *Unit, groups []*fwGroup, py s
 		if len(res.Conflicts) == 0 && len(res.Stacks) > 0 && res.Stacks[0].Status == query.StatusUnknown && len(res.Stacks[0].Unknown) > 0 {
 			// The same answer verify gives for the installed pair: a
 			// fact the judgement needs is missing, said as unknown.
-			c.add(Finding{File: last.main.File, Line: last.main.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+			c.add(Finding{File: last.main.File, Line: last.main.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 				Message: fmt.Sprintf("cudb cannot tell whether %s can share one environment: %s", strings.Join(reqs, " and "), strings.Join(res.Stacks[0].Unknown, "; ")),
 				Fix:     "cudb resolve " + strings.Join(reqs, " ") + " (the versions that share one environment), or give each its own environment"})
 		}
@@ -409,10 +410,10 @@ func (c *checker) together(ctx context.Context, u *Unit, groups []*fwGroup, py s
 	// Unpinned lines are judged as the newest releases, which is a
 	// guess at what the installer takes: a conflict that rests on one is
 	// a warning.
-	sev, guess := verify.SevError, ""
+	sev, guess := findings.SevError, ""
 	for _, g := range groups {
 		if g.stack != nil && !g.main.Pinned() && !g.fromImage {
-			sev, guess = verify.SevWarning, " (judged as the newest releases of the unpinned lines: pin them to be sure)"
+			sev, guess = findings.SevWarning, " (judged as the newest releases of the unpinned lines: pin them to be sure)"
 		}
 	}
 	fix := c.togetherFix(ctx, u, last, groups, py)
@@ -496,7 +497,7 @@ func (c *checker) pins(u *Unit, g *fwGroup) {
 			if file == "" {
 				file = u.File
 			}
-			c.add(Finding{File: file, Line: r.Line, Category: CatPinConflict, Severity: verify.SevError, Unit: u.Name,
+			c.add(Finding{File: file, Line: r.Line, Category: CatPinConflict, Severity: findings.SevError, Unit: u.Name,
 				Message:  fmt.Sprintf("%s%s conflicts with %s, whose wheel requires %s%s: pip cannot install both", r.Name, r.Spec, stackLabel(g.stack), pr.Name, pr.SpecText()),
 				Evidence: []string{"file: " + r.Name + r.Spec, "wheel pin: " + strings.TrimSpace(body)},
 				Fix:      r.Name + pr.SpecText(), Sources: g.stack.Sources})

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/internal/frameworks"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // scenarios lists, in the order they appear, the scenarios whose lines
@@ -169,7 +170,7 @@ func (c *checker) notFollowed(u *Unit, line int, msg string) {
 }
 
 func (c *checker) notFollowedAt(u *Unit, file string, line int, msg, fix string) {
-	c.add(Finding{File: file, Line: line, Category: CatNotJudged, Severity: verify.SevWarning, Unit: u.Name, Message: msg, Fix: fix})
+	c.add(Finding{File: file, Line: line, Category: CatNotJudged, Severity: findings.SevWarning, Unit: u.Name, Message: msg, Fix: fix})
 	st := ReadStep{File: file, Line: line, What: msg}
 	for _, x := range c.readOut.NotFollowed {
 		if x == st {

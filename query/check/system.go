@@ -8,12 +8,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudb/cudb/query/findings"
+
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/nvidia"
-	"github.com/cudb/cudb/query/verify"
 )
 
 // judgeImage checks the base image against the target driver: an
@@ -23,7 +24,7 @@ func (c *checker) judgeImage(ctx context.Context, u *Unit) {
 	im := u.Image
 	c.judgeNGC(ctx, u) // an NGC release the data holds is known, and its driver judged
 	if im.Unknown != "" {
-		c.add(Finding{File: u.File, Line: im.Line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: im.Line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("%s: cudb cannot tell %s; checks that need it are skipped", im.Ref, im.Unknown),
 			Fix:     pinTagFix(im)})
 	}
@@ -51,7 +52,7 @@ func (c *checker) judgeImage(ctx context.Context, u *Unit) {
 			if m == nil || sameMinor(m[1], im.CUDA) {
 				continue
 			}
-			c.add(Finding{File: u.File, Line: ld.Line, Category: verify.CatMultipleCUDALibs, Severity: verify.SevWarning, Unit: u.Name,
+			c.add(Finding{File: u.File, Line: ld.Line, Category: findings.CatMultipleCUDALibs, Severity: findings.SevWarning, Unit: u.Name,
 				Message:  fmt.Sprintf("LD_LIBRARY_PATH puts %s (CUDA %s) before the image's CUDA %s: libraries of two CUDA versions load into one process", dir, m[1], im.CUDA),
 				Evidence: []string{"LD_LIBRARY_PATH=" + ld.Value, "image: " + im.Ref},
 				Fix:      "ENV LD_LIBRARY_PATH=" + strings.Replace(ld.Value, dir, "/usr/local/cuda/lib64", 1)})
@@ -97,7 +98,7 @@ func (c *checker) imageDriver(ctx context.Context, u *Unit, cuda string, line in
 	}
 	mx, err := nvidia.MaxCUDAForDriverOS(ctx, c.d, t.Driver, os)
 	if err != nil {
-		c.add(Finding{File: u.File, Line: line, Category: verify.CatUnknownVersion, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: u.File, Line: line, Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Unit: u.Name,
 			Message: fmt.Sprintf("no CUDA version is known for driver %s: whether it starts CUDA %s images is unknown", t.Driver, cuda),
 			Fix:     "cudb matrix driver"})
 		return
@@ -117,7 +118,7 @@ func (c *checker) imageDriver(ctx context.Context, u *Unit, cuda string, line in
 			fix += "\n# " + alt
 		}
 	}
-	c.add(Finding{File: u.File, Line: line, Category: verify.CatDriverTooOld, Severity: verify.SevError, Unit: u.Name,
+	c.add(Finding{File: u.File, Line: line, Category: findings.CatDriverTooOld, Severity: findings.SevError, Unit: u.Name,
 		Message:  fmt.Sprintf("the image requires cuda>=%s (NVIDIA_REQUIRE_CUDA) and driver %s supports CUDA up to %s: the NVIDIA container toolkit refuses to start it", version.MinorText(cuda), t.Driver, mx),
 		Evidence: []string{"image: " + u.Image.Ref, "driver: " + t.Driver + " (" + t.From + ")", "driver's newest CUDA: " + mx},
 		Fix:      fix})
@@ -169,20 +170,20 @@ func (c *checker) systemLibs(ctx context.Context, u *Unit, g *fwGroup) {
 		if b := c.best(ctx, c.withTarget(query.ResolveRequest{Requirements: []string{m.Name + m.Spec}, Platform: c.platform(), Python: pyMinor(c.python(u))})); b != nil && b.CUDA != "" {
 			fix = c.render(u, g, b)
 		}
-		sev, msg := verify.SevError, fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u))
+		sev, msg := findings.SevError, fmt.Sprintf("%s is a CPU-only build, but this environment is meant for a GPU (%s): it will never use the GPU", stackLabel(s), gpuReason(c, u))
 		if explicitCPU(m) && u.gpuPeer {
 			what := m.text()
 			if m.Package != "" {
 				what = m.Package + m.Spec
 			}
-			sev, msg = verify.SevInfo, fmt.Sprintf("%s asks for %s, a CPU-only build, beside a framework that uses the GPU: judged as the file's choice", what, stackLabel(s))
+			sev, msg = findings.SevInfo, fmt.Sprintf("%s asks for %s, a CPU-only build, beside a framework that uses the GPU: judged as the file's choice", what, stackLabel(s))
 		}
 		if u.alt {
 			// One of several alternatives (a cpu extra beside a CUDA
 			// one): the CPU build is a choice the file offers.
-			sev, msg = verify.SevInfo, fmt.Sprintf("%s (%s) installs %s, a CPU-only build; the file's other alternatives are judged on their own", m.Scenario, m.text(), stackLabel(s))
+			sev, msg = findings.SevInfo, fmt.Sprintf("%s (%s) installs %s, a CPU-only build; the file's other alternatives are judged on their own", m.Scenario, m.text(), stackLabel(s))
 		}
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCPUOnlyWheel, Severity: sev, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatCPUOnlyWheel, Severity: sev, Unit: u.Name,
 			Message: msg, Evidence: []string{"index: " + orPyPI(m.IndexURL)}, Fix: fix, Sources: s.Sources})
 		g.cpuReported = true
 		return
@@ -214,13 +215,13 @@ func (c *checker) systemLibs(ctx context.Context, u *Unit, g *fwGroup) {
 		// A dependency file names no image: whether the host has CUDA
 		// and cuDNN installed system-wide is not said, so this is not
 		// judged to fail.
-		c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCUDNNMissing, Severity: verify.SevWarning, Unit: u.Name,
+		c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatCUDNNMissing, Severity: findings.SevWarning, Unit: u.Name,
 			Message:  fmt.Sprintf("%s loads CUDA %s and cuDNN %s from the system, and nothing in this file installs them: TensorFlow sees no GPU unless the host has them", stackLabel(s), s.CUDA, s.CUDNN),
 			Evidence: []string{"requirement: " + m.text()}, Fix: fix, Sources: s.Sources})
 		return
 	}
 	where := u.Image.Ref
-	c.add(Finding{File: m.File, Line: m.Line, Category: verify.CatCUDNNMissing, Severity: verify.SevError, Unit: u.Name,
+	c.add(Finding{File: m.File, Line: m.Line, Category: findings.CatCUDNNMissing, Severity: findings.SevError, Unit: u.Name,
 		Message:  fmt.Sprintf("%s loads CUDA %s and cuDNN %s from the system, and %s has no cuDNN: TensorFlow will see no GPU", stackLabel(s), s.CUDA, s.CUDNN, where),
 		Evidence: []string{"image: " + where, "requirement: " + m.text()}, Fix: fix, Sources: s.Sources})
 }
@@ -386,26 +387,26 @@ func atoi(s string) int {
 	return n
 }
 
-// verifyGroup runs verify on the facts the unit implies for one
+// verifyGroup runs the host judgement (verify's) on the facts the unit implies for one
 // framework and points each finding at the framework's line.
 func (c *checker) verifyGroup(ctx context.Context, u *Unit, g *fwGroup, py string) error {
-	rep, err := verify.VerifyWith(ctx, c.d, c.facts(u, g, py), verify.Options{Frameworks: c.frameworks(), SystemCUDNN: c.opts.SystemCUDNN})
+	found, err := c.opts.JudgeHost(ctx, c.d, c.facts(u, g, py), c.frameworks())
 	if err != nil {
 		return err
 	}
-	for _, f := range rep.Findings {
-		if f.Category == verify.CatCPUOnlyWheel && g.cpuReported || f.Category == verify.CatNoGPUVisible {
+	for _, f := range found {
+		if f.Category == findings.CatCPUOnlyWheel && g.cpuReported || f.Category == findings.CatNoGPUVisible {
 			continue
 		}
-		if g.stack == g.fallback && (f.Category == verify.CatPythonUnsupported || f.Category == verify.CatUnknownVersion) {
+		if g.stack == g.fallback && (f.Category == findings.CatPythonUnsupported || f.Category == findings.CatUnknownVersion) {
 			// The group matched no build and said why; the fallback
 			// build is judged for the host alone.
 			continue
 		}
 		fix := f.Fix
 		switch f.Category {
-		case verify.CatDriverTooOld, verify.CatArchUnsupported, verify.CatCPUOnlyWheel, verify.CatPythonUnsupported:
-			if f.Severity != verify.SevError {
+		case findings.CatDriverTooOld, findings.CatArchUnsupported, findings.CatCPUOnlyWheel, findings.CatPythonUnsupported:
+			if f.Severity != findings.SevError {
 				break
 			}
 			req := c.withTarget(query.ResolveRequest{Requirements: []string{g.component}, Platform: c.platform(), Python: pyMinor(py)})

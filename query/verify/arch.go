@@ -8,6 +8,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/nvidia"
 )
 
@@ -84,7 +85,7 @@ func (v *verifier) arch(ctx context.Context, fw *framework) error {
 		archList = rtList
 	}
 	if archList == "" && missing != "" && fw.cuda != "" && len(v.f.GPUs) > 0 {
-		v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+		v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevInfo,
 			Message:  fmt.Sprintf("%s: the architecture check is skipped (cannot tell whether it carries kernels for this GPU)", missing),
 			Evidence: []string{"host: " + v.f.OS}, Fix: "python -c \"import torch; print(torch.cuda.get_arch_list())\" (or cudb verify --deep)"})
 		return nil
@@ -109,7 +110,7 @@ func (v *verifier) arch(ctx context.Context, fw *framework) error {
 		seen[key] = true
 		ev := []string{fmt.Sprintf("GPU %d: %s", g.Index, g.Name), archEv}
 		if cc == "" {
-			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+			v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevInfo,
 				Message:  fmt.Sprintf("the compute capability of %q is unknown (not reported, not in the GPU table); the architecture check is skipped", g.Name),
 				Evidence: ev[:1], Fix: "nvidia-smi --query-gpu=name,compute_cap --format=csv"})
 			continue
@@ -118,11 +119,11 @@ func (v *verifier) arch(ctx context.Context, fw *framework) error {
 		support, detail := nvidia.GPUSupport(cc, archList)
 		switch support {
 		case "sass_compatible":
-			v.add(Finding{Category: CatArchUnsupported, Severity: SevInfo,
+			v.add(findings.Finding{Category: findings.CatArchUnsupported, Severity: findings.SevInfo,
 				Message:  fmt.Sprintf("%s runs on %s through same-major binary compatibility: %s", fw.label, g.Name, detail),
 				Evidence: ev, Sources: fw.sources()})
 		case "ptx_jit":
-			v.add(Finding{Category: CatArchUnsupported, Severity: SevWarning,
+			v.add(findings.Finding{Category: findings.CatArchUnsupported, Severity: findings.SevWarning,
 				Message:  fmt.Sprintf("%s has no native kernels for %s: %s (slower first start, kernels cached afterwards)", fw.label, g.Name, detail),
 				Evidence: ev, Fix: v.archFix(ctx, fw, cc), Sources: fw.sources()})
 		case "none":
@@ -136,7 +137,7 @@ func (v *verifier) arch(ctx context.Context, fw *framework) error {
 					msg += fmt.Sprintf("; the first torch with sm_%s is %s (%s)", strings.ReplaceAll(cc, ".", ""), first, variant)
 				}
 			}
-			v.add(Finding{Category: CatArchUnsupported, Severity: SevError,
+			v.add(findings.Finding{Category: findings.CatArchUnsupported, Severity: findings.SevError,
 				Message:  msg,
 				Evidence: ev, Fix: v.archFix(ctx, fw, cc), Sources: fw.sources()})
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -23,10 +24,10 @@ func TestVerifyArchPerPlatform(t *testing.T) {
 			Pythons: []host.Python{{Kind: "report", Version: "3.11",
 				Torch: &host.Torch{Version: "2.8.0+cu128", CUDA: "12.8", Variant: "cu128", Source: "collect_env"}}}}
 	}
-	arch := func(r *Result) []Finding {
-		var out []Finding
+	arch := func(r *Result) []findings.Finding {
+		var out []findings.Finding
 		for _, f := range r.Findings {
-			if f.Category == CatArchUnsupported || strings.Contains(f.Message, "arch list") {
+			if f.Category == findings.CatArchUnsupported || strings.Contains(f.Message, "arch list") {
 				out = append(out, f)
 			}
 		}
@@ -37,7 +38,7 @@ func TestVerifyArchPerPlatform(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := arch(r)
-	if len(got) != 1 || got[0].Category != CatUnknownVersion || got[0].Severity != SevInfo ||
+	if len(got) != 1 || got[0].Category != findings.CatUnknownVersion || got[0].Severity != findings.SevInfo ||
 		!strings.Contains(got[0].Message, "no Windows arch list is known for torch 2.8.0+cu128") {
 		t.Errorf("windows: want one unknown_version info naming the missing Windows list, got %+v", got)
 	}
@@ -50,7 +51,7 @@ func TestVerifyArchPerPlatform(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := arch(r)
-		if len(got) != 1 || got[0].Category != CatArchUnsupported || got[0].Severity != SevError || !strings.Contains(got[0].Message, "carries no kernels") {
+		if len(got) != 1 || got[0].Category != findings.CatArchUnsupported || got[0].Severity != findings.SevError || !strings.Contains(got[0].Message, "carries no kernels") {
 			t.Errorf("%s (wsl %v): the Linux wheel has no sm_61 kernels, want gpu_arch_unsupported error, got %+v", tc.os, tc.wsl, got)
 		}
 	}
@@ -74,9 +75,9 @@ func TestVerifyWindowsArchList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var arch []Finding
+		var arch []findings.Finding
 		for _, f := range r.Findings {
-			if f.Category == CatArchUnsupported || strings.Contains(f.Message, "arch list") {
+			if f.Category == findings.CatArchUnsupported || strings.Contains(f.Message, "arch list") {
 				arch = append(arch, f)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cudb/cudb/internal/frameworks"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // lineFramework names the framework whose log or traceback line l is,
@@ -34,7 +35,7 @@ const frameworkEvidence = "framework: "
 // attribute names, on an explained finding whose line named no framework,
 // the only framework the report holds; with several it says nothing
 // rather than guess.
-func (v *verifier) attribute(f *Finding) {
+func (v *verifier) attribute(f *findings.Finding) {
 	for _, e := range f.Evidence {
 		if strings.HasPrefix(e, frameworkEvidence) {
 			return

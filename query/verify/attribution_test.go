@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -56,7 +57,7 @@ func TestExplainedFindingsNameTheirFramework(t *testing.T) {
 func TestProvidersListWithoutCUDA(t *testing.T) {
 	d := querytest.Embedded(t)
 	x, err := ExplainAll(context.Background(), d, "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']")
-	if err != nil || len(x.Findings) != 1 || x.Findings[0].Category != CatCPUOnlyWheel {
+	if err != nil || len(x.Findings) != 1 || x.Findings[0].Category != findings.CatCPUOnlyWheel {
 		t.Errorf("%v %+v", err, x)
 	}
 	if x, err := ExplainAll(context.Background(), d, "sess = ort.InferenceSession(path, providers=['CPUExecutionProvider'])"); err == nil {
@@ -80,7 +81,7 @@ func TestHarmlessLinesDoNotCrowdOut(t *testing.T) {
 	}
 	found := false
 	for _, f := range x.Findings {
-		found = found || f.Category == CatArchUnsupported
+		found = found || f.Category == findings.CatArchUnsupported
 	}
 	if !found || x.Skipped != 0 {
 		t.Errorf("skipped %d, findings %+v", x.Skipped, x.Findings)

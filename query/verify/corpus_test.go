@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -78,7 +79,7 @@ func loadCorpus(t *testing.T) []corpusCase {
 		if m := personalPath().FindString(c.text); m != "" {
 			t.Fatalf("%s: %q is not anonymised (use /home/user, C:\\Users\\user)", f, m)
 		}
-		if c.expect != expectHealthy && !contains(Categories, c.expect) {
+		if c.expect != expectHealthy && !contains(findings.Categories, c.expect) {
 			t.Fatalf("%s: unknown expected category %q", f, c.expect)
 		}
 		out = append(out, c)
@@ -117,7 +118,7 @@ func judge(t *testing.T, c corpusCase) (right, falseAlarm bool, got string) {
 	hasErr := false
 	for _, f := range r.Findings {
 		cats = append(cats, f.Severity+":"+f.Category)
-		if f.Severity == SevError {
+		if f.Severity == findings.SevError {
 			hasErr = true
 		}
 	}
@@ -125,11 +126,11 @@ func judge(t *testing.T, c corpusCase) (right, falseAlarm bool, got string) {
 	if got == "" {
 		got = "no findings"
 	}
-	if c.expect == expectHealthy || c.expect == CatNotVersion {
+	if c.expect == expectHealthy || c.expect == findings.CatNotVersion {
 		return !hasErr, hasErr, got
 	}
 	for _, f := range r.Findings {
-		if f.Category == c.expect && (f.Severity == SevError || f.Severity == SevWarning) {
+		if f.Category == c.expect && (f.Severity == findings.SevError || f.Severity == findings.SevWarning) {
 			return true, false, got
 		}
 	}
@@ -188,7 +189,7 @@ func TestCorpusScore(t *testing.T) {
 	if float64(right) < 0.9*float64(total) {
 		t.Errorf("corpus score %d/%d right causes, below 90%%", right, total)
 	}
-	healthy := byCat[expectHealthy].n + byCat[CatNotVersion].n
+	healthy := byCat[expectHealthy].n + byCat[findings.CatNotVersion].n
 	if healthy < 20 {
 		t.Errorf("%d healthy or not-a-version-problem reports, want >= 20", healthy)
 	}

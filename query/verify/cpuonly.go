@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // This file judges CPU-only packages of frameworks that have a GPU
@@ -45,7 +46,7 @@ func (v *verifier) cpuOnlyPackage(ctx context.Context, py *host.Python) {
 		if install != "" {
 			fix = fmt.Sprintf("pip uninstall -y %s && %s (one module: remove the CPU package first)", fw.CPUPackage, install)
 		}
-		v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevWarning,
+		v.add(findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevWarning,
 			Message: fmt.Sprintf("%s %s in %s is the CPU-only package of %s on a host with %s: its providers are the CPU's, so every model runs on the CPU; the GPU package is %s",
 				fw.CPUPackage, cpuVer, envName(py), fw.Label, v.f.GPUs[0].Name, fw.Packages[0]),
 			Evidence: []string{fmt.Sprintf("%s: %s (%s)", fw.CPUPackage, cpuVer, envName(py)), fw.Packages[0] + ": not installed", "GPU 0: " + v.f.GPUs[0].Name},
@@ -76,7 +77,7 @@ func (v *verifier) tfWithoutCUDAWheels(ctx context.Context, fw *framework) {
 		}
 	}
 	extra := frameworks.Must(frameworks.TensorFlow).GPUExtra
-	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevWarning,
 		Message: fmt.Sprintf("%s in %s was installed without its [%s] extra (no nvidia-cudnn wheel beside it) on a host with %s: unless CUDA and cuDNN are installed system-wide, it finds no GPU libraries and runs on the CPU",
 			fw.label, envName(fw.py), extra, v.f.GPUs[0].Name),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", frameworks.TensorFlow, fw.version, envName(fw.py)), "nvidia-cudnn wheel: none", "GPU 0: " + v.f.GPUs[0].Name},

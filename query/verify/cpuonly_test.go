@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -28,14 +29,14 @@ func TestCPUOnlyPackagesOnAGPUHost(t *testing.T) {
 	}
 	want := map[string]string{"onnxruntime 1.30.0": "pip install onnxruntime-gpu==", "tensorflow 2.18.0": `pip install "tensorflow[and-cuda]==2.18.0"`, "jax 0.4.35": `"jax[cuda`}
 	for _, x := range r.Findings {
-		if x.Severity == SevError {
+		if x.Severity == findings.SevError {
 			t.Errorf("an error: %+v", x)
 		}
-		if x.Category != CatCPUOnlyWheel {
+		if x.Category != findings.CatCPUOnlyWheel {
 			continue
 		}
 		for label, fix := range want {
-			if strings.HasPrefix(x.Message, label) && x.Severity == SevWarning && strings.Contains(x.Fix, fix) {
+			if strings.HasPrefix(x.Message, label) && x.Severity == findings.SevWarning && strings.Contains(x.Fix, fix) {
 				delete(want, label)
 			}
 		}

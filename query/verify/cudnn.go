@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // cudnnLib reports whether a copy is a loadable library (not a header).
@@ -121,7 +122,7 @@ func (v *verifier) cudnn(ctx context.Context, fw *framework) error {
 		// The probe looked in the environment and found no copy of the
 		// wheel the framework pins: what it loads is missing, and a
 		// system copy of another soname does not stand in for it.
-		v.add(Finding{Category: CatCUDNNMissing, Severity: SevError,
+		v.add(findings.Finding{Category: findings.CatCUDNNMissing, Severity: findings.SevError,
 			Message: fmt.Sprintf("%s pins cuDNN %s (libcudnn.so.%d from the %s wheel), and that wheel is not installed in %s; the cuDNN %s at %s is another library",
 				fw.label, r.Spec, want.Major(), cudnnWheel(fw.cuda), envName(fw.py), first.Version, first.Path),
 			Evidence: []string{fmt.Sprintf("%s: pins cuDNN %s", fw.label, r.Spec), fmt.Sprintf("cuDNN found: %s %s (%s)", first.Version, first.Path, first.Source)},
@@ -152,15 +153,15 @@ func (v *verifier) cudnn(ctx context.Context, fw *framework) error {
 			v.cudnnMissing(ctx, fw, want)
 			return nil
 		}
-		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+		v.add(findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevError,
 			Message:  fmt.Sprintf("%s needs cuDNN %d, but the first copy it meets is cuDNN %s (%s)", fw.label, want.Major(), first.Version, first.Path),
 			Evidence: ev, Fix: fix, Sources: sources})
 	case len(hf) >= 2 && len(wf) >= 2 && cmpPrefix(hf, wf) < 0:
-		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+		v.add(findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevError,
 			Message:  fmt.Sprintf("%s needs cuDNN %s, but the first copy it meets is the older %s (%s)", fw.label, r.Spec, first.Version, first.Path),
 			Evidence: ev, Fix: fix, Sources: sources})
 	case len(hf) >= 2 && len(wf) >= 2 && hf[1] != wf[1]:
-		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
+		v.add(findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevWarning,
 			Message:  fmt.Sprintf("%s was built for cuDNN %s and meets cuDNN %s first (same major, newer minor: usually fine)", fw.label, r.Spec, first.Version),
 			Evidence: ev, Fix: fix, Sources: sources})
 	}
@@ -192,15 +193,15 @@ func (v *verifier) cudnnRuntime(ctx context.Context, fw *framework, r db.Require
 	wf, hf := want.Fields(), have.Fields()
 	switch {
 	case have.Major() != want.Major():
-		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+		v.add(findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevError,
 			Message:  fmt.Sprintf("%s needs cuDNN %d, but cuDNN %s is loaded at runtime", fw.label, want.Major(), rt.CUDNN),
 			Evidence: ev, Fix: fix, Sources: sources})
 	case len(hf) >= 2 && len(wf) >= 2 && cmpPrefix(hf, wf) < 0:
-		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevError,
+		v.add(findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevError,
 			Message:  fmt.Sprintf("%s needs cuDNN %s, but the older cuDNN %s is loaded at runtime", fw.label, r.Spec, rt.CUDNN),
 			Evidence: ev, Fix: fix, Sources: sources})
 	case len(hf) >= 2 && len(wf) >= 2 && hf[1] != wf[1]:
-		v.add(Finding{Category: CatCUDNNMismatch, Severity: SevWarning,
+		v.add(findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevWarning,
 			Message:  fmt.Sprintf("%s was built for cuDNN %s and cuDNN %s is loaded at runtime (same major, newer minor: usually fine)", fw.label, r.Spec, rt.CUDNN),
 			Evidence: ev, Fix: fix, Sources: sources})
 	}
@@ -278,7 +279,7 @@ func (v *verifier) cudnnMissing(ctx context.Context, fw *framework, want version
 	if _, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
 		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
-	v.add(Finding{Category: CatCUDNNMissing, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatCUDNNMissing, Severity: findings.SevError,
 		Message: fmt.Sprintf("%s loads cuDNN %d from the system (libcudnn.so.%d), and no cuDNN %d copy was found: it will run on the CPU only",
 			fw.label, want.Major(), want.Major(), want.Major()),
 		Evidence: []string{fmt.Sprintf("%s: tested with cuDNN %s", fw.label, want), fmt.Sprintf("cuDNN copies found: %d", len(v.f.CUDNN))},
@@ -309,19 +310,19 @@ func (v *verifier) shadowing(fws []*framework) {
 		}
 		// A newer copy of the same major usually works; an older one or
 		// another major does not.
-		sev := SevError
+		sev := findings.SevError
 		if first.Major == pip.Major && version.CompareDottedText(first.Version, pip.Version) > 0 {
-			sev = SevWarning
+			sev = findings.SevWarning
 		}
 		if first.Source == host.CUDNNLDPreload {
-			v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
+			v.add(findings.Finding{Category: findings.CatMultipleCUDALibs, Severity: sev,
 				Message: fmt.Sprintf("LD_PRELOAD loads cuDNN %s (%s) into every process, ahead of the cuDNN %s wheel %s expects (%s)",
 					first.Version, first.Path, pip.Version, fw.label, where(pip)),
 				Evidence: append([]string{"LD_PRELOAD: " + strings.Join(v.f.LDPreload, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + where(pip)}, rtEv...),
 				Fix:      fmt.Sprintf("unset LD_PRELOAD (or remove %s from it) so %s loads its own cuDNN", first.Path, fw.name)})
 			continue
 		}
-		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev,
+		v.add(findings.Finding{Category: findings.CatMultipleCUDALibs, Severity: sev,
 			Message: fmt.Sprintf("LD_LIBRARY_PATH puts cuDNN %s (%s) ahead of the cuDNN %s wheel %s expects (%s)",
 				first.Version, first.Path, pip.Version, fw.label, where(pip)),
 			Evidence: append([]string{"LD_LIBRARY_PATH: " + strings.Join(v.f.LDLibraryPath, ":"), "cuDNN " + first.Version + ": " + first.Path, "cuDNN " + pip.Version + ": " + where(pip)}, rtEv...),

@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/nvidia"
 )
 
@@ -24,7 +25,7 @@ func (v *verifier) python(ctx context.Context, fw *framework) error {
 	rng := query.Range{Min: fw.build.PythonMin, Max: fw.build.PythonMax}
 	if rng.Min == "" && rng.Max == "" {
 		// Unknown is an answer, the one resolve gives too.
-		v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+		v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 			Message:  query.PythonRangeUnknownText(fw.label, fw.py.Version, v.inferredPython(ctx, fw, py)),
 			Evidence: []string{"python: " + fw.py.Version + " (" + envName(fw.py) + ")"}, Fix: "cudb matrix " + frameworks.Must(fw.name).Matrix, Sources: fw.sources()})
 		return nil
@@ -34,7 +35,7 @@ func (v *verifier) python(ctx context.Context, fw *framework) error {
 	}
 	req := query.ResolveRequest{Requirements: []string{fw.name}, Python: pyMinor(fw.py), Platform: "linux"}
 	v.hostConstraints(ctx, &req)
-	v.add(Finding{Category: CatPythonUnsupported, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatPythonUnsupported, Severity: findings.SevError,
 		Message:  fmt.Sprintf("%s supports Python %s-%s, but the environment runs Python %s", fw.label, rng.Min, rng.Max, fw.py.Version),
 		Evidence: []string{"python: " + fw.py.Version + " (" + envName(fw.py) + ")", fmt.Sprintf("%s: python %s-%s", fw.label, rng.Min, rng.Max)},
 		Fix:      v.installFix(ctx, req, fw.name), Sources: fw.sources()})
@@ -50,7 +51,7 @@ func (v *verifier) driver(ctx context.Context, fw *framework) error {
 	if v.f.Driver != nil && v.f.Driver.Version != "" {
 		d, err := nvidia.ParseDriver(v.f.Driver.Version)
 		if err != nil {
-			v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+			v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 				Message:  fmt.Sprintf("driver version %q is not one cudb can read; the driver check is skipped", v.f.Driver.Version),
 				Evidence: []string{"driver: " + v.f.Driver.Version}, Fix: "nvidia-smi --query-gpu=driver_version --format=csv,noheader"})
 		} else {
@@ -71,7 +72,7 @@ func (v *verifier) driver(ctx context.Context, fw *framework) error {
 		if a, e1 := strconv.Atoi(have); e1 == nil {
 			if b, e2 := strconv.Atoi(want); e2 == nil && a < b {
 				fix := v.driverFix(ctx, fw, drv)
-				v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
+				v.add(findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevError,
 					Message:  fmt.Sprintf("the driver supports CUDA up to %s, but %s needs CUDA %s", dc.Version, fw.label, fw.cuda),
 					Evidence: append(ev, "driver CUDA: "+dc.Version+" ("+dc.Source+")"), Fix: fix, Sources: fw.sources()})
 			}
@@ -113,7 +114,7 @@ func (v *verifier) checkDriver(ctx context.Context, fw *framework, drv string, e
 	}
 	if floor != "" {
 		if version.CompareDottedText(drv, floor) < 0 {
-			v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
+			v.add(findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevError,
 				Message:  fmt.Sprintf("driver %s is below %s, the minimum for CUDA %s, which %s needs", drv, floor, cuda, fw.label),
 				Evidence: ev, Fix: fmt.Sprintf("install an NVIDIA driver >= %s (e.g. sudo apt-get install nvidia-driver-%s)", floor, branchFor(ctx, v, cuda)),
 				Sources: v.driverSources(ctx, cuda)})
@@ -123,7 +124,7 @@ func (v *verifier) checkDriver(ctx context.Context, fw *framework, drv string, e
 	vd, err := nvidia.CheckDriverOS(ctx, v.d, drv, cuda, v.driverOS())
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage {
-			v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+			v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevInfo,
 				Message:  fmt.Sprintf("no driver floor is known for CUDA %s (%s); the driver check is skipped", cuda, fw.label),
 				Evidence: ev, Fix: "cudb matrix cuda"})
 			return true, nil
@@ -132,15 +133,15 @@ func (v *verifier) checkDriver(ctx context.Context, fw *framework, drv string, e
 	}
 	switch {
 	case vd.Unknown != "":
-		v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo,
+		v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevInfo,
 			Message:  fmt.Sprintf("%s (%s); the driver check is skipped", vd.Unknown, fw.label),
 			Evidence: ev, Fix: "cudb matrix cuda"})
 	case !vd.OK:
-		v.add(Finding{Category: CatDriverTooOld, Severity: SevError,
+		v.add(findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevError,
 			Message:  fmt.Sprintf("%s cannot run on this driver: %s", fw.label, vd.Reason),
 			Evidence: ev, Fix: v.driverFix(ctx, fw, drv), Sources: append(fw.sources(), v.driverSources(ctx, cuda)...)})
 	case vd.Via == "minor_compat":
-		v.add(Finding{Category: CatDriverTooOld, Severity: SevInfo,
+		v.add(findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevInfo,
 			Message:  fmt.Sprintf("%s runs via minor-version compatibility on driver %s (below CUDA %s's own floor); features that need a newer driver, such as PTX JIT of newer code, are unavailable", fw.label, drv, vd.CUDA),
 			Evidence: ev, Fix: "optional: " + strings.TrimPrefix(vd.Note, "runs via minor-version compatibility; ") + " (" + v.upgradeDriver() + ")",
 			Sources: v.driverSources(ctx, vd.CUDA)})

@@ -8,6 +8,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // explainErrors explains a report's error lines in one pass (so a
@@ -37,7 +38,7 @@ next:
 		for i := range v.out {
 			if !harmless && v.out[i].Category == f.Category && !strings.HasPrefix(v.out[i].Message, harmlessPrefix) {
 				v.out[i].Evidence = append(v.out[i].Evidence, ev)
-				if sevRank(f.Severity) < sevRank(v.out[i].Severity) {
+				if findings.Rank(f.Severity) < findings.Rank(v.out[i].Severity) {
 					// the report shows it failing, not only predicted
 					v.out[i].Severity = f.Severity
 				}
@@ -55,8 +56,8 @@ next:
 // tuneCUDNN makes a cuDNN finding of an error line name the cuDNN wheel
 // this host's framework build pins (the host's torch, not the newest
 // build in the database).
-func (v *verifier) tuneCUDNN(f *Finding) {
-	if f.Category != CatCUDNNMissing && f.Category != CatCUDNNMismatch {
+func (v *verifier) tuneCUDNN(f *findings.Finding) {
+	if f.Category != findings.CatCUDNNMissing && f.Category != findings.CatCUDNNMismatch {
 		return
 	}
 	for _, fw := range v.fws {
@@ -70,7 +71,7 @@ func (v *verifier) tuneCUDNN(f *Finding) {
 		pin := cudnnWheel(fw.cuda) + pr.Spec
 		f.Evidence = append(f.Evidence, fmt.Sprintf("%s: pins %s", fw.label, pin))
 		f.Fix = fmt.Sprintf("for this host's %s: pip install %q and unset LD_LIBRARY_PATH (or drop the directory of the other cuDNN copy) so it loads that copy", fw.label, pin)
-		if first, _ := v.loadedCUDNN(fw.py, true); first != nil && first.Source == host.CUDNNLDPreload && f.Category == CatCUDNNMismatch {
+		if first, _ := v.loadedCUDNN(fw.py, true); first != nil && first.Source == host.CUDNNLDPreload && f.Category == findings.CatCUDNNMismatch {
 			// the loader maps the preloaded copy first, whatever the
 			// library path says
 			f.Message = strings.Replace(f.Message, "(LD_LIBRARY_PATH or the system)", "(LD_PRELOAD: "+first.Path+")", 1)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -29,16 +30,16 @@ func TestErrorLinesJoinFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *Finding
+	var got *findings.Finding
 	for i := range r.Findings {
-		if r.Findings[i].Category == CatCUDNNMismatch {
+		if r.Findings[i].Category == findings.CatCUDNNMismatch {
 			if got != nil {
 				t.Fatalf("two cuDNN findings: %+v", r.Findings)
 			}
 			got = &r.Findings[i]
 		}
 	}
-	if got == nil || got.Severity != SevError || !strings.Contains(got.Message, "8.9.2") || !strings.Contains(got.Message, "8.8.1") {
+	if got == nil || got.Severity != findings.SevError || !strings.Contains(got.Message, "8.9.2") || !strings.Contains(got.Message, "8.8.1") {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 	if !strings.Contains(got.Fix, "this host's torch 2.1.0+cu121") || !strings.Contains(got.Fix, "nvidia-cudnn-cu12==8.9.2.26") {

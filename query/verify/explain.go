@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/nvidia"
 )
 
@@ -33,7 +34,7 @@ func (e *explainCtx) linesBefore(ctx context.Context, n int) []string {
 
 // ExplainResult is `cudb explain --json` and POST /v1/explain's body.
 type ExplainResult struct {
-	Findings []Finding `json:"findings"`
+	Findings []findings.Finding `json:"findings"`
 	// Lines counts the distinct error lines that matched a known cause;
 	// Skipped those beyond MaxExplainedLines, left unexplained.
 	Lines   int `json:"lines"`
@@ -44,7 +45,7 @@ type ExplainResult struct {
 // Each recognised cause gives one finding, in the order of the lines
 // that state it; text that matches none is a errs.CodeNotFound error.
 // ExplainAll also says how many error lines it left unexplained.
-func Explain(ctx context.Context, d *db.DB, text string) ([]Finding, error) {
+func Explain(ctx context.Context, d *db.DB, text string) ([]findings.Finding, error) {
 	x, err := ExplainAll(ctx, d, text)
 	if err != nil {
 		return nil, err
@@ -102,10 +103,10 @@ func (e *explainCtx) newestMajorFloor(ctx context.Context) (major, floor string)
 	return "", ""
 }
 
-func (e *explainCtx) driverFoundVersion(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) driverFoundVersion(ctx context.Context, m []string) (findings.Finding, error) {
 	n, _ := strconv.Atoi(m[1])
 	cuda := cudaFromInt(n)
-	f := Finding{Category: CatDriverTooOld, Severity: SevError,
+	f := findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevError,
 		Message:  fmt.Sprintf("the driver supports CUDA up to %s, older than the CUDA this PyTorch build was compiled with", cuda),
 		Evidence: []string{fmt.Sprintf("driver CUDA: %s (found version %s)", cuda, m[1])}, Sources: e.driverSources(ctx, cuda)}
 	var fixes []string
@@ -127,9 +128,9 @@ func (e *explainCtx) driverFoundVersion(ctx context.Context, m []string) (Findin
 	return f, nil
 }
 
-func (e *explainCtx) containerCLI(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) containerCLI(ctx context.Context, m []string) (findings.Finding, error) {
 	cuda := m[1]
-	f := Finding{Category: CatDriverTooOld, Severity: SevError,
+	f := findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevError,
 		Message:  fmt.Sprintf("the container image requires CUDA >= %s and the host driver is older than that CUDA's floor", cuda),
 		Evidence: []string{"image requirement: cuda>=" + cuda}, Sources: e.driverSources(ctx, cuda)}
 	fl, err := nvidia.DriverFloors(ctx, e.d, cuda)
@@ -148,13 +149,13 @@ func (e *explainCtx) containerCLI(ctx context.Context, m []string) (Finding, err
 	return f, nil
 }
 
-func (e *explainCtx) driverInsufficient(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) driverInsufficient(ctx context.Context, m []string) (findings.Finding, error) {
 	major, floor := e.newestMajorFloor(ctx)
 	fix := "cudb verify (compares the driver with the installed framework's CUDA), or cudb resolve torch --driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1) for a build that runs on it"
 	if floor != "" {
 		fix += fmt.Sprintf("; any CUDA %s.x build runs on a driver >= %s", major, floor)
 	}
-	return Finding{Category: CatDriverTooOld, Severity: SevError,
+	return findings.Finding{Category: findings.CatDriverTooOld, Severity: findings.SevError,
 		Message: "the installed driver is older than the CUDA runtime the framework was built with",
 		Fix:     fix, Sources: e.driverSources(ctx, major)}, nil
 }
@@ -187,12 +188,12 @@ func firstTorchWith(ctx context.Context, d *db.DB, cc string) (ver, variant stri
 	return ver, variant, nil
 }
 
-func (e *explainCtx) smNotCompatible(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) smNotCompatible(ctx context.Context, m []string) (findings.Finding, error) {
 	cc, err := nvidia.ParseSM(m[1])
 	if err != nil {
 		return unparsedSM(m[1], "whether the installed build carries kernels for it")
 	}
-	f := Finding{Category: CatArchUnsupported, Severity: SevError,
+	f := findings.Finding{Category: findings.CatArchUnsupported, Severity: findings.SevError,
 		Message:  fmt.Sprintf("the installed PyTorch carries no kernels for compute capability %s (sm_%s)", cc, m[1]),
 		Evidence: []string{"GPU compute capability: " + cc}}
 	if len(m) > 2 && strings.TrimSpace(m[2]) != "" {
@@ -216,8 +217,8 @@ func (e *explainCtx) smNotCompatible(ctx context.Context, m []string) (Finding, 
 	return f, nil
 }
 
-func (e *explainCtx) noKernelImage(ctx context.Context, m []string) (Finding, error) {
-	return Finding{Category: CatArchUnsupported, Severity: SevError,
+func (e *explainCtx) noKernelImage(ctx context.Context, m []string) (findings.Finding, error) {
+	return findings.Finding{Category: findings.CatArchUnsupported, Severity: findings.SevError,
 		Message: "the GPU has no kernel in the framework build: the build's architecture list lacks the GPU's compute capability (or a same-major lower one) and PTX to JIT",
 		Fix:     "cudb resolve torch --gpu \"$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)\" (names a build that carries the GPU's sm), or cudb verify"}, nil
 }
@@ -249,11 +250,11 @@ func (e *explainCtx) cudnnWheelPin(ctx context.Context, prefix string) string {
 	return best
 }
 
-func (e *explainCtx) torchCUDNN(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) torchCUDNN(ctx context.Context, m []string) (findings.Finding, error) {
 	want := m[1] + "." + m[2] + "." + m[3]
 	have := m[4] + "." + m[5] + "." + m[6]
-	sev := SevError
-	f := Finding{Category: CatCUDNNMismatch, Severity: sev,
+	sev := findings.SevError
+	f := findings.Finding{Category: findings.CatCUDNNMismatch, Severity: sev,
 		Message:  fmt.Sprintf("PyTorch was built with cuDNN %s but loaded cuDNN %s, another copy found first (LD_LIBRARY_PATH or the system)", want, have),
 		Evidence: []string{"compiled against cuDNN " + want, "runtime cuDNN " + have}}
 	fix := "unset LD_LIBRARY_PATH (or remove the directory holding the cuDNN " + have + " copy) so torch loads its own cuDNN"
@@ -264,9 +265,9 @@ func (e *explainCtx) torchCUDNN(ctx context.Context, m []string) (Finding, error
 	return f, nil
 }
 
-func (e *explainCtx) tfCUDNN(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) tfCUDNN(ctx context.Context, m []string) (findings.Finding, error) {
 	have, want := m[1], m[2]
-	f := Finding{Category: CatCUDNNMismatch, Severity: SevError,
+	f := findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevError,
 		Message:  fmt.Sprintf("XLA (TensorFlow's or JAX's GPU compiler; the framework line names which) was built with cuDNN %s but loaded cuDNN %s", want, have),
 		Evidence: []string{"compiled with cuDNN " + want, "runtime cuDNN " + have}}
 	if pin := e.cudnnWheelPin(ctx, want); pin != "" {
@@ -289,17 +290,17 @@ func cudnnFromInt(s string) string {
 	return fmt.Sprintf("%d.%d.%d", n/1000, (n%1000)/100, n%100)
 }
 
-func (e *explainCtx) jaxCUDNN(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) jaxCUDNN(ctx context.Context, m []string) (findings.Finding, error) {
 	built, min, have := cudnnFromInt(m[1]), cudnnFromInt(m[2]), cudnnFromInt(m[3])
 	maj := version.MajorText(min)
 	minMinor := strings.Join(strings.Split(min, ".")[:2], ".")
-	return Finding{Category: CatCUDNNMismatch, Severity: SevError,
+	return findings.Finding{Category: findings.CatCUDNNMismatch, Severity: findings.SevError,
 		Message:  fmt.Sprintf("JAX needs cuDNN >= %s (built against %s) but found %s", min, built, have),
 		Evidence: []string{"built against " + built, "minimum " + min, "installed " + have},
 		Fix:      fmt.Sprintf("pip install \"nvidia-cudnn-cu12>=%s\" (cuDNN %s.x; or pip install -U \"jax[cuda12]\"), and unset LD_LIBRARY_PATH if an older copy is on it", minMinor, maj)}, nil
 }
 
-func (e *explainCtx) missingLib(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) missingLib(ctx context.Context, m []string) (findings.Finding, error) {
 	lib, ver := m[1], m[2]
 	soname := lib + ".so"
 	if ver != "" {
@@ -307,29 +308,29 @@ func (e *explainCtx) missingLib(ctx context.Context, m []string) (Finding, error
 	}
 	switch {
 	case lib == "libcuda" || lib == "libnvidia_ml" || lib == "libnvidia-ml":
-		return Finding{Category: CatNoGPUVisible, Severity: SevError,
+		return findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevError,
 			Message:  soname + ", the driver's own library, is not on the loader path: no NVIDIA driver in this environment (a container without --gpus, or WSL2 without /usr/lib/wsl/lib on the path)",
 			Evidence: []string{"missing: " + soname},
 			Fix:      "in Docker run with --gpus all; on WSL2: sudo ldconfig /usr/lib/wsl/lib (or export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH); elsewhere install the NVIDIA driver"}, nil
 	case ver == "" && strings.HasPrefix(lib, "libcudnn"):
-		return Finding{Category: CatCUDNNMissing, Severity: SevError,
+		return findings.Finding{Category: findings.CatCUDNNMissing, Severity: findings.SevError,
 			Message:  soname + " is not on the loader path: the framework finds no cuDNN",
 			Evidence: []string{"missing: " + soname},
 			Fix:      "install the cuDNN the framework needs (cudb pin <framework>==<version> names it), e.g. pip install nvidia-cudnn-cu12"}, nil
 	case ver == "":
-		return Finding{Category: CatToolkitMismatch, Severity: SevError,
+		return findings.Finding{Category: findings.CatToolkitMismatch, Severity: findings.SevError,
 			Message:  soname + " is not on the loader path: a CUDA library the program needs is missing",
 			Evidence: []string{"missing: " + soname},
 			Fix:      "install the CUDA toolkit (or the framework's nvidia-* wheels) and add its lib64 directory to LD_LIBRARY_PATH"}, nil
 	case lib == "libnvinfer" || strings.HasPrefix(lib, "libnvinfer_"):
-		return Finding{Category: CatToolkitMismatch, Severity: SevWarning,
+		return findings.Finding{Category: findings.CatToolkitMismatch, Severity: findings.SevWarning,
 			Message:  soname + " (TensorRT " + ver + ") is not on the loader path; frameworks use it only for TensorRT features",
 			Evidence: []string{"missing: " + soname},
 			Fix:      "ignore it unless you use TensorRT; otherwise pip install tensorrt (the major " + version.MajorText(ver) + " the framework expects)"}, nil
 	}
 	if strings.HasPrefix(lib, "libcudnn") {
 		major := version.MajorText(ver)
-		f := Finding{Category: CatCUDNNMissing, Severity: SevError,
+		f := findings.Finding{Category: findings.CatCUDNNMissing, Severity: findings.SevError,
 			Message:  fmt.Sprintf("%s is not on the loader path: the framework needs cuDNN %s and finds none", soname, major),
 			Evidence: []string{"missing: " + soname}}
 		pin := e.cudnnWheelPin(ctx, major)
@@ -344,36 +345,36 @@ func (e *explainCtx) missingLib(ctx context.Context, m []string) (Finding, error
 		}
 		return f, nil
 	}
-	return Finding{Category: CatToolkitMismatch, Severity: SevError,
+	return findings.Finding{Category: findings.CatToolkitMismatch, Severity: findings.SevError,
 		Message:  fmt.Sprintf("%s is not on the loader path: the CUDA %s runtime libraries the framework was built against are missing", soname, ver),
 		Evidence: []string{"missing: " + soname},
 		Fix:      fmt.Sprintf("install the CUDA %s libraries (the framework's pip extras, e.g. pip install \"tensorflow[and-cuda]\", or the toolkit) and add their lib64 directory to LD_LIBRARY_PATH", version.MajorText(ver))}, nil
 }
 
-func (e *explainCtx) nvJitLink(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) nvJitLink(ctx context.Context, m []string) (findings.Finding, error) {
 	need := m[2] + "." + m[3]
-	return Finding{Category: CatMultipleCUDALibs, Severity: SevError,
+	return findings.Finding{Category: findings.CatMultipleCUDALibs, Severity: findings.SevError,
 		Message:  fmt.Sprintf("an older libnvJitLink.so.%s (before CUDA %s) is loaded ahead of the one the framework needs (it calls %s_%s_%s)", m[4], need, m[1], m[2], m[3]),
 		Evidence: []string{"needs libnvJitLink from CUDA >= " + need},
 		Fix:      fmt.Sprintf("pip install \"nvidia-nvjitlink-cu%s>=%s\" and unset LD_LIBRARY_PATH (an older toolkit's lib64 on it shadows the wheel's copy)", m[4], need)}, nil
 }
 
-func (e *explainCtx) toolkitMismatch(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) toolkitMismatch(ctx context.Context, m []string) (findings.Finding, error) {
 	detected, built := m[1], m[2]
-	sev := SevWarning
+	sev := findings.SevWarning
 	if version.MajorText(detected) != version.MajorText(built) {
-		sev = SevError
+		sev = findings.SevError
 	}
 	fix := fmt.Sprintf("export CUDA_HOME=/usr/local/cuda-%s (install CUDA %s if absent: conda install -c nvidia cuda-toolkit=%s)", built, built, built)
 	if cmd, ver := e.newestTorch(ctx, query.ResolveRequest{CUDA: detected}); cmd != "" {
 		fix += fmt.Sprintf("; or use torch %s built for CUDA %s: %s", ver, detected, cmd)
 	}
-	return Finding{Category: CatToolkitMismatch, Severity: sev,
+	return findings.Finding{Category: findings.CatToolkitMismatch, Severity: sev,
 		Message:  fmt.Sprintf("the CUDA toolkit used to build extensions is %s but PyTorch was built with CUDA %s", detected, built),
 		Evidence: []string{"CUDA_HOME/nvcc: " + detected, "torch CUDA: " + built}, Fix: fix}, nil
 }
 
-func (e *explainCtx) torchCPU(ctx context.Context, m []string) (Finding, error) {
+func (e *explainCtx) torchCPU(ctx context.Context, m []string) (findings.Finding, error) {
 	fix := "cudb pin torch --format pip (names the CUDA build for your driver with --driver)"
 	// The message is most often seen on Windows, where PyPI's torch is
 	// the CPU-only wheel: the command names the CUDA index, which serves
@@ -381,33 +382,33 @@ func (e *explainCtx) torchCPU(ctx context.Context, m []string) (Finding, error) 
 	if cmd, _ := e.newestTorch(ctx, query.ResolveRequest{Platform: "windows"}); cmd != "" {
 		fix = "pip uninstall -y torch && " + cmd + " (or cudb resolve torch --driver <your driver> for a build matched to it)"
 	}
-	return Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+	return findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevError,
 		Message: "a CPU-only torch is installed (a +cpu wheel, or the macOS/CPU index)",
 		Fix:     fix}, nil
 }
 
-func (e *explainCtx) cudaUnknown(ctx context.Context, m []string) (Finding, error) {
-	return Finding{Category: CatNoGPUVisible, Severity: SevError,
+func (e *explainCtx) cudaUnknown(ctx context.Context, m []string) (findings.Finding, error) {
+	return findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevError,
 		Message: "CUDA cannot initialise: usually the kernel driver and its user-space libraries differ (a driver upgrade without a reboot), the nvidia_uvm module is not loaded, or CUDA_VISIBLE_DEVICES names no device",
 		Fix:     "sudo modprobe nvidia_uvm && nvidia-smi (if nvidia-smi reports a driver/library version mismatch, reboot); check echo $CUDA_VISIBLE_DEVICES"}, nil
 }
 
-func (e *explainCtx) noDevices(ctx context.Context, m []string) (Finding, error) {
-	return Finding{Category: CatNoGPUVisible, Severity: SevError,
+func (e *explainCtx) noDevices(ctx context.Context, m []string) (findings.Finding, error) {
+	return findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevError,
 		Message: "the driver is loaded but sees no GPU",
 		Fix:     "nvidia-smi -L (in a container: docker run --gpus all ...; on a VM: check the GPU is attached; on bare metal: lspci | grep -i nvidia)"}, nil
 }
 
-func (e *explainCtx) smiFailed(ctx context.Context, m []string) (Finding, error) {
-	return Finding{Category: CatNoGPUVisible, Severity: SevError,
+func (e *explainCtx) smiFailed(ctx context.Context, m []string) (findings.Finding, error) {
+	return findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevError,
 		Message: "nvidia-smi cannot talk to the NVIDIA kernel driver (module not loaded, or built for another kernel)",
 		Fix:     "sudo modprobe nvidia && nvidia-smi (if it fails, reinstall the driver for the running kernel, e.g. sudo apt-get install --reinstall nvidia-dkms-<branch>, then reboot)"}, nil
 }
 
 // unparsedSM is the answer when a message names an sm_/compute_ number
 // that is not a compute capability: said, not skipped in silence.
-func unparsedSM(sm, skipped string) (Finding, error) {
-	return Finding{Category: CatUnknownVersion, Severity: SevWarning,
+func unparsedSM(sm, skipped string) (findings.Finding, error) {
+	return findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 		Message:  query.UnparsedText("the message", "compute capability", "sm_"+sm, skipped),
 		Evidence: []string{"named in the message: sm_" + sm}}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // MaxExplainedLines bounds the distinct error lines one input gets
@@ -22,7 +23,7 @@ const maxLineLen = 4096
 
 // Explanation is what ExplainAll found in a text.
 type Explanation struct {
-	Findings []Finding `json:"findings"`
+	Findings []findings.Finding `json:"findings"`
 	// Lines is the number of distinct lines that matched a signature.
 	Lines int `json:"lines"`
 	// Skipped counts the distinct matching lines beyond
@@ -49,7 +50,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 		lower[i] = strings.ToLower(l)
 	}
 	e := &explainCtx{d: d, lines: lines}
-	x := &Explanation{Findings: []Finding{}}
+	x := &Explanation{Findings: []findings.Finding{}}
 	memo := map[string]bool{}    // signature + values already explained
 	seenMsg := map[string]bool{} // category + message already given
 	seenLine := map[string]bool{}
@@ -150,25 +151,25 @@ func evidenceLine(s string) string {
 // preferSpecific drops general findings that a more specific one in the
 // same text already states: "no kernel image" under an sm_ message, a
 // cuDNN status code under a named cuDNN version problem.
-func preferSpecific(out []Finding) []Finding {
+func preferSpecific(out []findings.Finding) []findings.Finding {
 	if len(out) < 2 {
 		return out
 	}
 	has := map[string]bool{}
 	for _, f := range out {
-		if f.Severity == SevError {
+		if f.Severity == findings.SevError {
 			has[f.Category] = true
 		}
-		if f.Category == CatArchUnsupported && strings.Contains(f.Message, "(sm_") {
+		if f.Category == findings.CatArchUnsupported && strings.Contains(f.Message, "(sm_") {
 			has["sm"] = true
 		}
 	}
-	var keep []Finding
+	var keep []findings.Finding
 	for _, f := range out {
 		switch {
-		case has["sm"] && f.Category == CatArchUnsupported && strings.HasPrefix(f.Message, "the GPU has no kernel"):
+		case has["sm"] && f.Category == findings.CatArchUnsupported && strings.HasPrefix(f.Message, "the GPU has no kernel"):
 			continue
-		case f.Severity != SevError && has[f.Category]:
+		case f.Severity != findings.SevError && has[f.Category]:
 			// a hedged reading of a status code beside a clear one
 			continue
 		}

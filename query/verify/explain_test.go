@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -20,36 +21,36 @@ func TestExplainMessages(t *testing.T) {
 		msg, fix []string // substrings
 	}{
 		{"RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
-			CatDriverTooOld, SevError, []string{"CUDA up to 11.4"}, []string{">= 525.60.13", "cu118", "pip install torch=="}},
+			findings.CatDriverTooOld, findings.SevError, []string{"CUDA up to 11.4"}, []string{">= 525.60.13", "cu118", "pip install torch=="}},
 		{"RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
-			CatDriverTooOld, SevError, []string{"older than the CUDA runtime"}, []string{"cudb resolve torch --driver"}},
+			findings.CatDriverTooOld, findings.SevError, []string{"older than the CUDA runtime"}, []string{"cudb resolve torch --driver"}},
 		{"RuntimeError: CUDA error: no kernel image is available for execution on the device",
-			CatArchUnsupported, SevError, []string{"no kernel"}, []string{"cudb resolve torch --gpu"}},
+			findings.CatArchUnsupported, findings.SevError, []string{"no kernel"}, []string{"cudb resolve torch --gpu"}},
 		{"NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
-			CatArchUnsupported, SevError, []string{"sm_120", "the first torch with sm_120 is 2.7.0 (cu128)"}, []string{"pip install torch=="}},
+			findings.CatArchUnsupported, findings.SevError, []string{"sm_120", "the first torch with sm_120 is 2.7.0 (cu128)"}, []string{"pip install torch=="}},
 		{"RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime version (8, 5, 0).",
-			CatCUDNNMismatch, SevError, []string{"cuDNN 8.9.2", "8.5.0"}, []string{"unset LD_LIBRARY_PATH", "nvidia-cudnn-cu12==8.9.2.26"}},
+			findings.CatCUDNNMismatch, findings.SevError, []string{"cuDNN 8.9.2", "8.5.0"}, []string{"unset LD_LIBRARY_PATH", "nvidia-cudnn-cu12==8.9.2.26"}},
 		{"E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.",
-			CatCUDNNMismatch, SevError, []string{"built with cuDNN 8.6.0", "loaded cuDNN 8.1.0"}, []string{"8.6"}},
+			findings.CatCUDNNMismatch, findings.SevError, []string{"built with cuDNN 8.6.0", "loaded cuDNN 8.1.0"}, []string{"8.6"}},
 		{"W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory",
-			CatCUDNNMissing, SevError, []string{"libcudnn.so.8", "cuDNN 8"}, []string{"libcudnn8", "tensorflow[and-cuda]"}},
+			findings.CatCUDNNMissing, findings.SevError, []string{"libcudnn.so.8", "cuDNN 8"}, []string{"libcudnn8", "tensorflow[and-cuda]"}},
 		{"ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
-			CatCUDNNMissing, SevError, []string{"libcudnn.so.9"}, []string{"pip install \"nvidia-cudnn-cu", "==9."}},
+			findings.CatCUDNNMissing, findings.SevError, []string{"libcudnn.so.9"}, []string{"pip install \"nvidia-cudnn-cu", "==9."}},
 		{"ImportError: /venv/lib/python3.11/site-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
-			CatMultipleCUDALibs, SevError, []string{"libnvJitLink.so.12", "CUDA 12.1"}, []string{"nvidia-nvjitlink-cu12>=12.1", "unset LD_LIBRARY_PATH"}},
+			findings.CatMultipleCUDALibs, findings.SevError, []string{"libnvJitLink.so.12", "CUDA 12.1"}, []string{"nvidia-nvjitlink-cu12>=12.1", "unset LD_LIBRARY_PATH"}},
 		{"RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.7). Please make sure to use the same CUDA versions.",
-			CatToolkitMismatch, SevError, []string{"12.1", "11.7"}, []string{"CUDA_HOME=/usr/local/cuda-11.7", "pip install torch=="}},
+			findings.CatToolkitMismatch, findings.SevError, []string{"12.1", "11.7"}, []string{"CUDA_HOME=/usr/local/cuda-11.7", "pip install torch=="}},
 		{"docker: Error response from daemon: failed to create task for container: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version",
-			CatDriverTooOld, SevError, []string{"CUDA >= 12.8"}, []string{">= 570.26", "NVIDIA_DISABLE_REQUIRE=1", ">= 525.60.13"}},
+			findings.CatDriverTooOld, findings.SevError, []string{"CUDA >= 12.8"}, []string{">= 570.26", "NVIDIA_DISABLE_REQUIRE=1", ">= 525.60.13"}},
 		{"AssertionError: Torch not compiled with CUDA enabled",
-			CatCPUOnlyWheel, SevError, []string{"CPU-only"}, []string{"pip uninstall -y torch", "pip install torch=="}},
+			findings.CatCPUOnlyWheel, findings.SevError, []string{"CPU-only"}, []string{"pip uninstall -y torch", "pip install torch=="}},
 		{"RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.",
-			CatNoGPUVisible, SevError, []string{"cannot initialise"}, []string{"modprobe nvidia_uvm"}},
+			findings.CatNoGPUVisible, findings.SevError, []string{"cannot initialise"}, []string{"modprobe nvidia_uvm"}},
 		{"RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cuInit(0) failed\nOutdated cuDNN installation found.\nVersion JAX was built against: 8907\nMinimum supported: 8900\nInstalled version: 8600\nThe local installation version must be no lower than 8900.",
-			CatCUDNNMismatch, SevError, []string{">= 8.9.0", "8.6.0"}, []string{"nvidia-cudnn-cu12>=8.9"}},
-		{"No devices were found", CatNoGPUVisible, SevError, []string{"sees no GPU"}, []string{"nvidia-smi -L"}},
+			findings.CatCUDNNMismatch, findings.SevError, []string{">= 8.9.0", "8.6.0"}, []string{"nvidia-cudnn-cu12>=8.9"}},
+		{"No devices were found", findings.CatNoGPUVisible, findings.SevError, []string{"sees no GPU"}, []string{"nvidia-smi -L"}},
 		{"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
-			CatNoGPUVisible, SevError, []string{"cannot talk"}, []string{"modprobe nvidia"}},
+			findings.CatNoGPUVisible, findings.SevError, []string{"cannot talk"}, []string{"modprobe nvidia"}},
 	} {
 		fs, err := Explain(context.Background(), d, tc.text)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // This file applies query's policy for releases whose facts are pending:
@@ -49,13 +50,13 @@ func (v *verifier) inferredPython(ctx context.Context, fw *framework, py version
 func (v *verifier) inferredFindings(fw *framework, from int) {
 	for i := from; i < len(v.out); i++ {
 		f := &v.out[i]
-		if f.Category == CatUnknownVersion {
+		if f.Category == findings.CatUnknownVersion {
 			continue
 		}
 		label := query.InferredText(fw.name, fw.version, fw.inferred)
 		f.Message = label + ": " + f.Message
-		if f.Severity == SevError {
-			f.Severity = SevWarning
+		if f.Severity == findings.SevError {
+			f.Severity = findings.SevWarning
 		}
 		f.Status = query.StatusUnknown
 		f.Unknown = append(f.Unknown, fmt.Sprintf("%s %s: facts pending", fw.name, fw.version))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -40,15 +41,15 @@ func TestInferredFromNearestRelease(t *testing.T) {
 	}
 	var unknown, inferred bool
 	for _, x := range r.Findings {
-		if x.Severity == SevError {
+		if x.Severity == findings.SevError {
 			t.Errorf("an error from a release without facts: %+v", x)
 		}
-		if x.Category == CatUnknownVersion && strings.Contains(x.Message, "torch 2.14.9+cu130 is not in the database: its checks are inferred from torch "+from) {
+		if x.Category == findings.CatUnknownVersion && strings.Contains(x.Message, "torch 2.14.9+cu130 is not in the database: its checks are inferred from torch "+from) {
 			unknown = true
 		}
 		if strings.HasPrefix(x.Message, "inferred from torch "+from) {
 			inferred = true
-			if x.Status != query.StatusUnknown || x.Severity != SevWarning || strings.Contains(x.Fix, "pip install") || len(x.Unknown) == 0 {
+			if x.Status != query.StatusUnknown || x.Severity != findings.SevWarning || strings.Contains(x.Fix, "pip install") || len(x.Unknown) == 0 {
 				t.Errorf("an inferred finding must be an unknown warning whose fix is the data: %+v", x)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // frameworks lists installed framework builds, matched to the database.
@@ -166,7 +167,7 @@ func (v *verifier) unknown(ctx context.Context, fw *framework, component string)
 	}
 	// A release a lead names is known, its facts pending: said so, as
 	// resolve says it, rather than "not in the database".
-	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 		Message:  query.ReleaseUnknownText(ctx, v.d, component, fw.version, fw.label, skipped),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", component, fw.version, envName(fw.py))},
 		Fix:      fmt.Sprintf("cudb refresh (update the data), or cudb matrix %s for the known releases", table)})
@@ -238,7 +239,7 @@ func (v *verifier) matchTorch(ctx context.Context, py *host.Python, t *host.Torc
 		fw.build = pickBuild(bs, "cpu", false)
 	}
 	if fw.build == nil {
-		v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+		v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 			Message:  fmt.Sprintf("torch %s has no %s build in the database: its CUDA, cuDNN and GPU checks are skipped", fw.version, orUnknown(variant)),
 			Evidence: []string{"torch: " + t.Version},
 			Fix:      fmt.Sprintf("cudb matrix torch (the variants of %s that exist)", fw.version)})

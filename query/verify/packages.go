@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // This file judges what the installed-package listing alone shows: a CPU
@@ -48,13 +49,13 @@ func (v *verifier) moduleConflicts(py *host.Python) {
 		if !okCPU || !okGPU {
 			continue
 		}
-		sev := SevWarning
+		sev := findings.SevWarning
 		msg := fmt.Sprintf("%s %s and %s %s are both installed in %s: they install the same module (%s), so whichever was installed last owns it, and with the CPU package's files %s has no CUDA provider", fw.CPUPackage, cpuVer, fw.Packages[0], gpuVer, envName(py), fw.Module, fw.Label)
 		ev := []string{fmt.Sprintf("%s: %s (%s)", fw.CPUPackage, cpuVer, envName(py)), fmt.Sprintf("%s: %s (%s)", fw.Packages[0], gpuVer, envName(py))}
 		for _, e := range v.f.Errors {
 			if l := strings.ToLower(e); strings.Contains(l, "cudaexecutionprovider") && (strings.Contains(l, "not in available") || strings.Contains(l, "not available")) {
 				// the report shows the CPU package won
-				sev = SevError
+				sev = findings.SevError
 				ev = append(ev, "error: "+e)
 				break
 			}
@@ -64,7 +65,7 @@ func (v *verifier) moduleConflicts(py *host.Python) {
 			// the CPU package came from a conda channel: conda removes it
 			fix = fmt.Sprintf("conda remove --force %s && pip install --force-reinstall %s==%s (the CPU package is conda's; reinstalling the GPU package restores the module's files)", fw.CPUPackage, fw.Packages[0], gpuVer)
 		}
-		v.add(Finding{Category: CatMultipleCUDALibs, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
+		v.add(findings.Finding{Category: findings.CatMultipleCUDALibs, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
 	}
 }
 
@@ -99,7 +100,7 @@ func (v *verifier) jaxWithoutPlugin(py *host.Python) {
 		jv = lib
 	}
 	plugin := frameworks.Must(frameworks.JAX).PluginPrefix
-	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevWarning,
 		Message:  fmt.Sprintf("%s %s has no CUDA plugin (%s12-plugin or %s13-plugin) in %s: it runs on the CPU of a host with %s", frameworks.JAX, jv, plugin, plugin, envName(py), v.f.GPUs[0].Name),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", frameworks.JAXLib, lib, envName(py)), "CUDA plugin: none", "GPU 0: " + v.f.GPUs[0].Name},
 		Fix:      fmt.Sprintf("pip install -U \"%s[%s]\" (brings %s%s-plugin and the CUDA wheels)", frameworks.JAX, extra, plugin, strings.TrimPrefix(extra, "cuda"))})
@@ -119,7 +120,7 @@ func (v *verifier) tfNativeWindows(ctx context.Context, fw *framework) {
 	if version.CompareDottedText(fw.version, last) <= 0 {
 		return
 	}
-	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevError,
 		Message:  fmt.Sprintf("%s runs on the CPU on native Windows: TensorFlow's last native-Windows GPU release is %s", fw.label, last),
 		Evidence: tfWindowsEvidence(v.f, fw),
 		Fix:      fmt.Sprintf("install TensorFlow in WSL2 (pip install \"tensorflow[and-cuda]==%s\" inside Ubuntu on WSL2), or stay on native Windows with tensorflow==%s and its CUDA 11.2 / cuDNN 8.1 (conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0)", fw.version, last),
@@ -175,7 +176,7 @@ func (v *verifier) condaCPUSolve(ctx context.Context, py *host.Python) {
 		c := cudas[len(cudas)-1]
 		fix = fmt.Sprintf("conda install -c %s %s=%s cudatoolkit=%s (the channel's CUDA builds of %s: %s)", frameworks.Must(frameworks.Torch).CondaChannel, frameworks.Must(frameworks.Torch).CondaName, t.Version, c, t.Version, strings.Join(cudas, ", "))
 	}
-	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevError,
 		Message:  fmt.Sprintf("conda installed the CPU build of %s %s beside %s: the solve fell back to the CPU build (the channel has no CUDA build for that request)", frameworks.Must(frameworks.Torch).CondaName, t.Version, rt),
 		Evidence: []string{fmt.Sprintf("%s: %s cpu (conda_list)", frameworks.Must(frameworks.Torch).CondaName, t.Version), rt + " (conda_list)"},
 		Fix:      fix})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -22,7 +23,7 @@ func TestVerifyPendingRelease(t *testing.T) {
 		}
 		found := false
 		for _, f := range r.Findings {
-			if f.Category == CatUnknownVersion && strings.HasPrefix(f.Message, tc.want) {
+			if f.Category == findings.CatUnknownVersion && strings.HasPrefix(f.Message, tc.want) {
 				found = true
 			}
 		}

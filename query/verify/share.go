@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // shared judges every two frameworks installed in one environment with
@@ -29,11 +30,11 @@ func (v *verifier) shared(ctx context.Context, fws []*framework) {
 					msgs = append(msgs, c.Message)
 					ev = append(ev, c.Specs...)
 				}
-				v.add(Finding{Category: CatMultipleCUDALibs, Severity: SevError,
+				v.add(findings.Finding{Category: findings.CatMultipleCUDALibs, Severity: findings.SevError,
 					Message:  fmt.Sprintf("%s and %s cannot share one environment: %s", a.label, b.label, strings.Join(msgs, "; ")),
 					Evidence: ev, Fix: fix, Sources: append(a.sources(), b.sources()...)})
 			case query.StatusUnknown:
-				v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning, Status: query.StatusUnknown, Unknown: j.Unknown,
+				v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning, Status: query.StatusUnknown, Unknown: j.Unknown,
 					Message:  fmt.Sprintf("cudb cannot tell whether %s and %s can share one environment: %s", a.label, b.label, strings.Join(j.Unknown, "; ")),
 					Evidence: ev, Fix: fix, Sources: append(a.sources(), b.sources()...)})
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // releaseBuilds returns the builds of component release ver. A report
@@ -59,6 +60,6 @@ func (v *verifier) shorthandNote(read string) {
 	if read == "" {
 		return
 	}
-	v.add(Finding{Category: CatUnknownVersion, Severity: SevInfo, Message: read,
+	v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevInfo, Message: read,
 		Fix: "state the exact version (pip show <package>) for an exact judgement"})
 }

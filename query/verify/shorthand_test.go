@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host/report"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -31,8 +32,8 @@ func TestMinorOnlyVersionIsJudged(t *testing.T) {
 	}
 	var info, cpu bool
 	for _, f := range r.Findings {
-		info = info || (f.Category == CatUnknownVersion && f.Severity == SevInfo && strings.Contains(f.Message, "tensorflow 2.16 names no patch release: judged as 2.16."))
-		cpu = cpu || (f.Category == CatCPUOnlyWheel && f.Severity == SevError && strings.Contains(f.Message, "native Windows"))
+		info = info || (f.Category == findings.CatUnknownVersion && f.Severity == findings.SevInfo && strings.Contains(f.Message, "tensorflow 2.16 names no patch release: judged as 2.16."))
+		cpu = cpu || (f.Category == findings.CatCPUOnlyWheel && f.Severity == findings.SevError && strings.Contains(f.Message, "native Windows"))
 	}
 	if !info || !cpu {
 		t.Errorf("findings %+v", r.Findings)

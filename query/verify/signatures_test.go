@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -166,7 +167,7 @@ func TestSignatures(t *testing.T) {
 			t.Errorf("signature %s twice", s.ID)
 		}
 		ids[s.ID] = true
-		if s.Lookup == "" || !contains(Categories, s.Category) {
+		if s.Lookup == "" || !contains(findings.Categories, s.Category) {
 			t.Errorf("%s: lookup %q, category %q", s.ID, s.Lookup, s.Category)
 		}
 		text, ok := signatureCases[s.ID]
@@ -227,7 +228,7 @@ func TestExplainBounded(t *testing.T) {
 func TestExplainNormalises(t *testing.T) {
 	d := querytest.Embedded(t)
 	fs, err := Explain(context.Background(), d, "\x1b[31mW dso_loader.cc:64] Could not load dynamic library \u2018libcudnn.so.8\u2019; dlerror: libcudnn.so.8: cannot open shared object file\x1b[0m\r\n")
-	if err != nil || len(fs) != 1 || fs[0].Category != CatCUDNNMissing {
+	if err != nil || len(fs) != 1 || fs[0].Category != findings.CatCUDNNMissing {
 		t.Fatalf("%v %+v", err, fs)
 	}
 	if !strings.Contains(fs[0].Evidence[0], "'libcudnn.so.8';") {
@@ -254,7 +255,7 @@ func FuzzExplain(f *testing.F) {
 			t.Fatalf("lines %d skipped %d", x.Lines, x.Skipped)
 		}
 		for _, fd := range x.Findings {
-			if !contains(Categories, fd.Category) || !strings.HasPrefix(fd.Evidence[0], "message: ") {
+			if !contains(findings.Categories, fd.Category) || !strings.HasPrefix(fd.Evidence[0], "message: ") {
 				t.Fatalf("finding %+v", fd)
 			}
 		}

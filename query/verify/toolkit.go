@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/internal/version"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // activeToolkit is the toolkit extension builds use: CUDA_HOME's, else
@@ -48,7 +49,7 @@ func (v *verifier) toolkit(_ context.Context, fw *framework) error {
 			break
 		}
 	}
-	v.add(Finding{Category: CatToolkitMismatch, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatToolkitMismatch, Severity: findings.SevWarning,
 		Message:  fmt.Sprintf("the CUDA toolkit at %s is %s, but %s was built with CUDA %s: torch.utils.cpp_extension refuses a different major", t.Path, t.Version, fw.label, fw.cuda),
 		Evidence: []string{"toolkit: " + t.Version + " " + t.Path + " (" + t.Source + ")", fmt.Sprintf("%s: CUDA %s", fw.label, fw.cuda)},
 		Fix:      fix})
@@ -74,7 +75,7 @@ func (v *verifier) toolkits() {
 	if home == nil || onPath == nil || home == onPath || home.Version == onPath.Version {
 		return
 	}
-	v.add(Finding{Category: CatMultipleCUDALibs, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatMultipleCUDALibs, Severity: findings.SevWarning,
 		Message: fmt.Sprintf("CUDA_HOME points at CUDA %s (%s) but nvcc on PATH is CUDA %s (%s): builds mix headers and compilers of two toolkits",
 			home.Version, home.Path, onPath.Version, onPath.Path),
 		Evidence: []string{"CUDA_HOME: " + v.f.CUDAHome, "nvcc on PATH: " + onPath.Path + "/bin/nvcc"},

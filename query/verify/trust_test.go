@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/nvidia"
 	"github.com/cudb/cudb/query/querytest"
 )
@@ -40,7 +41,7 @@ func TestDriverFloorOfTheRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fd := range r.Findings {
-		if fd.Category == CatDriverTooOld {
+		if fd.Category == findings.CatDriverTooOld {
 			t.Errorf("driver 450.51.06 with torch 1.7.1+cu110: %s | %s", fd.Message, fd.Fix)
 		}
 	}
@@ -51,7 +52,7 @@ func TestDriverFloorOfTheRelease(t *testing.T) {
 	}
 	found := false
 	for _, fd := range r.Findings {
-		if fd.Category == CatDriverTooOld && strings.Contains(fd.Message, "450.51.05") {
+		if fd.Category == findings.CatDriverTooOld && strings.Contains(fd.Message, "450.51.05") {
 			found = true
 		}
 	}
@@ -76,7 +77,7 @@ func TestCandidateCUDNNIsNoLoadOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fd := range r.Findings {
-		if fd.Category == CatCUDNNMismatch || fd.Severity == SevError {
+		if fd.Category == findings.CatCUDNNMismatch || fd.Severity == findings.SevError {
 			t.Errorf("%s/%s: %s", fd.Category, fd.Severity, fd.Message)
 		}
 	}

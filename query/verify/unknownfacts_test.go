@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -20,8 +21,8 @@ func TestVerifySameAsResolve(t *testing.T) {
 			Driver:  &host.Driver{Version: drv, Source: "collect_env"},
 			Pythons: []host.Python{{Kind: "report", Version: "3.6", TensorFlow: &host.TensorFlow{Version: "1.12.0", Source: "collect_env"}}}}
 	}
-	find := func(r *Result, cat string) []Finding {
-		var out []Finding
+	find := func(r *Result, cat string) []findings.Finding {
+		var out []findings.Finding
 		for _, f := range r.Findings {
 			if f.Category == cat {
 				out = append(out, f)
@@ -33,7 +34,7 @@ func TestVerifySameAsResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := find(r, CatDriverTooOld); len(got) != 1 || got[0].Severity != SevError ||
+	if got := find(r, findings.CatDriverTooOld); len(got) != 1 || got[0].Severity != findings.SevError ||
 		!strings.Contains(got[0].Message, "no CUDA 9.x runs on this driver: driver 380.10 supports CUDA up to 8.0") {
 		t.Errorf("380.10: want one driver_too_old error, got %+v", r.Findings)
 	}
@@ -41,14 +42,14 @@ func TestVerifySameAsResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := find(r, CatDriverTooOld); len(got) != 0 {
+	if got := find(r, findings.CatDriverTooOld); len(got) != 0 {
 		t.Errorf("535.104.05: want no driver finding, got %+v", got)
 	}
 	r, err = Verify(context.Background(), d, tf("390.46"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := find(r, CatUnknownVersion); len(got) != 1 || got[0].Severity != SevInfo ||
+	if got := find(r, findings.CatUnknownVersion); len(got) != 1 || got[0].Severity != findings.SevInfo ||
 		!strings.Contains(got[0].Message, "the build names CUDA 9 but not its minor: this driver runs CUDA 9.0, 9.1 but not 9.2 (needs >= 396.26)") {
 		t.Errorf("390.46: want one unknown info naming the minors, got %+v", r.Findings)
 	}
@@ -60,12 +61,12 @@ func TestVerifySameAsResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if find(r, CatPythonUnsupported) != nil {
+	if find(r, findings.CatPythonUnsupported) != nil {
 		t.Errorf("jax 0.4.30 on 3.12: a missing range refused the Python: %+v", r.Findings)
 	}
 	// jaxlib/setup.py at jax-v0.4.30 states 3.9-3.12: the range is known
 	// now, so 3.12 is judged (fits) rather than "not judged".
-	for _, f := range find(r, CatUnknownVersion) {
+	for _, f := range find(r, findings.CatUnknownVersion) {
 		if strings.Contains(f.Message, "the database records no Python range for jax 0.4.30") {
 			t.Errorf("jax 0.4.30 on 3.12: its range is in the data, got %q", f.Message)
 		}
@@ -85,10 +86,10 @@ func TestUnparsedValueIsSaid(t *testing.T) {
 	}
 	found := false
 	for _, f := range r.Findings {
-		if f.Category == CatUnknownVersion && f.Severity == SevWarning && strings.Contains(f.Message, `the Python version "3.x" does not parse: whether it runs on that Python is not judged`) {
+		if f.Category == findings.CatUnknownVersion && f.Severity == findings.SevWarning && strings.Contains(f.Message, `the Python version "3.x" does not parse: whether it runs on that Python is not judged`) {
 			found = true
 		}
-		if f.Severity == SevError {
+		if f.Severity == findings.SevError {
 			t.Errorf("an unparsed value gave an error: %+v", f)
 		}
 	}

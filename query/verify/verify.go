@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 
@@ -13,74 +12,16 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/nvidia"
 )
 
-// Finding categories (docs/verify.md).
-const (
-	CatDriverTooOld      = "driver_too_old"
-	CatCUDNNMismatch     = "cudnn_version_mismatch"
-	CatCUDNNMissing      = "cudnn_missing"
-	CatToolkitMismatch   = "cuda_toolkit_mismatch"
-	CatArchUnsupported   = "gpu_arch_unsupported"
-	CatCPUOnlyWheel      = "cpu_only_wheel"
-	CatMultipleCUDALibs  = "multiple_cuda_libs_conflict"
-	CatPythonUnsupported = "python_unsupported"
-	CatNoGPUVisible      = "no_gpu_visible"
-	CatUnknownVersion    = "unknown_version"
-	CatProbeIncomplete   = "probe_incomplete"
-	// CatNotVersion: the error is real but no version choice causes or
-	// fixes it (out of memory, a bad index in a kernel).
-	CatNotVersion = "not_a_version_problem"
-	// CatModelUnsupported: the runtime is older than the model file it is
-	// given (an ONNX IR version or opset it does not implement).
-	CatModelUnsupported = "model_format_unsupported"
-)
-
-// Severities, most serious first.
-const (
-	SevError   = "error"
-	SevWarning = "warning"
-	SevInfo    = "info"
-)
-
-// Categories lists every finding category, for documentation and metrics.
-var Categories = []string{CatDriverTooOld, CatCUDNNMismatch, CatCUDNNMissing, CatToolkitMismatch, CatArchUnsupported,
-	CatCPUOnlyWheel, CatMultipleCUDALibs, CatPythonUnsupported, CatNoGPUVisible, CatUnknownVersion, CatProbeIncomplete, CatNotVersion, CatModelUnsupported}
-
-// Severities lists the severities, most serious first.
-var Severities = []string{SevError, SevWarning, SevInfo}
-
-// Finding is one judgement about a host.
-type Finding struct {
-	Category string `json:"category"`
-	Severity string `json:"severity"`
-	// Status is incompatible (an error: it fails or will), unknown (a
-	// fact the judgement needs is missing; Unknown names it) or ok.
-	Status  string   `json:"status"`
-	Unknown []string `json:"unknown"`
-	Message string   `json:"message"`
-	// Evidence are the facts the finding rests on, as "what: value".
-	Evidence []string `json:"evidence"`
-	// Fix is an exact command or pin; empty only for infos that need none.
-	Fix     string            `json:"fix,omitempty"`
-	Sources []query.SourceRef `json:"sources"`
-}
-
-// Summary counts findings by severity.
-type Summary struct {
-	Errors   int  `json:"errors"`
-	Warnings int  `json:"warnings"`
-	Infos    int  `json:"infos"`
-	Healthy  bool `json:"healthy"`
-}
-
 // Result is the answer of Verify.
 type Result struct {
-	Origin   string         `json:"origin"`
-	Summary  Summary        `json:"summary"`
-	Findings []Finding      `json:"findings"`
-	Facts    *host.Snapshot `json:"facts"`
+	Origin   string             `json:"origin"`
+	Summary  findings.Summary   `json:"summary"`
+	Findings []findings.Finding `json:"findings"`
+	Facts    *host.Snapshot     `json:"facts"`
 	// Read says what the facts are: input, formats, host, driver, GPUs,
 	// CUDA and cuDNN copies, environments, framework builds (read.go).
 	Read *Read `json:"read"`
@@ -135,59 +76,17 @@ func VerifyWith(ctx context.Context, d *db.DB, facts *host.Snapshot, opts Option
 	}
 	r := &Result{Origin: facts.Origin, Findings: v.out, Facts: v.factsWithCC(ctx), Read: v.readSummary(ctx)}
 	if r.Findings == nil {
-		r.Findings = []Finding{}
+		r.Findings = []findings.Finding{}
 	}
-	sortFindings(r.Findings)
-	r.Summary = summarize(r.Findings)
+	findings.Sort(r.Findings)
+	r.Summary = findings.Summarize(r.Findings)
 	return r, nil
-}
-
-func summarize(fs []Finding) Summary {
-	var s Summary
-	for _, f := range fs {
-		switch f.Severity {
-		case SevError:
-			s.Errors++
-		case SevWarning:
-			s.Warnings++
-		default:
-			s.Infos++
-		}
-	}
-	s.Healthy = s.Errors == 0
-	return s
-}
-
-// NothingWrong is the verdict on input in which nothing failed: no error
-// and no warning among what was read (a report lists what was read).
-const NothingWrong = "nothing wrong found in what was read"
-
-// Verdict says in words what a summary means: NothingWrong when it has
-// no error and no warning, else "".
-func Verdict(s Summary) string {
-	if s.Errors == 0 && s.Warnings == 0 {
-		return NothingWrong
-	}
-	return ""
-}
-
-func sevRank(s string) int {
-	for i, x := range Severities {
-		if x == s {
-			return i
-		}
-	}
-	return len(Severities)
-}
-
-func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool { return sevRank(fs[i].Severity) < sevRank(fs[j].Severity) })
 }
 
 type verifier struct {
 	d    *db.DB
 	f    *host.Snapshot
-	out  []Finding
+	out  []findings.Finding
 	opts Options
 	// seen drops repeated findings (two environments with one torch).
 	seen map[string]bool
@@ -200,12 +99,12 @@ type verifier struct {
 // notJudged says that a value a judgement needs does not parse, so that
 // judgement is skipped with a warning instead of in silence.
 func (v *verifier) notJudged(fw *framework, what, value, skipped string) error {
-	v.add(Finding{Category: CatUnknownVersion, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatUnknownVersion, Severity: findings.SevWarning,
 		Message: query.UnparsedText(fw.label, what, value, skipped), Sources: fw.sources()})
 	return nil
 }
 
-func (v *verifier) add(f Finding) {
+func (v *verifier) add(f findings.Finding) {
 	key := f.Category + "\x00" + f.Message
 	if v.seen == nil {
 		v.seen = map[string]bool{}
@@ -219,9 +118,9 @@ func (v *verifier) add(f Finding) {
 	}
 	if f.Status == "" {
 		switch {
-		case len(f.Unknown) > 0 || f.Category == CatUnknownVersion:
+		case len(f.Unknown) > 0 || f.Category == findings.CatUnknownVersion:
 			f.Status = query.StatusUnknown
-		case f.Severity == SevError:
+		case f.Severity == findings.SevError:
 			f.Status = query.StatusIncompatible
 		default:
 			f.Status = query.StatusOK
@@ -314,7 +213,7 @@ func (v *verifier) notes() {
 			interp, _, _ := strings.Cut(n.Message, " ")
 			fix = fmt.Sprintf("timeout 120 %s -c \"import torch; print(torch.cuda.is_available())\" (a hang in CUDA initialisation is a wedged GPU or driver: check `sudo dmesg | grep -i xid`; a slow import needs a larger --deep-timeout)", interp)
 		}
-		v.add(Finding{Category: CatProbeIncomplete, Severity: SevWarning,
+		v.add(findings.Finding{Category: findings.CatProbeIncomplete, Severity: findings.SevWarning,
 			Message:  n.Message,
 			Evidence: []string{n.Probe + ": timed out"},
 			Fix:      fix})
@@ -377,27 +276,27 @@ func (v *verifier) noGPU(fws []*framework) error {
 		kernel = k.Present()
 		ev = append(ev, kernelEvidence(k)...)
 	}
-	sev, msg := SevWarning, why
+	sev, msg := findings.SevWarning, why
 	switch {
 	case v.opts.GPU == GPUExpect:
-		sev, msg = SevError, why+" on a host expected to have one (--expect-gpu)"
+		sev, msg = findings.SevError, why+" on a host expected to have one (--expect-gpu)"
 	case kernel:
-		sev, msg = SevError, why+"; the NVIDIA kernel driver is present, so this host was meant to have a GPU and has lost it"
+		sev, msg = findings.SevError, why+"; the NVIDIA kernel driver is present, so this host was meant to have a GPU and has lost it"
 		fix += "; on a host meant to run without a GPU, pass --no-gpu-ok"
 	case smiCannotTalk && v.f.Driver != nil:
 		// The driver's own tools and libraries are installed but its
 		// module is not loaded (a kernel update without the module
 		// rebuilt): the host was set up for a GPU too.
-		sev, msg = SevError, why+"; the NVIDIA driver is installed but its kernel module is not loaded, so this host was meant to have a GPU and has lost it"
+		sev, msg = findings.SevError, why+"; the NVIDIA driver is installed but its kernel module is not loaded, so this host was meant to have a GPU and has lost it"
 		fix += "; on a host meant to run without a GPU, pass --no-gpu-ok"
 	}
 	if len(cudaFW) > 0 {
-		sev = SevError
+		sev = findings.SevError
 		msg += ": " + strings.Join(cudaFW, ", ") + " will run on the CPU only or fail"
-	} else if sev == SevWarning {
+	} else if sev == findings.SevWarning {
 		msg += "; nothing GPU-related is installed, so nothing fails yet (--expect-gpu makes this an error)"
 	}
-	v.add(Finding{Category: CatNoGPUVisible, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
+	v.add(findings.Finding{Category: findings.CatNoGPUVisible, Severity: sev, Message: msg, Evidence: ev, Fix: fix})
 	return nil
 }
 
@@ -430,7 +329,7 @@ func (v *verifier) cpuOnly(ctx context.Context, fw *framework) error {
 	if fw.name == frameworks.TensorFlow && v.tfHasAndCUDA(ctx, fw.version) {
 		fix = fmt.Sprintf("pip install \"%s[%s]==%s\"", frameworks.TensorFlow, frameworks.Must(frameworks.TensorFlow).GPUExtra, fw.version)
 	}
-	v.add(Finding{Category: CatCPUOnlyWheel, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatCPUOnlyWheel, Severity: findings.SevError,
 		Message:  fmt.Sprintf("%s is a CPU-only build on a host with %s: it will never use the GPU", fw.label, v.f.GPUs[0].Name),
 		Evidence: []string{fmt.Sprintf("%s: %s (%s)", fw.name, fw.label, envName(fw.py)), "GPU 0: " + v.f.GPUs[0].Name},
 		Fix:      fix, Sources: fw.sources()})
@@ -527,7 +426,7 @@ func (v *verifier) errors(ctx context.Context) error { return v.explainErrors(ct
 // text) becomes its evidence, not a second finding. n is the number of
 // findings the text matched; tune, when given, refines a new finding with
 // what the facts know better than the text (the framework's own pins).
-func (v *verifier) explainInto(ctx context.Context, evidence, text string, tune func(*Finding)) (n int, err error) {
+func (v *verifier) explainInto(ctx context.Context, evidence, text string, tune func(*findings.Finding)) (n int, err error) {
 	fs, err := Explain(ctx, v.d, text)
 	if err != nil {
 		if errs.CodeOf(err) == errs.CodeNotFound || errs.CodeOf(err) == errs.CodeUsage {

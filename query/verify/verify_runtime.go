@@ -9,6 +9,7 @@ import (
 	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host"
 	"github.com/cudb/cudb/query"
+	"github.com/cudb/cudb/query/findings"
 )
 
 // torchRuntime is what the environment's interpreter said about torch
@@ -110,7 +111,7 @@ func (v *verifier) torchRuntimeChecks(ctx context.Context, fw *framework, t *hos
 			return err
 		}
 		if n == 0 {
-			v.add(Finding{Category: CatNoGPUVisible, Severity: SevError,
+			v.add(findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevError,
 				Message:  fmt.Sprintf("%s initialises CUDA but a computation on GPU 0 fails: %s", fw.label, t.KernelError),
 				Evidence: []string{ev}, Fix: fmt.Sprintf("%s -c \"import torch; print(torch.ones(1, device='cuda') * 2)\"", fw.interpreter())})
 		}
@@ -120,9 +121,9 @@ func (v *verifier) torchRuntimeChecks(ctx context.Context, fw *framework, t *hos
 
 // pinTune makes a missing-cuDNN finding name the cuDNN wheel this
 // framework build pins, not the newest one in the database.
-func (v *verifier) pinTune(fw *framework) func(*Finding) {
-	return func(f *Finding) {
-		if f.Category != CatCUDNNMissing || fw.build == nil {
+func (v *verifier) pinTune(fw *framework) func(*findings.Finding) {
+	return func(f *findings.Finding) {
+		if f.Category != findings.CatCUDNNMissing || fw.build == nil {
 			return
 		}
 		if pr, ok := fw.build.Req(cudnnWheel(fw.cuda), db.KindPin); ok {
@@ -140,7 +141,7 @@ func (v *verifier) importFailed(ctx context.Context, fw *framework, module, text
 	if err != nil || n > 0 {
 		return err
 	}
-	v.add(Finding{Category: CatProbeIncomplete, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatProbeIncomplete, Severity: findings.SevError,
 		Message:  fmt.Sprintf("import %s fails in %s (%s); its runtime checks are skipped", module, envName(fw.py), text),
 		Evidence: []string{ev}, Fix: fmt.Sprintf("%s -c \"import %s\" (shows the traceback)", fw.interpreter(), module)})
 	return nil
@@ -157,15 +158,15 @@ func (v *verifier) sees(fw *framework, ev, fix string) {
 	if h, ok := v.hiddenBy(); ok {
 		// The variable is the cause: the runtime confirms it.
 		for i := range v.out {
-			if v.out[i].Category == CatNoGPUVisible && strings.HasPrefix(v.out[i].Message, h.name+" hides") {
+			if v.out[i].Category == findings.CatNoGPUVisible && strings.HasPrefix(v.out[i].Message, h.name+" hides") {
 				v.out[i].Evidence = append(v.out[i].Evidence, fw.label+": "+ev)
-				v.out[i].Severity, v.out[i].Status = SevError, query.StatusIncompatible
+				v.out[i].Severity, v.out[i].Status = findings.SevError, query.StatusIncompatible
 				return
 			}
 		}
 	}
 	for i := range v.out {
-		if v.out[i].Severity == SevError && strings.Contains(v.out[i].Message, fw.label) {
+		if v.out[i].Severity == findings.SevError && strings.Contains(v.out[i].Message, fw.label) {
 			v.out[i].Evidence = append(v.out[i].Evidence, ev)
 			return
 		}
@@ -174,7 +175,7 @@ func (v *verifier) sees(fw *framework, ev, fix string) {
 	if v.f.Driver != nil {
 		drv = v.f.Driver.Version
 	}
-	v.add(Finding{Category: CatNoGPUVisible, Severity: SevError,
+	v.add(findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevError,
 		Message: fmt.Sprintf("%s sees no GPU at runtime although driver %s and %d GPU(s) (%s) are present",
 			fw.label, drv, len(v.f.GPUs), v.f.GPUs[0].Name),
 		Evidence: []string{ev}, Fix: fix})

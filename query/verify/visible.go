@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cudb/cudb/query/findings"
 )
 
 // This file names the environment variables that hide GPUs as the cause
@@ -86,7 +88,7 @@ func (v *verifier) hiddenGPUs(fws []*framework) {
 	if len(cudaFW) == 0 {
 		return
 	}
-	v.add(Finding{Category: CatNoGPUVisible, Severity: SevWarning,
+	v.add(findings.Finding{Category: findings.CatNoGPUVisible, Severity: findings.SevWarning,
 		Message: fmt.Sprintf("%s hides every GPU from CUDA programs: %s will see no GPU although %s is present",
 			h.name, strings.Join(cudaFW, ", "), v.f.GPUs[0].Name),
 		Evidence: []string{h.evidence(), "GPU 0: " + v.f.GPUs[0].Name},

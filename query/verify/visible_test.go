@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudb/cudb/internal/host"
+	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
 
@@ -41,7 +42,7 @@ func TestVisibleDevicesNamedAsCause(t *testing.T) {
 		}
 		got := ""
 		for _, x := range r.Findings {
-			if x.Category == CatNoGPUVisible && strings.Contains(x.Message, "_VISIBLE_DEVICES hides every GPU") {
+			if x.Category == findings.CatNoGPUVisible && strings.Contains(x.Message, "_VISIBLE_DEVICES hides every GPU") {
 				got = x.Message
 				if !strings.Contains(strings.Join(x.Evidence, "\n"), tc.name+"=") || !strings.Contains(x.Fix, tc.name) && !strings.Contains(x.Fix, "--gpus all") {
 					t.Errorf("%s=%q: evidence %v fix %q", tc.name, tc.value, x.Evidence, x.Fix)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/cudb/cudb/query/findings"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -46,16 +47,16 @@ func TestRealHostVerifyProbe(t *testing.T) {
 	}
 	var cpuORT bool
 	for _, f := range r.Findings {
-		if f.Severity == verify.SevError {
+		if f.Severity == findings.SevError {
 			t.Errorf("an error on a healthy host: %+v", f)
 		}
-		if f.Category == verify.CatCPUOnlyWheel && strings.Contains(f.Message, "onnxruntime 1.30.0") {
-			cpuORT = f.Severity == verify.SevWarning && strings.Contains(f.Fix, "pip install onnxruntime-gpu==")
+		if f.Category == findings.CatCPUOnlyWheel && strings.Contains(f.Message, "onnxruntime 1.30.0") {
+			cpuORT = f.Severity == findings.SevWarning && strings.Contains(f.Fix, "pip install onnxruntime-gpu==")
 		}
-		if f.Category == verify.CatUnknownVersion && f.Severity != verify.SevWarning {
+		if f.Category == findings.CatUnknownVersion && f.Severity != findings.SevWarning {
 			t.Errorf("an unknown that is not a warning: %+v", f)
 		}
-		if f.Category == verify.CatUnknownVersion && strings.Contains(f.Fix, "pip install") {
+		if f.Category == findings.CatUnknownVersion && strings.Contains(f.Fix, "pip install") {
 			t.Errorf("an unknown whose fix installs something: %+v", f)
 		}
 	}
@@ -130,7 +131,7 @@ func TestRealHostExplainHiddenGPU(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: explain exits %v, want 0", name, err)
 		}
-		var x struct{ Findings []verify.Finding }
+		var x struct{ Findings []findings.Finding }
 		if err := json.Unmarshal([]byte(out), &x); err != nil {
 			t.Fatal(err)
 		}
@@ -138,14 +139,14 @@ func TestRealHostExplainHiddenGPU(t *testing.T) {
 			t.Fatalf("%s: no finding", name)
 		}
 		for _, f := range x.Findings {
-			if f.Category != verify.CatNoGPUVisible || strings.Contains(f.Fix, "install") {
+			if f.Category != findings.CatNoGPUVisible || strings.Contains(f.Fix, "install") {
 				t.Errorf("%s: %s %q (fix %q), want no_gpu_visible installing nothing", name, f.Category, f.Message, f.Fix)
 			}
 		}
 	}
 	// JAX's line alone still means a missing plugin.
 	out, err := runTree(t, "explain", "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.", "--json")
-	if err != nil || !strings.Contains(out, verify.CatCPUOnlyWheel) {
+	if err != nil || !strings.Contains(out, findings.CatCPUOnlyWheel) {
 		t.Errorf("the fallback line alone: %v\n%s", err, out)
 	}
 }
@@ -159,11 +160,11 @@ func TestRealHostHiddenAndPreloaded(t *testing.T) {
 	var hidden, preload, mismatch bool
 	for _, f := range r.Findings {
 		switch f.Category {
-		case verify.CatNoGPUVisible:
+		case findings.CatNoGPUVisible:
 			hidden = strings.HasPrefix(f.Message, "CUDA_VISIBLE_DEVICES hides every GPU") && strings.Contains(strings.Join(f.Evidence, "\n"), `CUDA_VISIBLE_DEVICES=""`)
-		case verify.CatMultipleCUDALibs:
+		case findings.CatMultipleCUDALibs:
 			preload = strings.HasPrefix(f.Message, "LD_PRELOAD loads cuDNN 9.14.0") && strings.Contains(f.Fix, "unset LD_PRELOAD")
-		case verify.CatCUDNNMismatch:
+		case findings.CatCUDNNMismatch:
 			mismatch = strings.Contains(strings.Join(f.Evidence, "\n"), "cuDNN loaded first: 9.14.0 /lib/x86_64-linux-gnu/libcudnn.so.9 (ld_preload)")
 		}
 	}
@@ -244,7 +245,7 @@ func TestRealHostPreloadReport(t *testing.T) {
 	}
 	named := false
 	for _, f := range r.Findings {
-		if f.Category == verify.CatMultipleCUDALibs && strings.HasPrefix(f.Message, "LD_PRELOAD loads cuDNN") && strings.Contains(f.Fix, "unset LD_PRELOAD") {
+		if f.Category == findings.CatMultipleCUDALibs && strings.HasPrefix(f.Message, "LD_PRELOAD loads cuDNN") && strings.Contains(f.Fix, "unset LD_PRELOAD") {
 			named = true
 		}
 		if strings.Contains(f.Fix, "unset LD_LIBRARY_PATH") {

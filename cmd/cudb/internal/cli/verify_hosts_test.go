@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/cudb/cudb/query/findings"
 	"context"
 	"encoding/json"
 	"flag"
@@ -181,7 +182,7 @@ func TestVerifyHangingSMI(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range r.Findings {
-		if f.Category == verify.CatProbeIncomplete && f.Severity == verify.SevWarning && strings.Contains(f.Message, "did not answer within 200ms") {
+		if f.Category == findings.CatProbeIncomplete && f.Severity == findings.SevWarning && strings.Contains(f.Message, "did not answer within 200ms") {
 			return
 		}
 	}
@@ -212,9 +213,9 @@ func BenchmarkVerifyFakeHost(b *testing.B) {
 
 // findingWith returns the findings of category cat, and fails unless
 // exactly one has every wanted evidence fragment.
-func findingWith(t *testing.T, r *verify.Result, cat string, evidence ...string) verify.Finding {
+func findingWith(t *testing.T, r *verify.Result, cat string, evidence ...string) findings.Finding {
 	t.Helper()
-	var got []verify.Finding
+	var got []findings.Finding
 	for _, f := range r.Findings {
 		if f.Category == cat {
 			got = append(got, f)
@@ -244,20 +245,20 @@ func TestVerifyDeepHosts(t *testing.T) {
 	})
 	t.Run("cudnn loaded at runtime", func(t *testing.T) {
 		r := verifyHost(t, d, "deep-cudnn-runtime")
-		f := findingWith(t, r, verify.CatCUDNNMismatch, "cuDNN loaded at runtime: 8.2.4", "cuDNN loaded first: 8.2.4 /opt/cudnn-8.2", "found runtime version (8, 2, 4)")
+		f := findingWith(t, r, findings.CatCUDNNMismatch, "cuDNN loaded at runtime: 8.2.4", "cuDNN loaded first: 8.2.4 /opt/cudnn-8.2", "found runtime version (8, 2, 4)")
 		if !strings.Contains(f.Message, "loaded at runtime") {
 			t.Errorf("message %q does not say loaded at runtime", f.Message)
 		}
-		findingWith(t, r, verify.CatMultipleCUDALibs, "cuDNN loaded at runtime: 8.2.4")
+		findingWith(t, r, findings.CatMultipleCUDALibs, "cuDNN loaded at runtime: 8.2.4")
 	})
 	t.Run("cuda unavailable, driver too old", func(t *testing.T) {
 		r := verifyHost(t, d, "deep-driver-too-old")
-		findingWith(t, r, verify.CatDriverTooOld, "driver: 470.182.03", "torch.cuda.is_available(): False (RuntimeError: The NVIDIA driver on your system is too old (found version 11040)")
+		findingWith(t, r, findings.CatDriverTooOld, "driver: 470.182.03", "torch.cuda.is_available(): False (RuntimeError: The NVIDIA driver on your system is too old (found version 11040)")
 	})
 	t.Run("import torch fails", func(t *testing.T) {
 		r := verifyHost(t, d, "deep-import-fails")
-		f := findingWith(t, r, verify.CatCUDNNMissing, "import torch: OSError: libcudnn.so.9: cannot open shared object file")
-		if f.Severity != verify.SevError || !strings.Contains(f.Fix, "nvidia-cudnn-cu12==9.1.0.70") {
+		f := findingWith(t, r, findings.CatCUDNNMissing, "import torch: OSError: libcudnn.so.9: cannot open shared object file")
+		if f.Severity != findings.SevError || !strings.Contains(f.Fix, "nvidia-cudnn-cu12==9.1.0.70") {
 			t.Errorf("want an error naming torch's own cuDNN pin, got %+v", f)
 		}
 	})
@@ -276,8 +277,8 @@ func TestVerifyDeepHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := findingWith(t, r, verify.CatArchUnsupported, "at runtime (torch.cuda.get_arch_list(), preferred over the database's", "sm_80 sm_86")
-		if f.Severity != verify.SevError {
+		f := findingWith(t, r, findings.CatArchUnsupported, "at runtime (torch.cuda.get_arch_list(), preferred over the database's", "sm_80 sm_86")
+		if f.Severity != findings.SevError {
 			t.Errorf("want an error, got %+v", f)
 		}
 	})
@@ -288,8 +289,8 @@ func TestVerifyDeepHosts(t *testing.T) {
 func TestVerifyHangingInterpreter(t *testing.T) {
 	d := embeddedDB(t)
 	r := verifyHost(t, d, "deep-hanging-python")
-	f := findingWith(t, r, verify.CatProbeIncomplete, "interpreter: timed out")
-	if f.Severity != verify.SevWarning || !strings.Contains(f.Message, "/home/u/venv/bin/python did not answer within 100ms") || !strings.Contains(f.Fix, "/home/u/venv/bin/python -c") {
+	f := findingWith(t, r, findings.CatProbeIncomplete, "interpreter: timed out")
+	if f.Severity != findings.SevWarning || !strings.Contains(f.Message, "/home/u/venv/bin/python did not answer within 100ms") || !strings.Contains(f.Fix, "/home/u/venv/bin/python -c") {
 		t.Errorf("got %+v", f)
 	}
 	if r.Facts.Pythons[0].Runtime != nil {
