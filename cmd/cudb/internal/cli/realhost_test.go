@@ -1,12 +1,13 @@
 package cli
 
 import (
-	"github.com/cudb/cudb/query/findings"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/query/findings"
 
 	"github.com/cudb/cudb/internal/errs"
 	"github.com/cudb/cudb/internal/testenv"

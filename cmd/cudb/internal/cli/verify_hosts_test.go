@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/cudb/cudb/query/findings"
 	"context"
 	"encoding/json"
 	"flag"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cudb/cudb/query/findings"
 
 	"github.com/google/go-cmp/cmp"
 
