@@ -102,6 +102,11 @@ type Finding struct {
 	Unit string `json:"unit,omitempty"`
 }
 
+// String is the finding as `file:line: category: message`.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", f.File, f.Line, f.Category, f.Message)
+}
+
 // Summary counts findings by severity.
 type Summary struct {
 	findings.Summary
