@@ -23,7 +23,7 @@ func (v *verifier) cpuOnlyPackage(ctx context.Context, py *host.Python) {
 	if len(v.f.GPUs) == 0 || !v.fromListing() {
 		return
 	}
-	for _, fw := range frameworks.All {
+	for _, fw := range v.opts.Frameworks.Or() {
 		if fw.CPUPackage == "" {
 			continue
 		}

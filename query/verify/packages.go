@@ -37,7 +37,7 @@ func (v *verifier) packages(ctx context.Context, fws []*framework) {
 // Both install one module; whichever was installed last owns its files,
 // and with the CPU package's the CUDA provider is gone.
 func (v *verifier) moduleConflicts(py *host.Python) {
-	for _, fw := range frameworks.All {
+	for _, fw := range v.opts.Frameworks.Or() {
 		if fw.CPUPackage == "" {
 			continue
 		}
