@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -12,13 +15,33 @@ import (
 // and benchmarks.
 func buildBinary(tb testing.TB) string {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "cudb")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		tb.Fatalf("go build: %v", err)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "cudb-test-bin-*"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "cudb")
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, stderr.Bytes())
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is the cudb binary the tests of this package share: linking it
+// takes seconds, so it is built once per test process (buildBinary) and
+// removed when the process ends (TestMain). Tests only run it.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
 }
 
 func benchProcess(b *testing.B, args ...string) {
