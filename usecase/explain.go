@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/internal/host/report"
 	"github.com/cudb/cudb/query/verify"
 )
@@ -14,6 +15,9 @@ const MaxExplainedLines = verify.MaxExplainedLines
 // ExplainOptions is the error text to explain: one message or a log.
 type ExplainOptions struct {
 	Text string
+	// Frameworks is the framework table whose log markers name a line's
+	// framework (nil: cudb's).
+	Frameworks frameworks.Table
 }
 
 // Explain names the cause of each error line and its fix.
@@ -21,7 +25,7 @@ func Explain(ctx context.Context, d *DB, o ExplainOptions) (*ExplainResult, erro
 	if len(o.Text) > report.MaxSize {
 		return nil, &errs.Error{Code: errs.CodeUsage, Message: "the text is larger than 4 MiB"}
 	}
-	x, err := verify.ExplainAll(ctx, d, o.Text)
+	x, err := verify.ExplainWith(ctx, d, o.Text, o.Frameworks)
 	if err != nil {
 		return nil, err
 	}

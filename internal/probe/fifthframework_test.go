@@ -22,7 +22,7 @@ import (
 // verify and check through their options. No production code names it.
 var fictional = frameworks.Framework{Name: "fictionalnet", Label: "FictionalNet", Matrix: "fictionalnet",
 	Packages: []string{"fictionalnet", "fictionalnet-gpu"}, Companions: []string{"fictionalnet-vision"}, Module: "fictionalnet",
-	CondaName: "fictionalnet-core", ReportKeys: []string{"FictionalNet version"}}
+	CondaName: "fictionalnet-core", ReportKeys: []string{"FictionalNet version"}, LogMarkers: []string{"fictionalnet/"}}
 
 func withFictional() frameworks.Table {
 	return append(slices.Clone(frameworks.All), fictional)
@@ -42,11 +42,12 @@ func writeDist(t *testing.T, site, name, ver string) {
 }
 
 // TestFifthFramework pushes a framework that exists only as a table entry
-// through probe → report → verify → check: the probe indexes it from its
-// package, the report parser from a package list and from its report key,
-// verify judges it in the same walk as the others (the data holds no
-// release of it: unknown, a warning, never an error), and check reads a
-// requirement line naming it as a framework.
+// through probe → report → verify → check → explain: the probe indexes it
+// from its package, the report parser from a package list and from its
+// report key, verify judges it in the same walk as the others (the data
+// holds no release of it: unknown, a warning, never an error), check
+// reads a requirement line naming it as a framework, and explain names it
+// as the framework of a log line by its log marker.
 func TestFifthFramework(t *testing.T) {
 	ctx := context.Background()
 	table := withFictional()
@@ -152,5 +153,23 @@ func TestFifthFramework(t *testing.T) {
 		if strings.Contains(f.Message, fictional.Name) {
 			t.Errorf("cudb's own table read the fictional line as a framework: %+v", f)
 		}
+	}
+
+	// explain names the framework of an error line from its log marker.
+	line := `File "/srv/env/lib/python3.11/site-packages/fictionalnet/ops.py", line 88: RuntimeError: CUDA error: no kernel image is available for execution on the device`
+	const lineNamed = "framework: FictionalNet (its log line)"
+	x, err := usecase.Explain(ctx, d, usecase.ExplainOptions{Text: line, Frameworks: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Findings) == 0 || !slices.Contains(x.Findings[0].Evidence, lineNamed) {
+		t.Errorf("explain: %+v, want the line's framework named: %s", x.Findings, lineNamed)
+	}
+	plainX, err := usecase.Explain(ctx, d, usecase.ExplainOptions{Text: line})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plainX.Findings) == 0 || slices.Contains(plainX.Findings[0].Evidence, lineNamed) {
+		t.Errorf("explain with cudb's own table: %+v, want the same cause without the fictional framework", plainX.Findings)
 	}
 }

@@ -12,10 +12,10 @@ import (
 // first in the line wins (the longer one on a tie), so JAX's vendored
 // "external/org_tensorflow/tensorflow/..." is JAX's, not TensorFlow's.
 // "" when no marker appears.
-func lineFramework(l string) string {
+func lineFramework(table frameworks.Table, l string) string {
 	lower := strings.ToLower(l)
 	best, bestAt, bestLen := "", -1, 0
-	for _, f := range frameworks.All {
+	for _, f := range table {
 		for _, m := range f.LogMarkers {
 			i := strings.Index(lower, m)
 			if i < 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/query/querytest"
 )
@@ -31,7 +32,7 @@ func TestLineFramework(t *testing.T) {
 		"CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation gpuDeviceGetAttribute failed": "JAX",
 	}
 	for line, want := range cases {
-		if got := lineFramework(line); got != want {
+		if got := lineFramework(frameworks.All, line); got != want {
 			t.Errorf("%q: got %q, want %q", line, got, want)
 		}
 	}

@@ -17,6 +17,8 @@ import (
 
 type explainCtx struct {
 	d *db.DB
+	// table names the framework of a log line (its log markers).
+	table frameworks.Table
 	// lines and at are the text being explained and the line of the
 	// match: a signature may read the lines around it (JAX's CPU
 	// fallback after CUDA found no device is not a missing plugin).
@@ -227,7 +229,7 @@ func (e *explainCtx) noKernelImage(ctx context.Context, m []string) (findings.Fi
 // version starts with prefix ("8.9.2").
 func (e *explainCtx) cudnnWheelPin(ctx context.Context, prefix string) string {
 	best, bestCUDA := "", ""
-	for _, fw := range frameworks.All { // only framework wheels pin nvidia-* packages
+	for _, fw := range e.table { // only framework wheels pin nvidia-* packages
 		builds, err := e.d.Builds(ctx, fw.Name, nil)
 		if err != nil {
 			return ""

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cudb/cudb/db"
 	"github.com/cudb/cudb/internal/errs"
+	"github.com/cudb/cudb/internal/frameworks"
 	"github.com/cudb/cudb/query"
 	"github.com/cudb/cudb/query/findings"
 )
@@ -36,6 +37,12 @@ type Explanation struct {
 // linear in the text, each (signature, values) pair is explained once per
 // call (its database lookups memoised), and ctx cancellation stops it.
 func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error) {
+	return ExplainWith(ctx, d, text, nil)
+}
+
+// ExplainWith is ExplainAll with the framework table whose log markers
+// name the framework of a line (nil: cudb's, frameworks.All).
+func ExplainWith(ctx context.Context, d *db.DB, text string, table frameworks.Table) (*Explanation, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errs.Usage("nothing to explain: give an error message").WithHint(`cudb explain "no kernel image is available for execution on the device"`)
 	}
@@ -49,7 +56,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 		lines[i] = l
 		lower[i] = strings.ToLower(l)
 	}
-	e := &explainCtx{d: d, lines: lines}
+	e := &explainCtx{d: d, lines: lines, table: table.Or()}
 	x := &Explanation{Findings: []findings.Finding{}}
 	memo := map[string]bool{}    // signature + values already explained
 	seenMsg := map[string]bool{} // category + message already given
@@ -119,7 +126,7 @@ func ExplainAll(ctx context.Context, d *db.DB, text string) (*Explanation, error
 				f.Sources = []query.SourceRef{}
 			}
 			f.Evidence = append([]string{"message: " + evidenceLine(subject[loc[0]:])}, f.Evidence...)
-			if fw := lineFramework(l); fw != "" {
+			if fw := lineFramework(e.table, l); fw != "" {
 				f.Evidence = append(f.Evidence, frameworkEvidence+fw+" (its log line)")
 			}
 			x.Findings = append(x.Findings, f)
