@@ -178,7 +178,7 @@ func Check(ctx context.Context, d *db.DB, inputs []Input, opts Options) (*Report
 			return nil, errs.Usage("%v", err).WithHint("cudb check Dockerfile requirements.txt (file kinds: %s)", kindList())
 		}
 		c.noteKind(displayName(in.Name), k)
-		units, err := Parse(displayName(in.Name), k, text, opts.BuildArgs)
+		units, err := c.parse(displayName(in.Name), k, text)
 		if err != nil {
 			if errs.CodeOf(err) == errs.CodeLimit {
 				return nil, err

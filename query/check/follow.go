@@ -81,7 +81,7 @@ func (c *checker) followSyncDirs(u *Unit, synced map[string]Sync) {
 				}
 				k, _ := Detect(p, b)
 				c.noteKind(p, k)
-				units, err := Parse(p, k, string(b), c.opts.BuildArgs)
+				units, err := c.parse(p, k, string(b))
 				if err != nil || len(units) != 1 {
 					continue
 				}

@@ -230,7 +230,7 @@ func (c *checker) followIncludes(u *Unit) {
 			k = KindRequirements
 		}
 		c.noteKind(p, k)
-		units, err := Parse(p, k, string(b), c.opts.BuildArgs)
+		units, err := c.parse(p, k, string(b))
 		if c.limited(err) {
 			return
 		}

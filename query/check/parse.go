@@ -49,6 +49,19 @@ func Parse(file string, k Kind, text string, buildArgs map[string]string) ([]*Un
 	return nil, fmt.Errorf("%s: unknown file kind %q", file, k)
 }
 
+// parse is Parse for the checker: a lock that holds one of its
+// frameworks more than once is split into one scenario per index, with
+// the framework table the check was given.
+func (c *checker) parse(file string, k Kind, text string) ([]*Unit, error) {
+	units, err := Parse(file, k, text, c.opts.BuildArgs)
+	if err == nil && (k == KindUVLock || k == KindPoetryLock) {
+		for _, u := range units {
+			lockScenarios(u, c.frameworks())
+		}
+	}
+	return units, err
+}
+
 // checkBounds refuses a file past the bounds of its kind (limits.go)
 // before its parser, or the TOML or YAML library under it, sees it.
 func checkBounds(file string, k Kind, text string) error {

@@ -288,17 +288,16 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 		last[r.Name] = r.Line
 		u.Reqs = append(u.Reqs, r)
 	}
-	lockScenarios(u)
 	return u, nil
 }
 
-// lockScenarios splits a lock that holds a framework more than once
-// (one build per uv extra or per marker, from different indexes): each
-// index's builds are one scenario, judged apart.
-func lockScenarios(u *Unit) {
+// lockScenarios splits a lock that holds a framework of table more than
+// once (one build per uv extra or per marker, from different indexes):
+// each index's builds are one scenario, judged apart.
+func lockScenarios(u *Unit, table frameworks.Table) {
 	count := map[string]int{}
 	for _, r := range u.Reqs {
-		if n, fw := canonical(frameworks.All, r.Name, r.Installer); fw != "" && n == fw {
+		if n, fw := canonical(table, r.Name, r.Installer); fw != "" && n == fw {
 			count[fw]++
 		}
 	}
@@ -311,7 +310,7 @@ func lockScenarios(u *Unit) {
 	}
 	for i := range u.Reqs {
 		r := &u.Reqs[i]
-		if _, fw := canonical(frameworks.All, r.Name, r.Installer); fw == "" {
+		if _, fw := canonical(table, r.Name, r.Installer); fw == "" {
 			continue
 		}
 		switch v := variantOf(r.IndexURL); {
