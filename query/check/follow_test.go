@@ -193,6 +193,14 @@ func TestMarkerAdmitsLinux(t *testing.T) {
 		"python_version >= '3.10'":                                  true,
 		"sys_platform == 'linux' and platform_machine == 'x86_64'":  true,
 		"sys_platform != 'linux'":                                   false,
+		// uv.lock resolution markers (mkv-episode-matcher's): an `or` of
+		// alternatives admits Linux x86-64 when one of them does.
+		"(python_full_version >= '3.12' and platform_machine != 'aarch64') or (python_full_version >= '3.12' and sys_platform != 'linux')":                              true,
+		"(python_full_version >= '3.12' and platform_machine == 'aarch64' and sys_platform == 'linux') or (python_full_version >= '3.12' and sys_platform == 'darwin')": false,
+		"'linux' in sys_platform":            true,
+		"sys_platform not in 'darwin win32'": true,
+		"sys_platform in 'darwin win32'":     false,
+		"(sys_platform == 'linux'":           true, // unreadable: nothing ruled out
 	} {
 		if got := markerAdmitsLinux(marker); got != want {
 			t.Errorf("%s: %v, want %v", marker, got, want)

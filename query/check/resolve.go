@@ -52,6 +52,10 @@ func (c *checker) request(u *Unit, g *fwGroup, py string) query.ResolveRequest {
 		}
 	} else if v := variantOf(g.main.IndexURL); v != "" && !hasLocal(g.main.Spec) {
 		req.Variant = v
+	} else if localCPU(g.main.Spec) {
+		// ==2.5.1+cpu names the CPU build (resolve's default is the CUDA
+		// builds).
+		req.Variant = "cpu"
 	} else if strings.HasSuffix(g.main.Package, "-cpu") {
 		// A framework's -cpu package (tensorflow-cpu) is its CPU build.
 		req.Variant = "cpu"
@@ -554,3 +558,10 @@ func extraNamed(marker string, extras []string) bool {
 var localRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\+[A-Za-z0-9.]+`) })
 
 func stripLocal(spec string) string { return localRe().ReplaceAllString(spec, "") }
+
+// localCPU reports whether spec pins a CPU build by its local label
+// (==2.5.1+cpu).
+func localCPU(spec string) bool {
+	_, label, ok := strings.Cut(spec, "+")
+	return ok && strings.EqualFold(strings.TrimSpace(label), "cpu")
+}

@@ -190,32 +190,6 @@ func (m uvSourceMap) pick(name, scenario string) (string, bool) {
 	return best.index, true
 }
 
-// markerAdmitsLinux reads the platform clauses of a PEP 508 marker
-// (sys_platform, platform_system) as a Linux x86-64 host would: a
-// clause naming another platform with == rules it out, as does != linux.
-func markerAdmitsLinux(marker string) bool {
-	m := strings.ToLower(strings.ReplaceAll(marker, "'", `"`))
-	for _, clause := range strings.FieldsFunc(m, func(r rune) bool { return r == '(' || r == ')' }) {
-		for _, part := range strings.Split(clause, " and ") {
-			part = strings.TrimSpace(part)
-			if strings.Contains(part, " or ") {
-				continue
-			}
-			eq := strings.Contains(part, "==")
-			ne := strings.Contains(part, "!=")
-			if !strings.Contains(part, "sys_platform") && !strings.Contains(part, "platform_system") && !strings.Contains(part, "platform_machine") {
-				continue
-			}
-			linux := strings.Contains(part, `"linux"`) || strings.Contains(part, `"x86_64"`)
-			other := strings.Contains(part, `"darwin"`) || strings.Contains(part, `"win32"`) || strings.Contains(part, `"windows"`) || strings.Contains(part, `"aarch64"`) || strings.Contains(part, `"arm64"`)
-			if eq && other || ne && linux {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // anyAdmitsLinux reports whether a lock entry is locked for a Linux
 // x86-64 host: it has no markers, or one of them admits it.
 func anyAdmitsLinux(markers []string) bool {
@@ -271,10 +245,18 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 	names := indexNames(text)
 	last := map[string]int{}
 	for _, p := range l.Package {
-		if p.Name == "" || p.Version == "" || !anyAdmitsLinux(p.ResolutionMarkers) {
+		if p.Name == "" {
 			continue
 		}
-		r := Requirement{Name: version.NormalizeName(p.Name), Spec: "==" + p.Version, Installer: InstallerLock}
+		// Several versions of one package may be locked (per marker):
+		// each block is found after the previous one, a block locked for
+		// another platform included.
+		line := names.after(p.Name, last[p.Name])
+		last[p.Name] = line
+		if p.Version == "" || !anyAdmitsLinux(p.ResolutionMarkers) {
+			continue
+		}
+		r := Requirement{Name: version.NormalizeName(p.Name), Spec: "==" + p.Version, Installer: InstallerLock, Line: line}
 		if kind == KindUVLock {
 			if reg, ok := p.Source["registry"].(string); ok && !strings.Contains(reg, "pypi.org") {
 				r.IndexURL = reg
@@ -282,10 +264,6 @@ func ParseLock(file, text string, kind Kind) (*Unit, error) {
 		} else if url, ok := p.Source["url"].(string); ok {
 			r.IndexURL = url
 		}
-		// Several versions of one package may be locked (per marker):
-		// each block is found after the previous one.
-		r.Line = names.after(p.Name, last[r.Name])
-		last[r.Name] = r.Line
 		u.Reqs = append(u.Reqs, r)
 	}
 	return u, nil
