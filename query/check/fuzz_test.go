@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cudb/cudb/data"
@@ -72,6 +73,23 @@ func FuzzParseTOML(f *testing.F) {
 		_, _ = ParsePyproject("pyproject.toml", s)
 		_, _ = ParseLock("uv.lock", s, KindUVLock)
 		_, _ = ParseLock("poetry.lock", s, KindPoetryLock)
+	})
+}
+
+// FuzzMarkerAdmitsLinux: any marker text gets an answer, never a panic
+// or a runaway recursion, and a marker and its parenthesised self agree.
+func FuzzMarkerAdmitsLinux(f *testing.F) {
+	f.Add("(python_full_version >= '3.12' and platform_machine != 'aarch64') or (python_full_version >= '3.12' and sys_platform != 'linux')")
+	f.Add("sys_platform not in 'darwin win32'")
+	f.Add(strings.Repeat("(", 100) + "sys_platform == 'linux'" + strings.Repeat(")", 100))
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > fuzzMax {
+			return
+		}
+		got := markerAdmitsLinux(s)
+		if markerTokens(s) != nil && markerAdmitsLinux("("+s+")") != got && strings.Count(s, "(") < maxMarkerDepth {
+			t.Errorf("%q admits Linux: %v, but (%q): %v", s, got, s, !got)
+		}
 	})
 }
 

@@ -51,10 +51,15 @@ func tvOr(a, b tv) tv {
 var linuxHost = map[string]string{"sys_platform": "linux", "platform_system": "linux", "platform_machine": "x86_64", "os_name": "posix"}
 
 type markerParser struct {
-	toks []string
-	i    int
-	err  bool
+	toks  []string
+	i     int
+	depth int
+	err   bool
 }
+
+// maxMarkerDepth bounds the nesting of parentheses a marker may have; a
+// deeper one is unreadable (no real marker nests past a few).
+const maxMarkerDepth = 32
 
 func (p *markerParser) peek() string {
 	if p.i < len(p.toks) {
@@ -92,7 +97,13 @@ func (p *markerParser) and() tv {
 func (p *markerParser) atom() tv {
 	if p.peek() == "(" {
 		p.next()
+		if p.depth++; p.depth > maxMarkerDepth {
+			p.err = true
+			p.i = len(p.toks)
+			return tvUnknown
+		}
 		v := p.or()
+		p.depth--
 		if p.next() != ")" {
 			p.err = true
 		}
