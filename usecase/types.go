@@ -63,8 +63,9 @@ type (
 	CheckInput = check.Input
 )
 
-// Severities and Categories are verify's finding severities (most severe
-// first) and categories, in their documented order.
+// Severities and Categories are the findings model's severities (most
+// severe first) and host finding categories, in their documented order
+// (query/findings; check adds its own categories, check.Categories).
 var (
 	Severities = findings.Severities
 	Categories = findings.Categories
