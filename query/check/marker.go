@@ -1,6 +1,10 @@
 package check
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cudb/cudb/internal/version"
+)
 
 // markerAdmitsLinux evaluates a PEP 508 environment marker as a Linux
 // x86-64 host would: `and`, `or` and parentheses keep their meaning, the
@@ -9,7 +13,11 @@ import "strings"
 // version, an extra, a malformed marker) is unknown and rules nothing
 // out. It reports whether the marker may hold there.
 func markerAdmitsLinux(marker string) bool {
-	p := &markerParser{toks: markerTokens(marker)}
+	toks, ok := version.MarkerTokens(marker)
+	if !ok {
+		return true // an unclosed string: unreadable, nothing is ruled out
+	}
+	p := &markerParser{toks: toks}
 	v := p.or()
 	if p.err || p.i != len(p.toks) {
 		return true // unreadable: nothing is ruled out
@@ -155,42 +163,4 @@ func (p *markerParser) atom() tv {
 
 func isQuoted(s string) bool {
 	return len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0]
-}
-
-// markerTokens splits a marker into parentheses, quoted strings,
-// operators and words.
-func markerTokens(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t':
-			i++
-		case c == '(' || c == ')':
-			out = append(out, string(c))
-			i++
-		case c == '"' || c == '\'':
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				return append(out, s[i:]) // unterminated: the parser refuses it
-			}
-			out = append(out, s[i:i+j+2])
-			i += j + 2
-		case strings.ContainsRune("=!<>~", rune(c)):
-			j := i
-			for j < len(s) && strings.ContainsRune("=!<>~", rune(s[j])) {
-				j++
-			}
-			out = append(out, s[i:j])
-			i = j
-		default:
-			j := i
-			for j < len(s) && !strings.ContainsRune(" \t()\"'=!<>~", rune(s[j])) {
-				j++
-			}
-			out = append(out, s[i:j])
-			i = j
-		}
-	}
-	return out
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/cudb/cudb/db"
+	"github.com/cudb/cudb/internal/version"
 	"github.com/cudb/cudb/scraper"
 )
 
@@ -396,41 +397,13 @@ func archList(s string) (string, error) {
 // parentheses) so that sources quoting the same marker differently do not
 // raise conflicts; real differences in the marker survive.
 func normMarker(m string) string {
-	var toks []string
-	for i := 0; i < len(m); {
-		c := m[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '"' || c == '\'':
-			j := strings.IndexByte(m[i+1:], c)
-			if j < 0 {
-				return strings.Join(strings.Fields(m), " ") // unbalanced: leave it be
-			}
-			s := m[i+1 : i+1+j]
-			if strings.ContainsRune(s, '"') {
-				toks = append(toks, m[i:i+2+j])
-			} else {
-				toks = append(toks, `"`+s+`"`)
-			}
-			i += j + 2
-		case c == '(' || c == ')':
-			toks = append(toks, string(c))
-			i++
-		case strings.ContainsRune("=!<>~", rune(c)):
-			j := i
-			for j < len(m) && strings.ContainsRune("=!<>~", rune(m[j])) {
-				j++
-			}
-			toks = append(toks, m[i:j])
-			i = j
-		default:
-			j := i
-			for j < len(m) && !strings.ContainsRune(" \t\r\n\"'()=!<>~", rune(m[j])) {
-				j++
-			}
-			toks = append(toks, m[i:j])
-			i = j
+	toks, ok := version.MarkerTokens(m)
+	if !ok {
+		return strings.Join(strings.Fields(m), " ") // unbalanced: leave it be
+	}
+	for i, t := range toks {
+		if t[0] == '\'' && !strings.ContainsRune(t, '"') {
+			toks[i] = `"` + t[1:len(t)-1] + `"`
 		}
 	}
 	var b strings.Builder
