@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cudb/cudb/query/check"
 	"github.com/cudb/cudb/query/findings"
 	"github.com/cudb/cudb/usecase"
 )
@@ -22,14 +23,7 @@ func GitHub(w io.Writer, r *usecase.CheckReport) error {
 		case findings.SevWarning:
 			level = "warning"
 		}
-		msg := f.Message
-		if f.Fix != "" {
-			msg += "\nFix: " + f.Fix
-		}
-		line := f.Line
-		if line < 1 {
-			line = 1
-		}
+		msg, line := annotation(f)
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", level, escapeProperty(f.File), line, escapeProperty("cudb "+f.Category), escapeData(msg))
 	}
 	_, err := io.WriteString(w, b.String())
@@ -42,4 +36,15 @@ func escapeData(s string) string {
 
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// annotation is a check finding as code-scanning views show one: its
+// message with the fix after it (they have no field of their own for a
+// fix cudb cannot place as a byte edit), and its line, at least 1.
+func annotation(f check.Finding) (msg string, line int) {
+	msg = f.Message
+	if f.Fix != "" {
+		msg += "\nFix: " + f.Fix
+	}
+	return msg, max(f.Line, 1)
 }

@@ -107,14 +107,7 @@ func toSARIF(r *usecase.CheckReport, toolVersion string) *SARIFLog {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: cat, ShortDescription: sarifMessage{Text: ruleText[cat]}})
 	}
 	for _, f := range r.Findings {
-		msg := f.Message
-		if f.Fix != "" {
-			msg += "\nFix: " + f.Fix
-		}
-		line := f.Line
-		if line < 1 {
-			line = 1
-		}
+		msg, line := annotation(f)
 		run.Results = append(run.Results, sarifResult{RuleID: f.Category, RuleIndex: index[f.Category], Level: sarifLevel(f.Severity),
 			Message:   sarifMessage{Text: msg},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri(f.File)}, Region: sarifRegion{StartLine: line}}}}})
