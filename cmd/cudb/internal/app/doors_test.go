@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,16 +40,7 @@ func newDoors(t *testing.T) *doors {
 	}
 	srv := httptest.NewServer((&httpapi.Server{DB: d, Version: "test"}).Handler())
 	t.Cleanup(srv.Close)
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := NewMCPServer(f).Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return &doors{f: f, srv: srv, cs: cs}
+	return &doors{f: f, srv: srv, cs: connectMCP(t, f)}
 }
 
 // cli runs `cudb check - <flags>` with content on standard input.

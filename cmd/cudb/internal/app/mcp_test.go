@@ -2,9 +2,10 @@ package app
 
 import (
 	"context"
-	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 	"sync"
 	"testing"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,15 +23,7 @@ func TestMCPConcurrentCalls(t *testing.T) {
 	if _, err := f.DB(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := NewMCPServer(f).Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, f)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -48,4 +41,21 @@ func TestMCPConcurrentCalls(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// connectMCP is an MCP client session with f's MCP server over an
+// in-memory transport, closed when the test ends.
+func connectMCP(t *testing.T, f *cli.Factory) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := NewMCPServer(f).Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cudb/cudb/cmd/cudb/internal/cli"
-	"github.com/cudb/cudb/internal/errs"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cudb/cudb/cmd/cudb/internal/cli"
+	"github.com/cudb/cudb/internal/errs"
 
 	"github.com/cudb/cudb/query/querytest"
 )
