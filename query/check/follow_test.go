@@ -197,10 +197,12 @@ func TestMarkerAdmitsLinux(t *testing.T) {
 		// alternatives admits Linux x86-64 when one of them does.
 		"(python_full_version >= '3.12' and platform_machine != 'aarch64') or (python_full_version >= '3.12' and sys_platform != 'linux')":                              true,
 		"(python_full_version >= '3.12' and platform_machine == 'aarch64' and sys_platform == 'linux') or (python_full_version >= '3.12' and sys_platform == 'darwin')": false,
-		"'linux' in sys_platform":            true,
-		"sys_platform not in 'darwin win32'": true,
-		"sys_platform in 'darwin win32'":     false,
-		"(sys_platform == 'linux'":           true, // unreadable: nothing ruled out
+		// markers published with `in` (uv's docs for cuml-cu12; a setup.py's
+		// SUPPORTED_ARCHS), and one clause of the first's sibling marker
+		"sys_platform == 'linux' and platform_machine in 'x86_64 aarch64'": true,
+		"platform_machine in 'x86_64,AMD64'":                               true,
+		"sys_platform == 'darwin' and platform_machine in 'arm64 x86_64'":  false,
+		"(sys_platform == 'linux'":                                         true, // malformed: unreadable, nothing ruled out
 	} {
 		if got := markerAdmitsLinux(marker); got != want {
 			t.Errorf("%s: %v, want %v", marker, got, want)
